@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/**
+ * Building blocks shared by every resource schema. Request schemas are strict (an unknown field is
+ * an error, so a typo in a manifest is caught); response schemas are loose (an extra field the
+ * service adds later is kept and harmless) and accept null where the live service may send it.
+ */
+
+/** Any 8-4-4-4-12 hex identifier: the spec says UUID but does not promise a version. */
+export const Uuid = z.guid();
+export const Timestamp = z.string();
+
+/** A URL-typed field of at most `max` characters (the spec's "url, max N"). */
+export const urlMax = (max: number) => z.url().max(max);
+/** A string field of at most `max` characters. */
+export const stringMax = (max: number) => z.string().max(max);
+
+/** webhook_url: "url, null; max 200" on every job that takes one. */
+export const WebhookUrl = urlMax(200).nullish();
+/** Volumes are 0 to 1. */
+export const Volume = z.number().min(0).max(1).nullish();
+
+export const VIDEO_ASPECT_RATIOS = ['9x16', '16x9', '1x1'] as const;
+export const VideoAspectRatio = z.enum(VIDEO_ASPECT_RATIOS);
+
+/** States of AI Shorts, AI Editing, Boreal and ad clones. */
+export const VIDEO_JOB_STATES = ['pending', 'in_queue', 'running', 'failed', 'done', 'rejected'] as const;
+export const VideoJobStatus = z.enum(VIDEO_JOB_STATES);
+
+/** HTML ads and text generation. */
+export const SIMPLE_JOB_STATES = ['pending', 'running', 'done', 'failed'] as const;
+export const SimpleJobStatus = z.enum(SIMPLE_JOB_STATES);
+
+export const PERMISSION_TYPES = ['private', 'workspace', 'public'] as const;
+
+/** Voice providers: neutral stand-ins, in the order of the voice clone's provider list. */
+export const VOICE_PROVIDERS = ['provider-a', 'provider-b', 'provider-c'] as const;
+
+/** Lipsync model versions, in spec order; `standard` is the default. */
+export const MODEL_VERSIONS = ['standard', 'aurora_v1', 'aurora_v1_fast', 'boreal', 'aurora_v2'] as const;
+export const ModelVersion = z.enum(MODEL_VERSIONS);
+
+/** A field the service fills in: accept it missing or null, check the type when present. */
+export const ro = <T extends z.ZodType>(schema: T) => schema.nullish();

@@ -1,0 +1,11 @@
+import type { Command } from 'commander';
+import type { CliIo } from '../io.js';
+
+/**
+ * A command registers itself on the program. Its action either resolves (optionally calling
+ * `setExit` with a non-zero code, e.g. 1 when jobs failed) or throws a ReelpipeError.
+ */
+export type RegisterCommand = (program: Command, io: CliIo, setExit: (code: number) => void) => void;
+
+/** Every command, in the order `reelpipe --help` lists them. */
+export const COMMANDS: RegisterCommand[] = [];

@@ -1,0 +1,149 @@
+/**
+ * The one error hierarchy of reelpipe. Every error a user can meet is a ReelpipeError with a stable
+ * `code`; the CLI turns codes into exit codes in exactly one place (src/cli/exit-codes.ts).
+ * Service errors (src/api/errors.ts) extend this base too.
+ */
+
+/** Stable error codes. Never rename one: scripts and reports match on them. */
+export type ErrorCode =
+  | 'USAGE'
+  | 'INVALID_INPUT'
+  | 'MISSING_CONFIG'
+  | 'BUDGET_EXCEEDED'
+  | 'INSUFFICIENT_CREDITS'
+  | 'JOBS_FAILED'
+  | 'UNFINISHED'
+  | 'INTERRUPTED'
+  | 'LOCKED'
+  | 'STATE_CORRUPT'
+  | 'DOWNLOAD_FAILED'
+  | 'API_BAD_REQUEST'
+  | 'API_UNAUTHORIZED'
+  | 'API_FORBIDDEN'
+  | 'API_NOT_FOUND'
+  | 'API_RATE_LIMITED'
+  | 'API_SERVER_ERROR'
+  | 'API_STATUS'
+  | 'API_CONNECTION'
+  | 'API_TIMEOUT'
+  | 'API_IN_DOUBT'
+  | 'API_INVALID_RESPONSE'
+  | 'INTERNAL';
+
+export interface ReelpipeErrorOptions {
+  cause?: unknown;
+}
+
+export class ReelpipeError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options: ReelpipeErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Wrong command-line usage: unknown command, bad flag, conflicting options. */
+export class UsageError extends ReelpipeError {
+  constructor(message: string) {
+    super('USAGE', message);
+  }
+}
+
+/** One located problem in a user's input (manifest, CSV, flags). */
+export interface InputIssue {
+  file?: string;
+  line?: number;
+  column?: number;
+  /** Dotted path of the field, e.g. `steps.2.with.aspect_ratio`. */
+  path?: string;
+  message: string;
+}
+
+/** Formats an issue as `FILE:LINE:COL  path: message`, omitting what is unknown. */
+export function formatIssue(issue: InputIssue): string {
+  const where = issue.file
+    ? [issue.file, issue.line, issue.line === undefined ? undefined : issue.column]
+        .filter((part) => part !== undefined)
+        .join(':')
+    : '';
+  const what = issue.path ? `${issue.path}: ${issue.message}` : issue.message;
+  return where ? `${where}  ${what}` : what;
+}
+
+/** Invalid user input: every problem found, each with its place, so all can be fixed in one go. */
+export class InvalidInputError extends ReelpipeError {
+  readonly issues: readonly InputIssue[];
+
+  constructor(issues: readonly InputIssue[], summary = 'invalid input') {
+    super('INVALID_INPUT', [summary, ...issues.map(formatIssue)].join('\n'));
+    this.issues = issues;
+  }
+}
+
+/** A required setting (usually an environment variable) is missing. */
+export class MissingConfigError extends ReelpipeError {
+  readonly variable: string;
+
+  constructor(variable: string, purpose: string) {
+    super('MISSING_CONFIG', `${variable} is not set: ${purpose}`);
+    this.variable = variable;
+  }
+}
+
+/** The plan or the run would spend more than the budget allows. */
+export class BudgetExceededError extends ReelpipeError {
+  constructor(message: string) {
+    super('BUDGET_EXCEEDED', message);
+  }
+}
+
+/** The account cannot pay for more work; submitting stops for the whole run. */
+export class InsufficientCreditsError extends ReelpipeError {
+  constructor(message: string, options: ReelpipeErrorOptions = {}) {
+    super('INSUFFICIENT_CREDITS', message, options);
+  }
+}
+
+/** Another run holds the lock on this state database and manifest. */
+export class LockedError extends ReelpipeError {
+  constructor(message: string) {
+    super('LOCKED', message);
+  }
+}
+
+/** A run ended with work left that a later run will resume. */
+export class UnfinishedError extends ReelpipeError {
+  constructor(message: string) {
+    super('UNFINISHED', message);
+  }
+}
+
+/** A run stopped on SIGINT/SIGTERM after persisting its state. */
+export class InterruptedError extends ReelpipeError {
+  constructor(signal: string) {
+    super('INTERRUPTED', `interrupted by ${signal}; run the same command again to resume`);
+  }
+}
+
+/** A run finished, but some jobs failed or were rejected. */
+export class JobsFailedError extends ReelpipeError {
+  constructor(message: string) {
+    super('JOBS_FAILED', message);
+  }
+}
+
+/** A file could not be downloaded or failed verification. */
+export class DownloadError extends ReelpipeError {
+  constructor(message: string, options: ReelpipeErrorOptions = {}) {
+    super('DOWNLOAD_FAILED', message, options);
+  }
+}
+
+/** The state database is in a shape this version cannot use. */
+export class StateError extends ReelpipeError {
+  constructor(message: string, options: ReelpipeErrorOptions = {}) {
+    super('STATE_CORRUPT', message, options);
+  }
+}
