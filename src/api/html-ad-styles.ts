@@ -1,0 +1,46 @@
+/**
+ * The HTML ad style catalogue, as a snapshot. `GET /api/html_interactive_ads/styles/` is the truth;
+ * planning works offline, so `style_ids: all` in a manifest expands to this list, the sandbox
+ * serves exactly this list, and the runner warns when the live list differs from it.
+ * Style ids are strings (the spec's `style_ids: string[]`).
+ */
+export interface HtmlAdStyleEntry {
+  id: string;
+  name: string;
+  type: 'game' | 'quiz' | 'showcase' | 'swipe';
+  interactive: boolean;
+}
+
+const entry = (id: string, name: string, type: HtmlAdStyleEntry['type'], interactive = true): HtmlAdStyleEntry => ({
+  id,
+  name,
+  type,
+  interactive,
+});
+
+export const HTML_AD_STYLES: readonly HtmlAdStyleEntry[] = [
+  entry('scratch-card', 'Scratch Card', 'game'),
+  entry('spin-wheel', 'Spin the Wheel', 'game'),
+  entry('tap-to-reveal', 'Tap to Reveal', 'game'),
+  entry('memory-match', 'Memory Match', 'game'),
+  entry('catch-falling', 'Catch the Falling Items', 'game'),
+  entry('runner-dash', 'Runner Dash', 'game'),
+  entry('puzzle-slide', 'Sliding Puzzle', 'game'),
+  entry('pop-the-bubbles', 'Pop the Bubbles', 'game'),
+  entry('quiz-3q', 'Three-Question Quiz', 'quiz'),
+  entry('this-or-that', 'This or That', 'quiz'),
+  entry('personality-pick', 'Personality Pick', 'quiz'),
+  entry('price-guess', 'Guess the Price', 'quiz'),
+  entry('carousel', 'Product Carousel', 'showcase', false),
+  entry('hero-zoom', 'Hero Zoom', 'showcase', false),
+  entry('before-after', 'Before / After Slider', 'showcase'),
+  entry('feature-tour', 'Feature Tour', 'showcase'),
+  entry('countdown-offer', 'Countdown Offer', 'showcase', false),
+  entry('unboxing', 'Unboxing', 'showcase'),
+  entry('swipe-deck', 'Swipe Deck', 'swipe'),
+  entry('story-cards', 'Story Cards', 'swipe'),
+  entry('color-picker', 'Colour Picker', 'swipe'),
+  entry('size-finder', 'Size Finder', 'swipe'),
+  entry('review-wall', 'Review Wall', 'swipe', false),
+  entry('lookbook', 'Lookbook', 'swipe', false),
+];
