@@ -1,0 +1,74 @@
+import { StateError } from '../errors.js';
+
+/**
+ * The life of one job in the state database. Every status is persisted, so a run killed at any
+ * instant resumes from exactly where it was.
+ *
+ *   planned ──(budget reserved, intent committed BEFORE the POST)──▶ submitting
+ *   submitting ──(2xx with a remote id, committed AFTER the POST)──▶ submitted
+ *   submitting ──(400: the service refused the input; nothing was created)──▶ rejected
+ *   submitting ──(account-level refusal, 429, or request provably never sent)──▶ planned
+ *   submitting ──(no usable answer, or a crash found at start-up)──▶ in_doubt
+ *   in_doubt ──(reconcile found the job the intent created)──▶ submitted
+ *   in_doubt ──(reconcile proved nothing was created, or --resubmit-in-doubt)──▶ planned
+ *   in_doubt ──(kind cannot be reconciled)──▶ in_doubt (held, reported, exit 4)
+ *   submitted ──(read: pending / in_queue / running …)──▶ running
+ *   submitted | running ──(read: finished, output URL present)──▶ done
+ *   submitted | running ──(read: failed / rejected)──▶ failed
+ *   done ──(every output downloaded, verified and its checksum committed)──▶ downloaded
+ *   failed | rejected ──(`reelpipe retry`)──▶ planned
+ *
+ * Short cuts: a read-only lookup (music) goes planned → done without any POST; a kind that
+ * finishes at creation (links, deletions) goes submitting → done on its answer; a reconciled one
+ * may go in_doubt → done; and downloaded → done when a later run finds an output file missing
+ * or altered on disk, so it is fetched again (never resubmitted).
+ *
+ * `downloaded` is the one successful end: a kind without files (a link, a deletion) passes
+ * through `done` to `downloaded` at once. Finished rows are never deleted: they are how a later
+ * run knows not to redo (and not to pay for) a job again.
+ */
+export const JOB_STATUSES = [
+  'planned',
+  'submitting',
+  'in_doubt',
+  'submitted',
+  'running',
+  'done',
+  'downloaded',
+  'failed',
+  'rejected',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
+  planned: ['submitting', 'done'],
+  submitting: ['submitted', 'rejected', 'planned', 'in_doubt', 'done'],
+  in_doubt: ['submitted', 'planned', 'in_doubt', 'done'],
+  submitted: ['running', 'done', 'failed', 'submitted'],
+  running: ['running', 'done', 'failed'],
+  done: ['downloaded', 'done'],
+  downloaded: ['done'],
+  failed: ['planned'],
+  rejected: ['planned'],
+};
+
+/** Whether `from → to` is a move the machine above allows. */
+export function canTransition(from: JobStatus, to: JobStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** Throws StateError on a move the machine does not allow: it would be a bug, not bad input. */
+export function assertTransition(key: string, from: JobStatus, to: JobStatus): void {
+  if (!canTransition(from, to)) {
+    throw new StateError(`job ${key}: illegal status change ${from} → ${to}`);
+  }
+}
+
+/** Statuses in which the job exists remotely (or may) and is not yet finished. */
+export const IN_FLIGHT: readonly JobStatus[] = ['submitting', 'submitted', 'running', 'done'];
+/** Statuses a later run never submits again. */
+export const SETTLED: readonly JobStatus[] = ['downloaded', 'failed', 'rejected'];
+
+export function isJobStatus(value: string): value is JobStatus {
+  return (JOB_STATUSES as readonly string[]).includes(value);
+}

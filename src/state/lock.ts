@@ -1,0 +1,108 @@
+import { hostname } from 'node:os';
+import { LockedError } from '../errors.js';
+import type { StateStore } from './store.js';
+
+/** Options of acquireLock. */
+export interface LockOptions {
+  /** The lock's name: one run per state database and manifest, so the manifest's absolute path. */
+  name: string;
+  /** @default os.hostname() */
+  host?: string;
+  /** @default process.pid */
+  pid?: number;
+  /**
+   * A heartbeat older than this means the holder is gone even if its pid looks alive (another
+   * host, or a reused pid).
+   * @default 60_000
+   */
+  staleAfterMs?: number;
+  /** How often the holder refreshes its heartbeat. @default 10_000 */
+  heartbeatMs?: number;
+  /** Whether a pid is alive on this host. @default signal 0 probe */
+  isAlive?: (pid: number) => boolean;
+}
+
+export interface HeldLock {
+  /** Refreshes the heartbeat now (also done on a timer). */
+  beat(): void;
+  release(): void;
+}
+
+interface LockRow {
+  name: string;
+  host: string;
+  pid: number;
+  run_id: number | null;
+  heartbeat_at: number;
+}
+
+export function pidIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the run lock, or throws LockedError (exit 75) at once if a live run holds it.
+ *
+ * Policy, why a lock may be broken: a holder on this host whose pid is dead crashed or was
+ * killed (kill -9 releases nothing); any holder whose heartbeat is older than `staleAfterMs`
+ * stopped beating, wherever it runs. Both are recorded as `lock:broken` with who held it.
+ */
+export function acquireLock(store: StateStore, options: LockOptions): HeldLock {
+  const host = options.host ?? hostname();
+  const pid = options.pid ?? process.pid;
+  const staleAfter = options.staleAfterMs ?? 60_000;
+  const isAlive = options.isAlive ?? pidIsAlive;
+  store.atomically(() => {
+    const now = store.clock.now();
+    const held = store.db.prepare('SELECT * FROM locks WHERE name = ?').get(options.name) as LockRow | undefined;
+    if (held) {
+      const dead = held.host === host && !isAlive(held.pid);
+      const stale = now - held.heartbeat_at > staleAfter;
+      const ours = held.host === host && held.pid === pid;
+      if (!dead && !stale && !ours) {
+        throw new LockedError(
+          `another run (pid ${held.pid} on ${held.host}, run ${held.run_id ?? '?'}) is working on ${options.name}; ` +
+            'try again when it has finished',
+        );
+      }
+      store.event('lock:broken', null, { name: options.name, host: held.host, pid: held.pid, reason: dead ? 'dead pid' : 'stale heartbeat' });
+      store.db.prepare('DELETE FROM locks WHERE name = ?').run(options.name);
+    }
+    store.db
+      .prepare('INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(options.name, store.runId, host, pid, now, now);
+    store.event('lock:acquired', null, { name: options.name, host, pid });
+  });
+  return holdLock(store, options.name, host, pid, options.heartbeatMs ?? 10_000);
+}
+
+function holdLock(store: StateStore, name: string, host: string, pid: number, heartbeatMs: number): HeldLock {
+  const beat = () => {
+    if (!store.db.open) return;
+    store.db
+      .prepare('UPDATE locks SET heartbeat_at = ? WHERE name = ? AND host = ? AND pid = ?')
+      .run(store.clock.now(), name, host, pid);
+  };
+  const timer = setInterval(beat, heartbeatMs);
+  timer.unref();
+  let released = false;
+  return {
+    beat,
+    release: () => {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      if (!store.db.open) return;
+      store.atomically(() => {
+        store.db.prepare('DELETE FROM locks WHERE name = ? AND host = ? AND pid = ?').run(name, host, pid);
+        store.event('lock:released', null, { name });
+      });
+    },
+  };
+}

@@ -1,0 +1,283 @@
+import type Database from 'better-sqlite3';
+import type { StepKind } from '../step-kinds.js';
+import type { Clock } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
+import { appendEvent, type EventType } from './events.js';
+import type { AttemptRow, AttemptState, JobRow, OutputRow, RawJobRow } from './job-row.js';
+import { toJobRow } from './job-row.js';
+import { assertTransition, type JobStatus } from './job-status.js';
+import { openStateDb } from './open-db.js';
+
+/** A job of the plan, as the store first records it. */
+export interface NewJob {
+  key: string;
+  step: string;
+  kind: StepKind;
+  outputName?: string | null;
+  request: Record<string, unknown>;
+  pathId?: string | null;
+  creditsEstimated: number | null;
+}
+
+/** Columns a status change may set alongside the status. */
+export interface JobChange {
+  remoteId?: string | null;
+  remoteStatus?: string | null;
+  result?: Record<string, unknown> | null;
+  creditsUsed?: number | null;
+  creditsReserved?: number;
+  failedReason?: string | null;
+  request?: Record<string, unknown>;
+  pathId?: string | null;
+  submittedAt?: number | null;
+  finishedAt?: number | null;
+}
+
+const CHANGE_COLUMNS: Record<keyof JobChange, string> = {
+  remoteId: 'remote_id',
+  remoteStatus: 'remote_status',
+  result: 'result',
+  creditsUsed: 'credits_used',
+  creditsReserved: 'credits_reserved',
+  failedReason: 'failed_reason',
+  request: 'request',
+  pathId: 'path_id',
+  submittedAt: 'submitted_at',
+  finishedAt: 'finished_at',
+};
+
+/**
+ * The runner's only door to SQLite. Every status change goes through `transition`, which checks
+ * the move against the machine in job-status.ts and appends an event in the same transaction.
+ */
+export class StateStore {
+  readonly db: Database.Database;
+  readonly clock: Clock;
+  runId: number | null = null;
+
+  constructor(db: Database.Database, clock: Clock = systemClock) {
+    this.db = db;
+    this.clock = clock;
+  }
+
+  static open(path: string, clock: Clock = systemClock): StateStore {
+    return new StateStore(openStateDb(path), clock);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /**
+   * Runs `fn` in one IMMEDIATE transaction with `synchronous=FULL`, so the commit is on disk
+   * before this returns. Policy: used for the intent row and the remote id, the two writes that
+   * decide whether a job is paid for twice; everything else settles for WAL's NORMAL.
+   */
+  durably<T>(fn: () => T): T {
+    this.db.pragma('synchronous = FULL');
+    try {
+      return this.db.transaction(fn).immediate();
+    } finally {
+      this.db.pragma('synchronous = NORMAL');
+    }
+  }
+
+  /** Runs `fn` in one IMMEDIATE transaction. */
+  atomically<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  event(type: EventType, jobKey: string | null, data?: Record<string, unknown>): void {
+    appendEvent(this.db, this.clock.now(), type, { runId: this.runId, jobKey }, data);
+  }
+
+  startRun(manifest: string, host: string, pid: number, maxCredits: number | null): number {
+    const info = this.db
+      .prepare('INSERT INTO runs (manifest, host, pid, started_at, max_credits) VALUES (?, ?, ?, ?, ?)')
+      .run(manifest, host, pid, this.clock.now(), maxCredits);
+    this.runId = Number(info.lastInsertRowid);
+    this.event('run:started', null, { manifest, host, pid, maxCredits });
+    return this.runId;
+  }
+
+  finishRun(outcome: string, summary: Record<string, unknown>): void {
+    if (this.runId === null) return;
+    this.db.prepare('UPDATE runs SET finished_at = ?, outcome = ? WHERE id = ?').run(this.clock.now(), outcome, this.runId);
+    this.event('run:finished', null, { outcome, ...summary });
+  }
+
+  /**
+   * Records the plan's jobs: a new key is inserted as `planned`; a known key keeps its status
+   * and history (a finished job stays finished), only its estimate is refreshed while planned.
+   */
+  syncPlan(manifest: string, jobs: readonly NewJob[]): { added: number; known: number } {
+    const now = this.clock.now();
+    const insert = this.db.prepare(
+      `INSERT INTO jobs (key, manifest, step, kind, output_name, request, path_id, status, credits_estimated,
+         created_at, updated_at)
+       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @now, @now)
+       ON CONFLICT (key) DO UPDATE SET credits_estimated = excluded.credits_estimated,
+         request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END
+       WHERE status = 'planned'`,
+    );
+    const known = new Set(this.jobKeys(jobs.map((j) => j.key)));
+    this.atomically(() => {
+      for (const job of jobs) {
+        insert.run({
+          key: job.key,
+          manifest,
+          step: job.step,
+          kind: job.kind,
+          outputName: job.outputName ?? null,
+          request: JSON.stringify(job.request),
+          pathId: job.pathId ?? null,
+          credits: job.creditsEstimated,
+          now,
+        });
+      }
+      this.event('plan:synced', null, { manifest, jobs: jobs.length, added: jobs.length - known.size });
+    });
+    return { added: jobs.length - known.size, known: known.size };
+  }
+
+  private jobKeys(keys: readonly string[]): string[] {
+    const found: string[] = [];
+    const select = this.db.prepare('SELECT key FROM jobs WHERE key = ?').pluck();
+    for (const key of keys) if (select.get(key) !== undefined) found.push(key);
+    return found;
+  }
+
+  job(key: string): JobRow | undefined {
+    const raw = this.db.prepare('SELECT * FROM jobs WHERE key = ?').get(key) as RawJobRow | undefined;
+    return raw && toJobRow(raw);
+  }
+
+  /** Jobs by key, in the order given; unknown keys are skipped. */
+  jobs(keys: readonly string[]): JobRow[] {
+    const select = this.db.prepare('SELECT * FROM jobs WHERE key = ?');
+    return keys.flatMap((key) => {
+      const raw = select.get(key) as RawJobRow | undefined;
+      return raw ? [toJobRow(raw)] : [];
+    });
+  }
+
+  jobsWithStatus(statuses: readonly JobStatus[]): JobRow[] {
+    const marks = statuses.map(() => '?').join(', ');
+    const raws = this.db.prepare(`SELECT * FROM jobs WHERE status IN (${marks}) ORDER BY key`).all(...statuses);
+    return (raws as RawJobRow[]).map(toJobRow);
+  }
+
+  /** The job whose creation answered with `remoteId`, if any: one remote job belongs to one row. */
+  jobByRemoteId(kind: StepKind, remoteId: string): JobRow | undefined {
+    const raw = this.db.prepare('SELECT * FROM jobs WHERE kind = ? AND remote_id = ?').get(kind, remoteId);
+    return raw === undefined ? undefined : toJobRow(raw as RawJobRow);
+  }
+
+  /**
+   * Moves a job to `to`, setting `change` alongside, and logs `type`. Must be called inside a
+   * transaction by the caller when several rows change together; on its own it is atomic.
+   */
+  transition(key: string, to: JobStatus, change: JobChange, type: EventType, data?: Record<string, unknown>): JobRow {
+    return this.atomicallyNested(() => {
+      const current = this.job(key);
+      if (!current) throw new Error(`unknown job ${key}`);
+      assertTransition(key, current.status, to);
+      const sets = ['status = @status', 'updated_at = @now'];
+      const params: Record<string, unknown> = { key, status: to, now: this.clock.now() };
+      for (const [field, column] of Object.entries(CHANGE_COLUMNS) as [keyof JobChange, string][]) {
+        if (change[field] === undefined) continue;
+        const value = change[field];
+        sets.push(`${column} = @${field}`);
+        params[field] = value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+      }
+      this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE key = @key`).run(params);
+      this.event(type, key, { from: current.status, to, ...data });
+      return { ...current, ...stripUndefined(change), status: to } as JobRow;
+    });
+  }
+
+  private atomicallyNested<T>(fn: () => T): T {
+    return this.db.inTransaction ? fn() : this.atomically(fn);
+  }
+
+  /** Opens an attempt: the intent row, committed (durably, by the caller) before the POST. */
+  insertAttempt(key: string, request: Record<string, unknown>): number {
+    const info = this.db
+      .prepare('INSERT INTO attempts (job_key, run_id, state, request, intent_at) VALUES (?, ?, ?, ?, ?)')
+      .run(key, this.runId, 'intent', JSON.stringify(request), this.clock.now());
+    this.db.prepare('UPDATE jobs SET attempt_count = attempt_count + 1 WHERE key = ?').run(key);
+    return Number(info.lastInsertRowid);
+  }
+
+  closeAttempt(id: number, state: AttemptState, detail: { remoteId?: string; error?: string } = {}): void {
+    this.db
+      .prepare('UPDATE attempts SET state = ?, answered_at = ?, remote_id = ?, error = ? WHERE id = ?')
+      .run(state, this.clock.now(), detail.remoteId ?? null, detail.error ?? null, id);
+  }
+
+  /** The newest attempt of a job. */
+  lastAttempt(key: string): AttemptRow | undefined {
+    const raw = this.db.prepare('SELECT * FROM attempts WHERE job_key = ? ORDER BY id DESC LIMIT 1').get(key) as
+      | Record<string, unknown>
+      | undefined;
+    return raw && toAttempt(raw);
+  }
+
+  attempts(key: string): AttemptRow[] {
+    const raws = this.db.prepare('SELECT * FROM attempts WHERE job_key = ? ORDER BY id').all(key);
+    return (raws as Record<string, unknown>[]).map(toAttempt);
+  }
+
+  /** Replaces the list of a job's output URLs, keeping what was already downloaded for an unchanged URL. */
+  setOutputs(key: string, urls: readonly string[]): void {
+    this.atomicallyNested(() => {
+      const keep = this.db.prepare('SELECT idx, url FROM outputs WHERE job_key = ?').all(key) as { idx: number; url: string }[];
+      const upsert = this.db.prepare(
+        `INSERT INTO outputs (job_key, idx, url) VALUES (?, ?, ?)
+         ON CONFLICT (job_key, idx) DO UPDATE SET url = excluded.url`,
+      );
+      urls.forEach((url, idx) => upsert.run(key, idx, url));
+      for (const row of keep) if (row.idx >= urls.length) this.db.prepare('DELETE FROM outputs WHERE job_key = ? AND idx = ?').run(key, row.idx);
+    });
+  }
+
+  recordDownload(key: string, idx: number, file: { path: string; bytes: number; sha256: string; contentType: string }): void {
+    this.db
+      .prepare(
+        `UPDATE outputs SET path = ?, bytes = ?, sha256 = ?, content_type = ?, downloaded_at = ? WHERE job_key = ? AND idx = ?`,
+      )
+      .run(file.path, file.bytes, file.sha256, file.contentType, this.clock.now(), key, idx);
+  }
+
+  outputs(key: string): OutputRow[] {
+    const raws = this.db.prepare('SELECT * FROM outputs WHERE job_key = ? ORDER BY idx').all(key) as Record<string, unknown>[];
+    return raws.map((r) => ({
+      jobKey: r.job_key as string,
+      idx: r.idx as number,
+      url: r.url as string,
+      path: r.path as string | null,
+      bytes: r.bytes as number | null,
+      sha256: r.sha256 as string | null,
+      contentType: r.content_type as string | null,
+      downloadedAt: r.downloaded_at as number | null,
+    }));
+  }
+}
+
+function toAttempt(raw: Record<string, unknown>): AttemptRow {
+  return {
+    id: raw.id as number,
+    jobKey: raw.job_key as string,
+    runId: raw.run_id as number | null,
+    state: raw.state as AttemptState,
+    request: JSON.parse(raw.request as string) as Record<string, unknown>,
+    intentAt: raw.intent_at as number,
+    answeredAt: raw.answered_at as number | null,
+    remoteId: raw.remote_id as string | null,
+    error: raw.error as string | null,
+  };
+}
+
+function stripUndefined(change: JobChange): Partial<JobRow> {
+  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<JobRow>;
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { LockedError } from '../../src/errors.js';
+import { StateStore, acquireLock, pidIsAlive, readEvents } from '../../src/state/index.js';
+import { ManualClock } from '../../src/util/clock.js';
+
+let dir: string;
+let first: StateStore;
+let second: StateStore;
+const clock = new ManualClock();
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'reelpipe-lock-'));
+  first = StateStore.open(join(dir, 'r.db'), clock);
+  second = StateStore.open(join(dir, 'r.db'), clock);
+});
+afterEach(() => {
+  first.close();
+  second.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const alive = () => true;
+const dead = () => false;
+
+describe('the run lock', () => {
+  test('a second run of the same manifest is refused at once while the first is alive', () => {
+    acquireLock(first, { name: 'm.yaml', pid: 100, host: 'h', isAlive: alive });
+    expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).toThrow(LockedError);
+  });
+
+  test('runs of different manifests on one database do not block each other', () => {
+    acquireLock(first, { name: 'a.yaml', pid: 100, host: 'h', isAlive: alive });
+    expect(() => acquireLock(second, { name: 'b.yaml', pid: 200, host: 'h', isAlive: alive })).not.toThrow();
+  });
+
+  test('released, the lock can be taken again', () => {
+    acquireLock(first, { name: 'm.yaml', pid: 100, host: 'h', isAlive: alive }).release();
+    expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).not.toThrow();
+  });
+
+  test.each([
+    ['a dead pid on this host', { host: 'h', isAlive: dead, advance: 0 }, 'dead pid'],
+    ['a stale heartbeat on another host', { host: 'other', isAlive: alive, advance: 61_000 }, 'stale heartbeat'],
+    ['a stale heartbeat of a live-looking pid', { host: 'h', isAlive: alive, advance: 61_000 }, 'stale heartbeat'],
+  ])('a lock left by %s is broken and the event recorded', (_name, setup, reason) => {
+    acquireLock(first, { name: 'm.yaml', pid: 100, host: setup.host, isAlive: alive });
+    clock.advance(setup.advance);
+    acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: setup.isAlive });
+    const broken = readEvents(second.db, { type: 'lock:broken' });
+    expect(broken).toHaveLength(1);
+    expect(broken[0]?.data).toMatchObject({ pid: 100, reason });
+  });
+
+  test('a heartbeat keeps a long run from looking stale', () => {
+    const held = acquireLock(first, { name: 'm.yaml', pid: 100, host: 'other', isAlive: alive });
+    clock.advance(50_000);
+    held.beat();
+    clock.advance(50_000);
+    expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).toThrow(LockedError);
+  });
+
+  test('pidIsAlive knows this process is alive and a child that exited is not', async () => {
+    expect(pidIsAlive(process.pid)).toBe(true);
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => child.on('exit', resolve));
+    expect(pidIsAlive(child.pid ?? -1)).toBe(false);
+  });
+});

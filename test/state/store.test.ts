@@ -1,0 +1,197 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import {
+  JOB_STATUSES,
+  MIGRATIONS,
+  SCHEMA_VERSION,
+  StateStore,
+  canTransition,
+  migrate,
+  readEvents,
+  readJobStatuses,
+  scrubSecrets,
+  type JobStatus,
+} from '../../src/state/index.js';
+import { ManualClock } from '../../src/util/clock.js';
+
+let dir: string;
+let store: StateStore;
+const clock = new ManualClock();
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'reelpipe-state-'));
+  store = StateStore.open(join(dir, 'state', 'reelpipe.db'), clock);
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const job = (key: string, step = 'shorts', outputName = key) => ({
+  key,
+  step,
+  kind: 'ai_short' as const,
+  outputName,
+  request: { script: `script ${key}`, style: '3D', aspect_ratio: '9x16' },
+  creditsEstimated: 5,
+});
+
+describe('migrations', () => {
+  test('a new database is created in WAL mode at the newest schema version', () => {
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const versions = store.db.prepare('SELECT version FROM schema_version').pluck().all();
+    expect(versions).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  test('migrating twice applies nothing the second time', () => {
+    expect(migrate(store.db)).toEqual([]);
+  });
+
+  test('a database newer than this build is refused, not guessed at', () => {
+    store.db.prepare('INSERT INTO schema_version VALUES (?, ?, ?)').run(SCHEMA_VERSION + 1, 'future', 0);
+    expect(() => migrate(store.db)).toThrow(/newer than this reelpipe/);
+  });
+
+  test('a later migration runs on an existing database and keeps its rows', () => {
+    store.syncPlan('m.yaml', [job('a')]);
+    const next = [...MIGRATIONS, { version: SCHEMA_VERSION + 1, name: 'add note', sql: 'ALTER TABLE jobs ADD COLUMN note TEXT' }];
+    expect(migrate(store.db, next)).toEqual([SCHEMA_VERSION + 1]);
+    expect(store.job('a')?.status).toBe('planned');
+  });
+});
+
+describe('the job status machine', () => {
+  const allowed: [JobStatus, JobStatus][] = [
+    ['planned', 'submitting'],
+    ['submitting', 'submitted'],
+    ['submitting', 'in_doubt'],
+    ['submitting', 'rejected'],
+    ['in_doubt', 'submitted'],
+    ['in_doubt', 'planned'],
+    ['submitted', 'running'],
+    ['running', 'done'],
+    ['running', 'failed'],
+    ['done', 'downloaded'],
+    ['failed', 'planned'],
+  ];
+  const refused: [JobStatus, JobStatus][] = [
+    ['planned', 'submitted'],
+    ['planned', 'downloaded'],
+    ['submitted', 'planned'],
+    ['running', 'submitting'],
+    ['downloaded', 'planned'],
+    ['in_doubt', 'failed'],
+    ['failed', 'done'],
+  ];
+  test.each(allowed)('%s → %s is allowed', (from, to) => expect(canTransition(from, to)).toBe(true));
+  test.each(refused)('%s → %s is refused', (from, to) => expect(canTransition(from, to)).toBe(false));
+
+  test('every status can be reached from planned', () => {
+    const seen = new Set<JobStatus>(['planned']);
+    for (let round = 0; round < JOB_STATUSES.length; round++) {
+      for (const from of [...seen]) for (const to of JOB_STATUSES) if (canTransition(from, to)) seen.add(to);
+    }
+    expect([...seen].sort()).toEqual([...JOB_STATUSES].sort());
+  });
+
+  test('an illegal move through the store throws and changes nothing', () => {
+    store.syncPlan('m.yaml', [job('a')]);
+    expect(() => store.transition('a', 'downloaded', {}, 'job:downloaded')).toThrow(/illegal status change planned → downloaded/);
+    expect(store.job('a')?.status).toBe('planned');
+  });
+});
+
+describe('jobs', () => {
+  test('syncing a plan adds new keys and leaves finished jobs alone', () => {
+    store.syncPlan('m.yaml', [job('a'), job('b')]);
+    store.transition('a', 'submitting', {}, 'job:intent');
+    store.transition('a', 'submitted', { remoteId: 'r-a' }, 'job:answered');
+    const again = store.syncPlan('m.yaml', [job('a'), job('b'), job('c')]);
+    expect(again).toEqual({ added: 1, known: 2 });
+    expect(store.job('a')).toMatchObject({ status: 'submitted', remoteId: 'r-a' });
+    expect(store.job('c')?.status).toBe('planned');
+  });
+
+  test('a transition sets its columns and appends one event in the same transaction', () => {
+    store.syncPlan('m.yaml', [job('a')]);
+    store.transition('a', 'submitting', { creditsReserved: 5 }, 'job:intent');
+    const row = store.transition('a', 'submitted', { remoteId: 'r-1', result: { id: 'r-1', status: 'pending' } }, 'job:answered');
+    expect(row).toMatchObject({ status: 'submitted', remoteId: 'r-1', creditsReserved: 5 });
+    expect(store.job('a')?.result).toEqual({ id: 'r-1', status: 'pending' });
+    expect(readEvents(store.db, { jobKey: 'a' }).map((e) => [e.type, e.data?.to])).toEqual([
+      ['job:intent', 'submitting'],
+      ['job:answered', 'submitted'],
+    ]);
+  });
+
+  test('one remote job can belong to only one row of its kind', () => {
+    store.syncPlan('m.yaml', [job('a'), job('b')]);
+    for (const key of ['a', 'b']) store.transition(key, 'submitting', {}, 'job:intent');
+    store.transition('a', 'submitted', { remoteId: 'same' }, 'job:answered');
+    expect(() => store.transition('b', 'submitted', { remoteId: 'same' }, 'job:answered')).toThrow(/UNIQUE/);
+    expect(store.jobByRemoteId('ai_short', 'same')?.key).toBe('a');
+  });
+
+  test('attempts record the intent, then how it ended', () => {
+    store.syncPlan('m.yaml', [job('a')]);
+    const id = store.durably(() => store.insertAttempt('a', { script: 'x' }));
+    expect(store.lastAttempt('a')).toMatchObject({ id, state: 'intent', request: { script: 'x' } });
+    store.closeAttempt(id, 'answered', { remoteId: 'r-1' });
+    expect(store.lastAttempt('a')).toMatchObject({ state: 'answered', remoteId: 'r-1' });
+    expect(store.job('a')?.attemptCount).toBe(1);
+  });
+
+  test('outputs keep their download record while the URL list is refreshed', () => {
+    store.syncPlan('m.yaml', [job('a')]);
+    store.setOutputs('a', ['http://x/1.mp4', 'http://x/2.mp4']);
+    store.recordDownload('a', 0, { path: 'out/a.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4' });
+    store.setOutputs('a', ['http://x/1-fresh.mp4']);
+    expect(store.outputs('a')).toEqual([
+      expect.objectContaining({ idx: 0, url: 'http://x/1-fresh.mp4', sha256: 'abc', path: 'out/a.mp4' }),
+    ]);
+  });
+});
+
+describe('the event log', () => {
+  test('never stores credentials, however they are passed', () => {
+    store.event('job:answered', null, { headers: { 'X-API-KEY': 'k-123', 'x-api-id': 'i-456' }, apiKey: 'k', body: { ok: 1 } });
+    const raw = store.db.prepare('SELECT data FROM events').pluck().all().join('\n');
+    expect(raw).not.toMatch(/k-123|i-456/);
+    expect(scrubSecrets({ nested: [{ authorization: 'Bearer x' }] })).toEqual({ nested: [{ authorization: '[redacted]' }] });
+  });
+
+  test('is append-only in use: each run start and finish is an event', () => {
+    store.startRun('m.yaml', 'host', 1, null);
+    store.finishRun('done', { jobs: 0 });
+    expect(readEvents(store.db).map((e) => e.type)).toEqual(['run:started', 'run:finished']);
+  });
+});
+
+describe('readJobStatuses (what plan shows)', () => {
+  test('a missing database means an empty map', () => {
+    expect(readJobStatuses(join(dir, 'nope.db'), ['a']).size).toBe(0);
+  });
+
+  test('maps every stored status to what plan shows, and spots changed jobs by step and name', () => {
+    store.syncPlan('m.yaml', [job('a'), job('b'), job('c'), job('old-d', 'shorts', 'row-4')]);
+    store.transition('b', 'submitting', {}, 'job:intent');
+    store.transition('c', 'submitting', {}, 'job:intent');
+    store.transition('c', 'in_doubt', {}, 'job:in-doubt');
+    const path = store.db.name;
+    const shown = readJobStatuses(path, ['a', 'b', 'c', { key: 'new-d', step: 'shorts', outputName: 'row-4' }, 'zzz']);
+    expect(Object.fromEntries(shown)).toEqual({ a: 'new', b: 'in flight', c: 'in doubt', 'new-d': 'changed', zzz: 'new' });
+  });
+
+  test('reads while a writer holds the database open', () => {
+    store.syncPlan('m.yaml', [job('a')]);
+    store.db.prepare('BEGIN IMMEDIATE').run();
+    try {
+      expect(readJobStatuses(store.db.name, ['a']).get('a')).toBe('new');
+    } finally {
+      store.db.prepare('COMMIT').run();
+    }
+  });
+
+});
