@@ -83,10 +83,16 @@ export class ApiConnectionError extends ApiError {
   }
 }
 
+/** Which timeout fired: connecting (nothing was sent), waiting for headers, or reading the body. */
+export type TimeoutPhase = 'connect' | 'headers' | 'body';
+
 /** A connect, header or body timeout fired. */
 export class ApiTimeoutError extends ApiError {
-  constructor(operation: string, message: string, cause?: unknown) {
+  readonly phase: TimeoutPhase | undefined;
+
+  constructor(operation: string, message: string, cause?: unknown, phase?: TimeoutPhase) {
     super('API_TIMEOUT', operation, message, { cause });
+    this.phase = phase;
   }
 }
 

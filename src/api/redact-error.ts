@@ -1,0 +1,21 @@
+import { redactSecrets } from '../util/logger.js';
+
+/** How deep a cause chain is followed. */
+const MAX_DEPTH = 5;
+
+/**
+ * Scrubs the credentials out of an error leaving the client: its message, its stack, and the same
+ * for every error in its cause chain (undici and socket errors can quote what they were given).
+ * The error keeps its class, so `instanceof` checks still work.
+ */
+export function redactError<T>(error: T, secrets: readonly string[], depth = 0): T {
+  if (!(error instanceof Error) || depth > MAX_DEPTH) return error;
+  const message = redactSecrets(error.message, secrets);
+  if (message !== error.message) error.message = message;
+  if (error.stack) {
+    const stack = redactSecrets(error.stack, secrets);
+    if (stack !== error.stack) error.stack = stack;
+  }
+  if (error.cause !== undefined) redactError(error.cause, secrets, depth + 1);
+  return error;
+}
