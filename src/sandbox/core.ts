@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { seededRandom, type Random } from '../util/random.js';
+import { LifecycleEngine, type Plan } from './engine/lifecycle.js';
+import { Faults } from './faults/injector.js';
+import { HttpError } from './http/reply.js';
+import { Ledger } from './ledger.js';
+import type { ResolvedOptions } from './options.js';
+import { Cdn } from './outputs/cdn.js';
+import { StatsRecorder } from './stats.js';
+import { JobStore, type Family, type Job } from './store.js';
+import { Webhooks } from './webhooks.js';
+
+/** Builds the webhook payload for a status change, or nothing when this change is not reported. */
+export type WebhookPolicy = (job: Job, to: string) => Record<string, unknown> | undefined;
+
+/** A job to create: what it is, what it costs, and how it lives. */
+export interface NewJob {
+  family: Family;
+  kind: string;
+  /** The request path, part of the duplicate key (regen of task A is not a duplicate of B's). */
+  path: string;
+  request: Record<string, unknown>;
+  fields: Record<string, unknown>;
+  price: number;
+  webhookUrl?: string | null | undefined;
+  /** The life cycle; omitted for records that have none (links, voices). */
+  plan?: (job: Job) => Plan;
+  /** Status of a record without a plan. @default 'done' */
+  status?: string;
+}
+
+/**
+ * Everything the sandbox holds, shared by the resource handlers: the clock, jobs, life cycles,
+ * credits, outputs, webhooks, faults and counters.
+ */
+export class SandboxCore {
+  readonly store = new JobStore();
+  readonly ledger: Ledger;
+  readonly stats = new StatsRecorder();
+  readonly faults: Faults;
+  readonly cdn: Cdn;
+  readonly webhooks: Webhooks;
+  readonly engine: LifecycleEngine;
+  readonly webhookPolicies: Partial<Record<Family, WebhookPolicy>> = {};
+  private readonly idRandom: Random;
+
+  constructor(readonly options: ResolvedOptions) {
+    this.ledger = new Ledger(options.credits);
+    this.faults = new Faults(options.faults, options.seed);
+    const secret = createHash('sha256').update(`reelpipe-sandbox:${options.seed}`).digest('hex');
+    this.cdn = new Cdn(options.clock, options.outputTtlSeconds, this.faults, secret);
+    this.webhooks = new Webhooks(this.faults, options.allowAnyWebhookHost, options.logger);
+    this.engine = new LifecycleEngine(options.clock, options.capacity, (job, from, to) => this.transition(job, from, to));
+    this.idRandom = seededRandom(options.seed);
+  }
+
+  now(): number {
+    return this.options.clock.now();
+  }
+
+  /** A service duration in seconds, as milliseconds of sandbox time (÷ speed). */
+  ms(seconds: number): number {
+    return (seconds * 1000) / this.options.speed;
+  }
+
+  /** A version-4 UUID from the seeded stream: same seed, same ids. */
+  newId(): string {
+    const bytes = Array.from({ length: 16 }, () => Math.floor(this.idRandom() * 256));
+    bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+    bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+    const hex = bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  /**
+   * Creates a job: checks the balance, charges the whole price at once (so concurrent creations
+   * cannot overspend), counts it, and starts its life cycle.
+   */
+  create(spec: NewJob): Job {
+    const now = this.now();
+    const short = !this.ledger.canCover(spec.price);
+    if (short && this.options.insufficientCredits === 'refuse') {
+      throw new HttpError(402, {
+        detail: `Insufficient credits: this request costs ${spec.price} credits and the balance is ${this.ledger.balance}.`,
+      });
+    }
+    const job: Job = {
+      id: this.newId(), family: spec.family, kind: spec.kind, createdAt: now, updatedAt: now,
+      status: spec.plan ? '' : (spec.status ?? 'done'), request: spec.request, fields: spec.fields, price: spec.price,
+      charged: 0, creditsUsed: 0, files: {}, webhookUrl: spec.webhookUrl ?? null, history: [],
+    };
+    if (!spec.plan) job.history.push({ status: job.status, at: now });
+    this.store.add(job);
+    this.stats.creation(spec.kind, spec.path, spec.request);
+    if (!short) this.ledger.charge(job, spec.price);
+    if (spec.plan) this.engine.start(job, short ? shortfallPlan(spec.plan(job)) : spec.plan(job));
+    return job;
+  }
+
+  /** Reports a status change by webhook when the job asked for one and its family reports it. */
+  private transition(job: Job, from: string, to: string): void {
+    if (from === '' || !job.webhookUrl) return;
+    const payload = this.webhookPolicies[job.family]?.(job, to);
+    if (payload) this.webhooks.notify(job.id, job.webhookUrl, payload);
+  }
+}
+
+/** In `fail` mode, a job the balance cannot cover waits in its first state, then fails unpaid. */
+function shortfallPlan(plan: Plan): Plan {
+  const first = plan.phases[0]!;
+  return {
+    phases: [{ status: first.status, ms: first.ms }],
+    end: {
+      status: 'failed',
+      enter: (job) => {
+        job.fields.failed_reason = 'Insufficient credits';
+      },
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type { Faults } from './faults/injector.js';
+import type { Ledger } from './ledger.js';
+import type { Webhooks } from './webhooks.js';
+
+/** GET /__sandbox/stats: what tests and benchmarks count. */
+export interface SandboxStats {
+  /** Requests per route pattern, e.g. `"POST /api/ai_shorts/": 3`. */
+  requests: Record<string, number>;
+  /** Jobs created per kind. */
+  created: Record<string, number>;
+  /** Creations whose kind and normalised body were already seen. */
+  duplicates: { total: number; byKind: Record<string, number> };
+  credits: { charged: number; refunded: number; balance: number };
+  /** Injected faults by name. */
+  faults: Record<string, number>;
+  /** Webhook deliveries: delivered, failed (receiver down or erroring), blocked (not loopback). */
+  webhooks: { delivered: number; failed: number; blocked: number };
+}
+
+/** Sorted keys at every level, so two bodies that differ only in key order compare equal. */
+export function normalise(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalise);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, normalise((value as Record<string, unknown>)[key])]),
+  );
+}
+
+/**
+ * Counters. A duplicate is a creation of the same kind, on the same path, with an identical
+ * normalised body; webhook_url is left out because a client may mint a fresh callback token per try.
+ */
+export class StatsRecorder {
+  private readonly requests: Record<string, number> = {};
+  private readonly created: Record<string, number> = {};
+  private readonly seen = new Set<string>();
+  private readonly duplicates = { total: 0, byKind: {} as Record<string, number> };
+
+  request(key: string): void {
+    this.requests[key] = (this.requests[key] ?? 0) + 1;
+  }
+
+  creation(kind: string, path: string, body: Record<string, unknown>): void {
+    this.created[kind] = (this.created[kind] ?? 0) + 1;
+    const { webhook_url: _ignored, ...rest } = body;
+    const key = `${kind} ${path} ${JSON.stringify(normalise(rest))}`;
+    if (this.seen.has(key)) {
+      this.duplicates.total += 1;
+      this.duplicates.byKind[kind] = (this.duplicates.byKind[kind] ?? 0) + 1;
+    }
+    this.seen.add(key);
+  }
+
+  snapshot(ledger: Ledger, faults: Faults, webhooks: Webhooks): SandboxStats {
+    return {
+      requests: { ...this.requests },
+      created: { ...this.created },
+      duplicates: { total: this.duplicates.total, byKind: { ...this.duplicates.byKind } },
+      credits: { charged: ledger.charged, refunded: ledger.refunded, balance: ledger.balance },
+      faults: { ...faults.injected },
+      webhooks: { delivered: webhooks.delivered, failed: webhooks.failed, blocked: webhooks.blocked },
+    };
+  }
+}
