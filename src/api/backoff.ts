@@ -57,6 +57,8 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // An HTTP date names its day and month; anything else Date.parse might accept ("-3" → year -3) is not one.
+  if (!/[a-z]{3}/i.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }

@@ -75,7 +75,8 @@ export function createClient(options: ClientOptions): ServiceClient {
       throw redactError(error, secrets);
     }
   };
-  return { ...buildResources(send), close: () => pool.close() };
+  let closing: Promise<void> | undefined;
+  return { ...buildResources(send), close: () => (closing ??= pool.close()) };
 }
 
 function parseBaseUrl(value: string): URL {

@@ -51,7 +51,7 @@ function buildPath(spec: OperationSpec, id: string | undefined, issues: InputIss
   if (typeof id !== 'string' || id === '') {
     issues.push({ path: 'id', message: `an id is required (${kind === 'uuid' ? 'a UUID' : 'text'})` });
   } else if (kind === 'uuid' && !Uuid.safeParse(id).success) {
-    issues.push({ path: 'id', message: `must be a UUID such as 3f2a…-…, got '${id.slice(0, 60)}'` });
+    issues.push({ path: 'id', message: `must be a UUID (8-4-4-4-12 hex digits), got '${id.slice(0, 60)}'` });
   }
   return spec.path.replace('{id}', encodeURIComponent(id ?? ''));
 }

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ApiStatusError } from '../../src/api/index.js';
+import { UsageError } from '../../src/errors.js';
+import { createLogger, redactSecrets } from '../../src/util/logger.js';
+import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { JOB_ID } from './fixtures/operation-cases.js';
+import { API_ID, API_KEY, rejectionOf, testClient } from './fixtures/test-client.js';
+
+let server: ScriptedServer;
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(() => server.close());
+
+describe('redactSecrets', () => {
+  test.each([
+    ['the raw value', 'key=abcd1234', ['abcd1234'], 'key=[REDACTED]'],
+    ['every occurrence', 'abcd1234 and abcd1234', ['abcd1234'], '[REDACTED] and [REDACTED]'],
+    ['the JSON-escaped form', JSON.stringify({ k: 'a"b\\c/1' }), ['a"b\\c/1'], '{"k":"[REDACTED]"}'],
+    ['the URL-encoded form', '/x?key=a%2Fb%2Bc%3D', ['a/b+c='], '/x?key=[REDACTED]'],
+    ['a longer secret before one it contains', 'abcd-long-abcd', ['abcd', 'abcd-long-abcd'], '[REDACTED]'],
+    ['nothing when secrets are absent', 'plain text', [undefined, ''], 'plain text'],
+    ['nothing for values too short to guard anything', 'id 42 of 420', ['42'], 'id 42 of 420'],
+  ])('replaces %s', (_name, text, secrets, expected) => {
+    expect(redactSecrets(text, secrets)).toBe(expected);
+  });
+});
+
+describe('createLogger', () => {
+  const capture = () => {
+    const lines: string[] = [];
+    return { lines, destination: { write: (line: string) => void lines.push(line) } };
+  };
+
+  test('takes its level from REELPIPE_LOG_LEVEL and refuses an unknown one', () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ env: { REELPIPE_LOG_LEVEL: 'warn' }, destination });
+    logger.info('hidden');
+    logger.warn('shown');
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['shown']);
+    expect(() => createLogger({ env: { REELPIPE_LOG_LEVEL: 'loud' }, destination })).toThrow(UsageError);
+    expect(() => createLogger({ env: { REELPIPE_LOG_LEVEL: 'loud' }, destination })).toThrow(/REELPIPE_LOG_LEVEL.*expected one of fatal, error/);
+  });
+
+  test('scrubs the environment credentials from messages, fields, headers and error stacks', () => {
+    const { lines, destination } = capture();
+    const env = { REELPIPE_API_ID: 'id-from-env-9', REELPIPE_API_KEY: 'key-from-env-9' };
+    const logger = createLogger({ env, destination, level: 'debug' });
+    logger.info(`sending with key-from-env-9`);
+    logger.debug({ headers: { 'x-api-id': 'id-from-env-9', 'x-api-key': 'key-from-env-9' } }, 'headers');
+    logger.error({ err: new Error('bad key key-from-env-9'), note: 'id-from-env-9' }, 'failed');
+
+    expect(lines).toHaveLength(3);
+    for (const line of lines) {
+      expect(line).not.toContain('key-from-env-9');
+      expect(line).not.toContain('id-from-env-9');
+    }
+    expect(lines.join('')).toContain('[REDACTED]');
+  });
+});
+
+describe('the client never reveals the credentials', () => {
+  test('in any logged line or error, across successes, retries, refusals and failures', async () => {
+    const echo = { detail: `Invalid key ${API_KEY} for account ${API_ID}` };
+    server.script('GET', `/api/ai_shorts/${JOB_ID}/`,
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 200, json: { id: JOB_ID, status: 'done' } },
+      { status: 401, json: echo },
+      { status: 200, json: { id: JOB_ID, status: API_KEY } },
+    );
+    server.script('POST', '/api/ai_shorts/', { status: 400, json: { script: [`contains ${API_KEY}`] } }, { drop: true });
+    const { client, lines } = testClient(server.url);
+    const body = { aspect_ratio: '9x16', script: 'Hello', style: '3D' } as const;
+
+    await client.aiShorts.get(JOB_ID);
+    const errors = [
+      await rejectionOf(client.aiShorts.get(JOB_ID)),
+      await rejectionOf(client.aiShorts.get(JOB_ID)),
+      await rejectionOf(client.aiShorts.create(body)),
+      await rejectionOf(client.aiShorts.create(body)),
+      await rejectionOf(client.aiShorts.get(API_KEY)),
+    ];
+    await client.close();
+    const refused = testClient('http://127.0.0.1:9');
+    errors.push(await rejectionOf(refused.client.credits.remaining()));
+    await refused.client.close();
+
+    // The test is not vacuous: the service did receive the credentials, and lines were logged.
+    expect(server.requests.every((r) => r.headers['x-api-key'] === API_KEY)).toBe(true);
+    expect(lines.filter((l) => l.includes('"msg":"request"')).length).toBeGreaterThanOrEqual(6);
+    const texts = [
+      ...lines, ...refused.lines,
+      ...errors.flatMap((e) => [e.message, e.stack ?? '', String(e.cause ?? '')]),
+      ...errors.filter((e) => e instanceof ApiStatusError).map((e) => JSON.stringify([e.body, e.fieldErrors])),
+    ];
+    for (const text of texts) {
+      expect(text).not.toContain(API_KEY);
+      expect(text).not.toContain(JSON.stringify(API_KEY).slice(1, -1));
+      expect(text).not.toContain(API_ID);
+    }
+  });
+
+  test('every request is logged at debug with method, path, status, attempt and duration', async () => {
+    server.reset();
+    server.script('GET', '/api/remaining_credits/', { status: 503 }, { status: 200, json: { remaining_credits: 3 } });
+    const { client, lines } = testClient(server.url);
+    await client.credits.remaining();
+    await client.close();
+
+    const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    expect(requests).toEqual([
+      expect.objectContaining({ level: 20, op: 'credits.remaining', method: 'GET', path: '/api/remaining_credits/', status: 503, attempt: 1, durationMs: expect.any(Number) }),
+      expect.objectContaining({ level: 20, op: 'credits.remaining', method: 'GET', path: '/api/remaining_credits/', status: 200, attempt: 2, durationMs: expect.any(Number) }),
+    ]);
+  });
+});
