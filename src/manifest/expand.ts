@@ -1,0 +1,210 @@
+import { formatIssue, type InputIssue } from '../errors.js';
+import { splitStyleIds, unknownStyleIds } from './html-ads.js';
+import { requestSchemaFor, takesPathId } from './kinds.js';
+import type { Combination } from './matrix.js';
+import type { Placeholder } from './placeholders.js';
+import { render, type Path, type RenderContext, type Template } from './template.js';
+import type { Manifest, ManifestStep } from './types.js';
+import { dotted, locatedIn } from './yaml-source.js';
+import { readableIssues, show, type ReadableIssue } from './zod-issues.js';
+import { topologicalOrder } from './graph.js';
+
+/**
+ * Expansion: each step's rows × matrix combinations become concrete request bodies, each checked
+ * by the client's request schema (references replaced by stand-ins for the check, kept as
+ * placeholders in the body). Pure, and memoised per manifest: loadManifest expands to validate,
+ * and planManifest reuses that work instead of doing it twice.
+ */
+export interface StepInstance {
+  /** The body; `{{ steps… }}` / `{{ item… }}` references left in place. */
+  request: Record<string, unknown>;
+  /** For kinds that take an id in the path (may be a reference placeholder). */
+  pathId?: string;
+  /** The rendered `name:` template, when the step has one. */
+  name?: string;
+  /** Where the row came from, for messages. */
+  origin?: { file: string; line: number };
+}
+
+export interface Expansion {
+  /** Step ids in topological order. */
+  order: string[];
+  instances: Map<string, StepInstance[]>;
+  /** Jobs per step: instances, times the upstream's jobs for `for_each: { step }`. */
+  jobCounts: Map<string, number>;
+  issues: InputIssue[];
+  warnings: string[];
+}
+
+const memo = new WeakMap<Manifest, Expansion>();
+
+export function expandManifest(manifest: Manifest): Expansion {
+  const cached = memo.get(manifest);
+  if (cached) return cached;
+  const sink = new IssueSink();
+  const warnings: string[] = [];
+  const byId = new Map(manifest.steps.map((s) => [s.id, s]));
+  const { order } = topologicalOrder(manifest.steps);
+  const instances = new Map<string, StepInstance[]>();
+  const jobCounts = new Map<string, number>();
+  for (const id of order) {
+    const step = byId.get(id) as ManifestStep;
+    const list = expandStep(manifest, step, sink, warnings);
+    instances.set(id, list);
+    jobCounts.set(id, list.length * (step.forEachStep ? (jobCounts.get(step.forEachStep) ?? 0) : 1));
+    if (jobCounts.get(id) === 0) warnings.push(`step ${id} has no jobs${step.rows ? ` (${step.rows.file} has no rows)` : ''}`);
+  }
+  for (const step of manifest.steps) checkSingleJobReferences(manifest, step, jobCounts, sink);
+  const expansion = { order, instances, jobCounts, issues: sink.issues, warnings };
+  memo.set(manifest, expansion);
+  return expansion;
+}
+
+/** Collects issues once each: the same bad literal repeats on every row, but is one problem. */
+class IssueSink {
+  readonly issues: InputIssue[] = [];
+  private readonly seen = new Set<string>();
+  add(issue: InputIssue) {
+    const text = formatIssue(issue);
+    if (this.seen.has(text)) return;
+    this.seen.add(text);
+    this.issues.push(issue);
+  }
+}
+
+type Context = { row?: Record<string, unknown>; rowIndex?: number; combo?: Combination };
+
+function* contextsOf(step: ManifestStep): Generator<Context> {
+  const combos: (Combination | undefined)[] = step.matrix ?? [undefined];
+  if (!step.rows) {
+    for (const combo of combos) yield { combo };
+    return;
+  }
+  for (let rowIndex = 0; rowIndex < step.rows.rows.length; rowIndex++) {
+    for (const combo of combos) yield { row: step.rows.rows[rowIndex], rowIndex, combo };
+  }
+}
+
+function expandStep(manifest: Manifest, step: ManifestStep, sink: IssueSink, warnings: string[]): StepInstance[] {
+  const schema = requestSchemaFor(step.kind, step.mode);
+  const pathId = takesPathId(step.kind, step.mode);
+  const out: StepInstance[] = [];
+  const unknownStyles = new Set<string>();
+  for (const ctx of contextsOf(step)) {
+    const origin = originOf(step, ctx);
+    const missing: Placeholder[] = [];
+    const lookup = lookupFor(step, manifest.env, ctx, missing);
+    const request = render(step.template.root, { lookup, references: 'keep' }) as Record<string, unknown>;
+    if (missing.length > 0) {
+      for (const p of missing) sink.add(missingValue(manifest, step, ctx, p, origin));
+      continue;
+    }
+    const bodies = step.kind === 'html_ads' ? splitStyleIds(request) : [request];
+    const checks = step.template.hasReferences ? standInBodies(step, lookup) : bodies;
+    bodies.forEach((body, i) => {
+      const result = schema.safeParse(checks[i], { reportInput: true });
+      if (!result.success) {
+        for (const r of readableIssues(result.error.issues, schema)) sink.add(locate(manifest, step, r, origin));
+        return;
+      }
+      if (step.kind === 'html_ads') unknownStyleIds(body).forEach((id) => unknownStyles.add(id));
+      out.push(instanceOf(step, body, pathId, lookup, origin));
+    });
+  }
+  if (unknownStyles.size > 0) {
+    warnings.push(`step ${step.id}: style ids not in the catalogue snapshot: ${[...unknownStyles].join(', ')}`);
+  }
+  return out;
+}
+
+function standInBodies(step: ManifestStep, lookup: RenderContext['lookup']): Record<string, unknown>[] {
+  const check = render(step.template.root, { lookup, references: 'stand-in' }) as Record<string, unknown>;
+  return step.kind === 'html_ads' ? splitStyleIds(check) : [check];
+}
+
+function instanceOf(
+  step: ManifestStep,
+  body: Record<string, unknown>,
+  pathId: boolean,
+  lookup: RenderContext['lookup'],
+  origin: StepInstance['origin'],
+): StepInstance {
+  const instance: StepInstance = { request: body };
+  if (pathId) {
+    const { id, ...rest } = body;
+    instance.request = rest;
+    instance.pathId = String(id);
+  }
+  if (step.nameTemplate) instance.name = String(render(step.nameTemplate.root, { lookup, references: 'keep' }) ?? '');
+  if (origin) instance.origin = origin;
+  return instance;
+}
+
+function lookupFor(step: ManifestStep, env: Record<string, string>, ctx: Context, missing: Placeholder[]): RenderContext['lookup'] {
+  return (p) => {
+    let value: unknown;
+    let text = true;
+    if (p.ns === 'row') {
+      value = ctx.row?.[p.name];
+      text = step.rows?.text ?? false;
+      if ((value === undefined || value === '') && Object.hasOwn(step.rowDefaults, p.name)) {
+        [value, text] = [step.rowDefaults[p.name], false];
+      }
+    } else if (p.ns === 'matrix') [value, text] = [ctx.combo?.[p.name], false];
+    else if (p.ns === 'env') value = env[p.name];
+    if (value === undefined) {
+      missing.push(p);
+      return undefined;
+    }
+    return { value, text };
+  };
+}
+
+function originOf(step: ManifestStep, ctx: Context): StepInstance['origin'] {
+  if (!step.rows || ctx.rowIndex === undefined) return undefined;
+  return { file: step.rows.file, line: step.rows.lines[ctx.rowIndex] ?? 0 };
+}
+
+function missingValue(manifest: Manifest, step: ManifestStep, ctx: Context, p: Placeholder, origin: StepInstance['origin']): InputIssue {
+  if (p.ns === 'row' && origin) {
+    const fields = Object.keys(ctx.row ?? {}).join(', ');
+    return { ...origin, path: dotted(['steps', step.index, 'for_each']), message: `this row has no ${p.name} (fields: ${fields})` };
+  }
+  const where = locatedIn(manifest.source);
+  const found = step.template.placeholders.find((f) => f.placeholder.text === p.text);
+  const combo = ctx.combo ? ` ${show(ctx.combo)}` : '';
+  return where(found ? step.withOrigin(found.path) : ['steps', step.index], `${p.text} has no value in matrix combination${combo}`);
+}
+
+/** A problem in a value that came from a row is reported at that row; otherwise in the YAML. */
+function locate(manifest: Manifest, step: ManifestStep, issue: ReadableIssue, origin: StepInstance['origin']): InputIssue {
+  const full = issue.key === undefined ? issue.path : [...issue.path, issue.key];
+  if (origin && fromRow(step.template.root, full)) {
+    return { ...origin, path: dotted(['steps', step.index, 'with', ...full]), message: issue.message };
+  }
+  return locatedIn(manifest.source)(step.withOrigin(issue.path), issue.message, issue.key);
+}
+
+function fromRow(template: Template, path: Path): boolean {
+  let node: Template | undefined = template;
+  for (const segment of [...path, undefined]) {
+    if (!node) return false;
+    if (node.t === 'str') return node.parts.some((p) => typeof p === 'object' && p.ns === 'row');
+    if (segment === undefined || node.t === 'lit') return false;
+    node = node.t === 'obj' ? node.entries.find(([k]) => k === segment)?.[1] : node.t === 'arr' ? node.items[Number(segment)] : undefined;
+  }
+  return false;
+}
+
+/** `{{ steps.ID.FIELD }}` binds to one job; a step of many jobs is read with for_each: { step }. */
+function checkSingleJobReferences(manifest: Manifest, step: ManifestStep, counts: Map<string, number>, sink: IssueSink) {
+  const at = locatedIn(manifest.source);
+  for (const f of step.template.placeholders) {
+    const { placeholder: p } = f;
+    const count = counts.get(p.name);
+    if (p.ns !== 'steps' || count === undefined || count === 1) continue;
+    sink.add(
+      at(step.withOrigin(f.path), `${p.text}: step ${p.name} has ${count} jobs, and a steps.ID reference needs exactly one (for one job per job of ${p.name}, use for_each: { step: ${p.name} } and {{ item.FIELD }})`),
+    );
+  }
+}

@@ -1,0 +1,8 @@
+/** Manifests: the YAML a user writes, loaded, checked and expanded into request bodies. */
+export { loadManifest, MAX_REPORTED_ISSUES, type LoadOptions } from './load.js';
+export { expandManifest, type Expansion, type StepInstance } from './expand.js';
+export { ManifestSchema, StepSchema, CUSTOM_TEMPLATE_MODES, type CustomTemplateMode } from './schema.js';
+export { manifestJsonSchema } from './json-schema.js';
+export { requestSchemaFor, takesPathId, RESULTS } from './kinds.js';
+export type { Manifest, ManifestStep, DeclaredEstimate } from './types.js';
+export type { Placeholder } from './placeholders.js';

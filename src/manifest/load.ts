@@ -1,0 +1,147 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { InvalidInputError, type InputIssue } from '../errors.js';
+import type { StepKind } from '../step-kinds.js';
+import { buildStep } from './build-step.js';
+import { credentialKeys, CREDENTIAL_MESSAGE } from './credentials.js';
+import { expandManifest } from './expand.js';
+import { readCsv, readJsonl, type RowSet } from './rows.js';
+import { runRules } from './rules.js';
+import { ManifestSchema, type ManifestInput } from './schema.js';
+import type { Manifest, ManifestStep } from './types.js';
+import { locatedIn, parseYaml, type Located, type YamlSource } from './yaml-source.js';
+import { readableIssues } from './zod-issues.js';
+
+/**
+ * Loads a manifest in stages, each reporting every problem it finds, and each needing the one
+ * before it to be clean: YAML syntax → the manifest's shape → cross-field rules and the row files
+ * → every job's request, checked by the client's schema. Throws InvalidInputError with every
+ * located issue of the first stage that has any.
+ */
+export interface LoadOptions {
+  /** Where `{{ env.X }}` values come from; only the variables referenced are kept. */
+  env: NodeJS.ProcessEnv;
+  /** Directory a relative manifest path is read from. @default process.cwd() */
+  cwd?: string;
+}
+
+/** Why a cap: a broken 100,000-row CSV would otherwise print 100,000 lines. */
+export const MAX_REPORTED_ISSUES = 200;
+
+export async function loadManifest(file: string, options: LoadOptions): Promise<Manifest> {
+  const absolute = path.resolve(options.cwd ?? process.cwd(), file);
+  const text = await readFile(absolute, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    const why = error.code === 'ENOENT' ? 'manifest not found' : `cannot read the manifest: ${error.message}`;
+    throw invalid(file, [{ file, message: why }]);
+  });
+  const { source, issues: yamlIssues } = parseYaml(file, text);
+  if (yamlIssues.length > 0) throw invalid(file, yamlIssues);
+  const at = locatedIn(source);
+
+  const parsed = ManifestSchema.safeParse(source.data, { reportInput: true });
+  if (!parsed.success) {
+    const shape = readableIssues(parsed.error.issues, ManifestSchema).map((r) => at(r.path, r.message, r.key));
+    const secrets = credentialKeys(source.doc).map((p) => at(p.slice(0, -1), CREDENTIAL_MESSAGE, String(p.at(-1))));
+    throw invalid(file, [...secrets, ...shape]);
+  }
+  const input = parsed.data;
+  const steps = input.steps.map((s, i) => buildStep(s, i, input));
+  const ruleIssues = runRules({ input, steps, env: options.env, source, at });
+  const rowIssues = await loadRows(absolute, file, input, steps, at);
+  const early = [...ruleIssues, ...rowIssues, ...columnIssues(steps, at)];
+  if (early.length > 0) throw invalid(file, early);
+
+  const manifest = assemble(absolute, file, input, steps, options.env, source);
+  const expansion = expandManifest(manifest);
+  if (expansion.issues.length > 0) throw invalid(file, expansion.issues);
+  manifest.warnings.push(...expansion.warnings);
+  return manifest;
+}
+
+function invalid(file: string, issues: InputIssue[]): InvalidInputError {
+  const shown = [...issues].sort(byPlace(file)).slice(0, MAX_REPORTED_ISSUES);
+  if (issues.length > shown.length) shown.push({ message: `… and ${issues.length - shown.length} more problems` });
+  const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
+  return new InvalidInputError(shown, `${file}: ${count}`);
+}
+
+/** The manifest's own problems first, then each data file's, each in line order. */
+const byPlace = (manifestFile: string) => (a: InputIssue, b: InputIssue) =>
+  Number(a.file !== manifestFile) - Number(b.file !== manifestFile) ||
+  (a.file ?? '').localeCompare(b.file ?? '') ||
+  (a.line ?? 0) - (b.line ?? 0) ||
+  (a.column ?? 0) - (b.column ?? 0);
+
+function assemble(
+  absolute: string,
+  file: string,
+  input: ManifestInput,
+  steps: ManifestStep[],
+  env: NodeJS.ProcessEnv,
+  source: YamlSource,
+): Manifest {
+  const dir = path.dirname(absolute);
+  const manifest: Manifest = {
+    file: absolute,
+    displayFile: file,
+    name: input.name,
+    budget: { maxCredits: input.budget?.max_credits ?? null },
+    concurrency: input.concurrency,
+    kindConcurrency: (input.kind_concurrency ?? {}) as Partial<Record<StepKind, number>>,
+    outputsDir: path.resolve(dir, input.outputs ?? path.join('out', input.name)),
+    steps,
+    env: referencedEnv(steps, env),
+    warnings: [],
+    source,
+  };
+  if (input.description !== undefined) manifest.description = input.description;
+  return manifest;
+}
+
+/** Keeps only the variables the manifest uses, so a plan never carries the rest of the environment. */
+function referencedEnv(steps: readonly ManifestStep[], env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const step of steps) {
+    for (const { placeholder } of [...step.template.placeholders, ...(step.nameTemplate?.placeholders ?? [])]) {
+      const value = env[placeholder.name];
+      if (placeholder.ns === 'env' && value !== undefined) out[placeholder.name] = value;
+    }
+  }
+  return out;
+}
+
+/** Reads each step's CSV/JSONL (relative to the manifest), naming files as the user would. */
+async function loadRows(absolute: string, file: string, input: ManifestInput, steps: ManifestStep[], at: Located): Promise<InputIssue[]> {
+  const [dir, shownDir] = [path.dirname(absolute), path.dirname(file)];
+  const issues: InputIssue[] = [];
+  for (const step of steps) {
+    const forEach = input.steps[step.index]?.for_each;
+    let loaded: { rows?: RowSet; issues: InputIssue[] } | undefined;
+    if (forEach?.csv !== undefined) loaded = await readCsv(path.resolve(dir, forEach.csv), path.join(shownDir, forEach.csv));
+    else if (forEach?.jsonl !== undefined) loaded = await readJsonl(path.resolve(dir, forEach.jsonl), path.join(shownDir, forEach.jsonl));
+    else if (forEach?.rows !== undefined) loaded = { rows: inlineRows(forEach.rows, step, at), issues: [] };
+    if (!loaded) continue;
+    if (loaded.rows) step.rows = loaded.rows;
+    issues.push(...loaded.issues.map((i) => (i.line === undefined && i.message === 'file not found' ? at(['steps', step.index, 'for_each'], `${i.file}: file not found`) : i)));
+  }
+  return issues;
+}
+
+function inlineRows(rows: Record<string, unknown>[], step: ManifestStep, at: Located): RowSet {
+  const where = (i: number) => at(['steps', step.index, 'for_each', 'rows', i], '');
+  const first = where(0);
+  return { source: 'rows', file: first.file ?? '', rows, lines: rows.map((_, i) => where(i).line ?? 0), text: false };
+}
+
+/** `{{ row.X }}` over a CSV needs the column X (or a step default for it). */
+function columnIssues(steps: readonly ManifestStep[], at: Located): InputIssue[] {
+  return steps.flatMap((step) => {
+    const columns = step.rows?.columns;
+    if (!columns) return [];
+    return [...step.template.placeholders, ...(step.nameTemplate?.placeholders ?? []).map((f) => ({ ...f, inName: true }))]
+      .filter(({ placeholder: p }) => p.ns === 'row' && !columns.includes(p.name) && !Object.hasOwn(step.rowDefaults, p.name))
+      .map((f) =>
+        at('inName' in f ? ['steps', step.index, 'name'] : step.withOrigin(f.path), `${f.placeholder.text}: ${step.rows?.file} has no column ${f.placeholder.name} (columns: ${columns.join(', ')})`),
+      );
+  });
+}

@@ -1,0 +1,172 @@
+import type { InputIssue } from '../errors.js';
+import { CREDENTIAL_ENV, CREDENTIAL_MESSAGE, credentialKeys } from './credentials.js';
+import { topologicalOrder } from './graph.js';
+import { RESULTS } from './kinds.js';
+import { matrixKeys, type MatrixInput } from './matrix.js';
+import type { Namespace } from './placeholders.js';
+import type { ManifestInput } from './schema.js';
+import { acceptedKeys, schemaAt } from './schema-walk.js';
+import type { FoundPlaceholder } from './template.js';
+import type { ManifestStep } from './types.js';
+import type { Located, YamlSource } from './yaml-source.js';
+
+/**
+ * Cross-field rules over a manifest whose shape is valid: one small named rule each, every one
+ * run, every violation reported (rows are not read yet; column checks come after).
+ */
+export interface RuleContext {
+  input: ManifestInput;
+  steps: readonly ManifestStep[];
+  env: NodeJS.ProcessEnv;
+  source: YamlSource;
+  at: Located;
+}
+type Rule = (ctx: RuleContext) => InputIssue[];
+
+/** Every placeholder of a step (in `with` and in `name`), with the YAML path it was written at. */
+function placeholdersOf(step: ManifestStep, namespaces: readonly Namespace[]) {
+  const inWith = step.template.placeholders.map((f) => ({ ...f, yaml: step.withOrigin(f.path) }));
+  const inName = (step.nameTemplate?.placeholders ?? []).map((f: FoundPlaceholder) => ({
+    ...f,
+    yaml: ['steps', step.index, 'name'] as (string | number)[],
+  }));
+  return [...inWith, ...inName].filter((f) => namespaces.includes(f.placeholder.ns));
+}
+
+const stepPath = (step: ManifestStep, ...rest: (string | number)[]) => ['steps', step.index, ...rest];
+
+export const MANIFEST_RULES: Record<string, Rule> = {
+  /** References and job keys name steps by id, so an id must be unique. */
+  duplicateStepIds: ({ steps, at }) => {
+    const first = new Map<string, number>();
+    return steps.flatMap((step) => {
+      const seen = first.get(step.id);
+      if (seen === undefined) first.set(step.id, step.index);
+      return seen === undefined ? [] : [at(stepPath(step, 'id'), `duplicate step id "${step.id}" (first used by steps.${seen})`)];
+    });
+  },
+
+  forEachHasOneSource: ({ input, steps, at }) =>
+    steps.flatMap((step) => {
+      const forEach = input.steps[step.index]?.for_each;
+      if (!forEach) return [];
+      const given = (['rows', 'csv', 'jsonl', 'step'] as const).filter((k) => forEach[k] !== undefined);
+      return given.length === 1
+        ? []
+        : [at(stepPath(step, 'for_each'), `takes exactly one of rows, csv, jsonl, step (got ${given.join(', ') || 'none'})`)];
+    }),
+
+  modeOnlyForCustomTemplate: ({ input, steps, at }) =>
+    steps.flatMap((step) =>
+      input.steps[step.index]?.mode !== undefined && step.kind !== 'custom_template'
+        ? [at(stepPath(step, 'mode'), `applies only to kind custom_template (this step is ${step.kind})`)]
+        : [],
+    ),
+
+  estimateInOrder: ({ steps, at }) =>
+    steps.flatMap(({ estimate, ...step }) =>
+      estimate && !(estimate.low <= estimate.expected && estimate.expected <= estimate.high)
+        ? [at(stepPath(step as ManifestStep, 'estimate_credits'), 'needs low <= expected <= high')]
+        : [],
+    ),
+
+  placeholderSyntax: ({ steps, at }) =>
+    steps.flatMap((step) => [
+      ...step.template.errors.map((e) => at(step.withOrigin(e.path), e.message)),
+      ...(step.nameTemplate?.errors ?? []).map((e) => at(stepPath(step, 'name'), e.message)),
+    ]),
+
+  /** A file name is fixed at plan time, so it can use only what is known then. */
+  namePlanTimeOnly: ({ steps, at }) =>
+    steps.flatMap((step) =>
+      (step.nameTemplate?.placeholders ?? [])
+        .filter((f) => f.placeholder.ns === 'steps' || f.placeholder.ns === 'item')
+        .map((f) => at(stepPath(step, 'name'), `${f.placeholder.text} is only known at run time (accepted here: row.COLUMN, matrix.AXIS, env.NAME)`)),
+    ),
+
+  knownSteps: ({ input, steps, at }) => {
+    const ids = new Set(steps.map((s) => s.id));
+    const list = [...ids].join(', ');
+    return steps.flatMap((step) => [
+      ...placeholdersOf(step, ['steps'])
+        .filter((f) => !ids.has(f.placeholder.name))
+        .map((f) => at(f.yaml, `${f.placeholder.text}: no step "${f.placeholder.name}" (steps: ${list})`)),
+      ...(input.steps[step.index]?.needs ?? []).flatMap((need, i) =>
+        ids.has(need) ? [] : [at(stepPath(step, 'needs', i), `no step "${need}" (steps: ${list})`)],
+      ),
+      ...(step.forEachStep !== undefined && !ids.has(step.forEachStep)
+        ? [at(stepPath(step, 'for_each', 'step'), `no step "${step.forEachStep}" (steps: ${list})`)]
+        : []),
+    ]);
+  },
+
+  /** A reference must name a field the referenced kind's result has. */
+  resultFields: ({ steps, at }) => {
+    const byId = new Map(steps.map((s) => [s.id, s]));
+    return steps.flatMap((step) =>
+      placeholdersOf(step, ['steps', 'item']).flatMap((f) => {
+        const target = byId.get(f.placeholder.ns === 'item' ? (step.forEachStep ?? '') : f.placeholder.name);
+        if (!target) return [];
+        const result = RESULTS[target.kind];
+        if (!result) return [at(f.yaml, `${f.placeholder.text}: a ${target.kind} step yields no result to reference`)];
+        const fields = acceptedKeys(result, []);
+        const [first = ''] = f.placeholder.field;
+        if (fields.includes(first) && schemaAt(result, f.placeholder.field)) return [];
+        return [at(f.yaml, `${f.placeholder.text}: a ${target.kind} result has no field "${f.placeholder.field.join('.')}" (accepted: ${fields.join(', ')})`)];
+      }),
+    );
+  },
+
+  itemNeedsForEachStep: ({ steps, at }) =>
+    steps.flatMap((step) =>
+      step.forEachStep !== undefined
+        ? []
+        : placeholdersOf(step, ['item']).map((f) => at(f.yaml, `${f.placeholder.text} needs for_each: { step: ID } on this step`)),
+    ),
+
+  rowNeedsRows: ({ input, steps, at }) =>
+    steps.flatMap((step) => {
+      const forEach = input.steps[step.index]?.for_each;
+      if (forEach && forEach.step === undefined) return [];
+      return placeholdersOf(step, ['row']).map((f) =>
+        at(f.yaml, `${f.placeholder.text} needs for_each: { rows | csv | jsonl } on this step`),
+      );
+    }),
+
+  matrixKeysKnown: ({ input, steps, at }) =>
+    steps.flatMap((step) => {
+      const keys = matrixKeysOf(input, step.index);
+      return placeholdersOf(step, ['matrix'])
+        .filter((f) => !keys.has(f.placeholder.name))
+        .map((f) =>
+          at(f.yaml, keys.size ? `${f.placeholder.text}: no matrix axis "${f.placeholder.name}" (axes: ${[...keys].join(', ')})` : `${f.placeholder.text} needs a matrix on this step`),
+        );
+    }),
+
+  /** Credentials come from the environment to the client only, never into a request body. */
+  envVariables: ({ steps, env, at }) =>
+    steps.flatMap((step) =>
+      placeholdersOf(step, ['env']).flatMap((f) => {
+        if ((CREDENTIAL_ENV as readonly string[]).includes(f.placeholder.name)) return [at(f.yaml, CREDENTIAL_MESSAGE)];
+        return env[f.placeholder.name] === undefined ? [at(f.yaml, `${f.placeholder.text}: environment variable ${f.placeholder.name} is not set`)] : [];
+      }),
+    ),
+
+  noCredentials: ({ source, at }) => credentialKeys(source.doc).map((path) => at(path.slice(0, -1), CREDENTIAL_MESSAGE, String(path.at(-1)))),
+
+  noCycles: ({ steps, at }) =>
+    topologicalOrder(steps).cycles.map((cycle) => {
+      const first = steps.find((s) => s.id === cycle[0]);
+      return at(first ? stepPath(first, 'id') : ['steps'], `steps depend on each other in a cycle: ${cycle.join(' → ')}`);
+    }),
+};
+
+function matrixKeysOf(input: ManifestInput, index: number): Set<string> {
+  const matrix = input.steps[index]?.matrix;
+  return matrix ? matrixKeys(matrix as MatrixInput) : new Set();
+}
+
+export function runRules(ctx: RuleContext): InputIssue[] {
+  return Object.values(MANIFEST_RULES).flatMap((rule) => rule(ctx));
+}
+

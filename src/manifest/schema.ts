@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { STEP_KINDS } from '../step-kinds.js';
+
+/**
+ * The manifest's own shape (stage 2 of loading, after YAML and before the cross-field rules).
+ * Strict everywhere, so a misspelt key is an error with the accepted keys, not silently ignored.
+ * A step's `with:` is only a map here: it is checked later, per job, after placeholder
+ * substitution, by the same request schemas the client sends with (src/manifest/kinds.ts).
+ */
+
+/** A step id is used in placeholders (`{{ steps.ID.FIELD }}`) and job keys (`ID:hash`). */
+export const STEP_ID_PATTERN = /^[a-z][a-z0-9_-]*$/;
+/** A manifest name becomes the default output folder `out/<name>`. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const CUSTOM_TEMPLATE_MODES = ['preview', 'render', 'both'] as const;
+export type CustomTemplateMode = (typeof CUSTOM_TEMPLATE_MODES)[number];
+
+/** @default 4 jobs in flight at once. */
+export const DEFAULT_CONCURRENCY = 4;
+/** Why a cap: a typo like `concurrency: 400` would otherwise flood the service's render queue. */
+export const MAX_CONCURRENCY = 64;
+
+const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const Row = z.record(z.string(), z.unknown());
+
+export const ForEachSchema = z
+  .strictObject({
+    rows: z.array(Row).optional().describe('inline rows: one job per row, fields as {{ row.FIELD }}'),
+    csv: z.string().min(1).optional().describe('CSV file (header row), relative to the manifest'),
+    jsonl: z.string().min(1).optional().describe('JSON Lines file, one object per line, relative to the manifest'),
+    step: z.string().min(1).optional().describe('one job per job of that step; its result as {{ item.FIELD }}'),
+  })
+  .describe('where the jobs of a step come from: exactly one of rows, csv, jsonl, step');
+
+export const MatrixSchema = z
+  .object({
+    include: z.array(z.record(z.string(), Scalar)).optional().describe('extra combinations, or extra values for matching ones'),
+    exclude: z.array(z.record(z.string(), Scalar)).optional().describe('combinations to drop'),
+  })
+  .catchall(z.array(Scalar).min(1))
+  .describe('axes (name: [values]) multiplied into every combination, as {{ matrix.AXIS }}');
+
+export const EstimateSchema = z.union([
+  z.number().min(0),
+  z.strictObject({ low: z.number().min(0), expected: z.number().min(0), high: z.number().min(0) }),
+]);
+
+export const StepSchema = z.strictObject({
+  id: z.string().regex(STEP_ID_PATTERN, 'must be lower case letters, digits, _ or -, starting with a letter'),
+  kind: z.enum(STEP_KINDS),
+  description: z.string().optional(),
+  with: z.record(z.string(), z.unknown()).default({}).describe('the request: the service field names of this kind'),
+  for_each: ForEachSchema.optional(),
+  matrix: MatrixSchema.optional(),
+  defaults: z.record(z.string(), Scalar).optional().describe('values for {{ row.X }} when a row lacks X or leaves it empty'),
+  needs: z.array(z.string()).optional().describe('steps to finish first, beyond those referenced'),
+  name: z.string().min(1).optional().describe('output file stem template, e.g. "{{ row.sku }}-{{ matrix.language }}"'),
+  download: z.boolean().default(true),
+  estimate_credits: EstimateSchema.optional().describe('credits per job, for kinds the spec does not price'),
+  mode: z.enum(CUSTOM_TEMPLATE_MODES).optional().describe('custom_template only; default both'),
+});
+export type StepInput = z.infer<typeof StepSchema>;
+
+export const ManifestSchema = z.strictObject({
+  $schema: z.string().optional(),
+  version: z.literal(1),
+  name: z.string().regex(NAME_PATTERN, 'must be letters, digits, ., _ or -, starting with a letter or digit').max(100),
+  description: z.string().optional(),
+  budget: z.strictObject({ max_credits: z.number().positive() }).optional(),
+  concurrency: z.int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),
+  kind_concurrency: z.partialRecord(z.enum(STEP_KINDS), z.int().min(1).max(MAX_CONCURRENCY)).optional(),
+  outputs: z.string().min(1).optional().describe('output folder relative to the manifest; default out/<name>'),
+  defaults: z
+    .partialRecord(z.enum(STEP_KINDS), z.record(z.string(), z.unknown()))
+    .optional()
+    .describe('request fields per kind, under every step of that kind'),
+  steps: z.array(StepSchema).min(1),
+});
+export type ManifestInput = z.infer<typeof ManifestSchema>;

@@ -1,0 +1,10 @@
+/** The planner: a manifest's jobs, keyed, priced, bound and ordered — pure, no I/O. */
+export { planManifest, type PlanOptions } from './plan-manifest.js';
+export { resolveJob, UnresolvedReferenceError } from './resolve.js';
+export { assertWithinBudget } from './budget.js';
+export { renderPlanTable, NEW, type StatusOf } from './render-table.js';
+export { planToJson } from './plan-json.js';
+export { estimateCredits, ESTIMATORS } from './estimate.js';
+export { jobKey, canonicalJson } from './job-key.js';
+export { sanitiseStem } from './output-names.js';
+export type { Plan, PlannedJob, StepPlan, CreditEstimate, CreditTotal, JobRef, JobStatus } from './types.js';

@@ -1,0 +1,119 @@
+import { InvalidInputError } from '../errors.js';
+import { expandManifest, type Manifest, type ManifestStep, type StepInstance } from '../manifest/index.js';
+import { estimateCredits } from './estimate.js';
+import { jobKey } from './job-key.js';
+import { outputNames } from './output-names.js';
+import { addCredits, roundTotal, ZERO } from './totals.js';
+import type { CreditEstimate, JobRef, Plan, PlannedJob, StepPlan } from './types.js';
+
+/**
+ * The planner: a loaded manifest in, every job it implies out — keyed, priced and bound to the
+ * upstream jobs its references read. Pure: no clock, no network, no disk; the same manifest always
+ * gives the same plan.
+ */
+export interface PlanOptions {
+  /** Overrides the manifest's budget.max_credits (the `--max-credits` flag). @default manifest budget */
+  maxCredits?: number;
+}
+
+export function planManifest(manifest: Manifest, options: PlanOptions = {}): Plan {
+  const expansion = expandManifest(manifest);
+  if (expansion.issues.length > 0) throw new InvalidInputError(expansion.issues, `${manifest.displayFile}: invalid manifest`);
+  const byId = new Map(manifest.steps.map((s) => [s.id, s]));
+  const warnings = [...manifest.warnings];
+  const jobsByStep = new Map<string, PlannedJob[]>();
+  const steps: StepPlan[] = [];
+  for (const id of expansion.order) {
+    const step = byId.get(id) as ManifestStep;
+    const jobs = planStep(step, expansion.instances.get(id) ?? [], jobsByStep, warnings);
+    jobsByStep.set(id, jobs);
+    steps.push(stepPlan(step, jobs));
+  }
+  const jobs = expansion.order.flatMap((id) => jobsByStep.get(id) ?? []);
+  const duplicates = markDuplicates(jobs);
+  for (const d of duplicates) warnings.push(`${d.count} identical jobs in step ${d.step} (${d.key}): each is made; keys ${d.key}, ${d.key}~2, …`);
+  warnings.push(...outputNames(jobs));
+  return {
+    name: manifest.name,
+    manifestPath: manifest.file,
+    outputsDir: manifest.outputsDir,
+    concurrency: manifest.concurrency,
+    kindConcurrency: manifest.kindConcurrency,
+    budget: { maxCredits: options.maxCredits ?? manifest.budget.maxCredits },
+    steps,
+    jobs,
+    totals: {
+      jobs: jobs.length,
+      credits: roundTotal(steps.reduce((sum, s) => addCredits(sum, s.credits), ZERO)),
+      unknownJobs: steps.reduce((n, s) => n + s.unknownJobs, 0),
+    },
+    duplicates,
+    warnings,
+  };
+}
+
+function planStep(step: ManifestStep, instances: StepInstance[], done: Map<string, PlannedJob[]>, warnings: string[]): PlannedJob[] {
+  const references = uniqueReferences(step);
+  const upstream = step.forEachStep ? (done.get(step.forEachStep) ?? []) : [undefined];
+  let ignoredEstimate = false;
+  const jobs: PlannedJob[] = [];
+  for (const item of upstream) {
+    for (const instance of instances) {
+      const refs = references.map((r) => ({
+        placeholder: r.text,
+        jobKey: (r.ns === 'item' ? item?.key : done.get(r.name)?.[0]?.key) ?? '',
+        field: r.field.join('.'),
+      }));
+      const computed = estimateCredits(step.kind, instance.request);
+      ignoredEstimate ||= computed !== null && step.estimate !== undefined;
+      jobs.push(plannedJob(step, instance, refs, computed ?? declared(step)));
+    }
+  }
+  if (ignoredEstimate) warnings.push(`step ${step.id}: estimate_credits ignored, the spec prices ${step.kind}`);
+  return jobs;
+}
+
+function plannedJob(step: ManifestStep, instance: StepInstance, refs: JobRef[], credits: CreditEstimate | null): PlannedJob {
+  const key = jobKey({ step: step.id, kind: step.kind, mode: step.mode, pathId: instance.pathId, request: instance.request, refs });
+  const job: PlannedJob = { key, step: step.id, kind: step.kind, request: instance.request, refs, credits, outputName: instance.name ?? '', download: step.download };
+  if (step.mode) job.mode = step.mode;
+  if (instance.pathId !== undefined) job.pathId = instance.pathId;
+  if (instance.origin) job.origin = `${instance.origin.file}:${instance.origin.line}`;
+  return job;
+}
+
+const declared = (step: ManifestStep): CreditEstimate | null => (step.estimate ? { ...step.estimate, exact: false } : null);
+
+function uniqueReferences(step: ManifestStep) {
+  const seen = new Map<string, ManifestStep['template']['placeholders'][number]['placeholder']>();
+  for (const { placeholder } of step.template.placeholders) {
+    if (placeholder.ns === 'steps' || placeholder.ns === 'item') seen.set(placeholder.text, placeholder);
+  }
+  return [...seen.values()];
+}
+
+function stepPlan(step: ManifestStep, jobs: PlannedJob[]): StepPlan {
+  let credits = ZERO;
+  let unknownJobs = 0;
+  for (const job of jobs) {
+    if (job.credits) credits = addCredits(credits, job.credits);
+    else unknownJobs++;
+  }
+  const plan: StepPlan = { id: step.id, kind: step.kind, jobs: jobs.length, credits: roundTotal(credits), unknownJobs, needs: step.needs, download: step.download };
+  if (step.mode) plan.mode = step.mode;
+  return plan;
+}
+
+/**
+ * Identical jobs (same step, same request) are not merged: a user may want two takes of the same
+ * script. Each keeps a distinct key — KEY, KEY~2, KEY~3 in plan order — and the set is reported.
+ */
+function markDuplicates(jobs: PlannedJob[]): Plan['duplicates'] {
+  const counts = new Map<string, number>();
+  for (const job of jobs) {
+    const n = (counts.get(job.key) ?? 0) + 1;
+    counts.set(job.key, n);
+    if (n > 1) job.key = `${job.key}~${n}`;
+  }
+  return [...counts].filter(([, n]) => n > 1).map(([key, count]) => ({ key, step: key.slice(0, key.lastIndexOf(':')), count }));
+}

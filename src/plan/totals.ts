@@ -1,0 +1,17 @@
+import type { CreditTotal } from './types.js';
+
+export const ZERO: CreditTotal = { low: 0, expected: 0, high: 0 };
+
+export const addCredits = (a: CreditTotal, b: CreditTotal): CreditTotal => ({
+  low: a.low + b.low,
+  expected: a.expected + b.expected,
+  high: a.high + b.high,
+});
+
+/** Prices run to tenths (Aurora, Boreal-H3); sums drop the binary noise of adding them. */
+const tenths = (n: number) => Math.round(n * 10) / 10;
+
+export const roundTotal = (t: CreditTotal): CreditTotal => ({ low: tenths(t.low), expected: tenths(t.expected), high: tenths(t.high) });
+
+/** 1,234.5 — credits as people read them. */
+export const formatCredits = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });

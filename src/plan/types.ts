@@ -1,0 +1,77 @@
+import type { CustomTemplateMode } from '../manifest/index.js';
+import type { StepKind } from '../step-kinds.js';
+
+/** Credits one job is expected to cost. `exact` when the inputs fix the price. */
+export interface CreditEstimate {
+  low: number;
+  expected: number;
+  high: number;
+  exact: boolean;
+}
+
+/** A sum of estimates; jobs of unknown cost are left out and counted separately. */
+export interface CreditTotal {
+  low: number;
+  expected: number;
+  high: number;
+}
+
+/** A reference in a job's request, bound at plan time to the upstream job that will answer it. */
+export interface JobRef {
+  /** Canonical placeholder text as it stands in the request, e.g. `{{ steps.product.id }}`. */
+  placeholder: string;
+  jobKey: string;
+  /** Dotted field path in that job's result, e.g. `id` or `accents.0.id`. */
+  field: string;
+}
+
+export interface PlannedJob {
+  /** Stable identity: `STEP:` + 12 hex of sha256 over the normalised request and its bindings. */
+  key: string;
+  step: string;
+  kind: StepKind;
+  mode?: CustomTemplateMode;
+  /** The body, with reference placeholders left in place where refs bind. */
+  request: Record<string, unknown>;
+  /** For path-id kinds (may be a reference placeholder). */
+  pathId?: string;
+  refs: JobRef[];
+  /** null = unknown (never 0 for a kind nobody prices). */
+  credits: CreditEstimate | null;
+  /** Sanitised file stem for this job's outputs. */
+  outputName: string;
+  download: boolean;
+  /** Where the row came from, e.g. `scripts.csv:14`, for messages and reports. */
+  origin?: string;
+}
+
+export interface StepPlan {
+  id: string;
+  kind: StepKind;
+  mode?: CustomTemplateMode;
+  jobs: number;
+  credits: CreditTotal;
+  unknownJobs: number;
+  needs: string[];
+  download: boolean;
+}
+
+export interface Plan {
+  name: string;
+  manifestPath: string;
+  outputsDir: string;
+  concurrency: number;
+  kindConcurrency: Partial<Record<StepKind, number>>;
+  budget: { maxCredits: number | null };
+  /** In topological order. */
+  steps: StepPlan[];
+  /** In dependency order: every job after the jobs it references. */
+  jobs: PlannedJob[];
+  totals: { jobs: number; credits: CreditTotal; unknownJobs: number };
+  /** Identical jobs: kept (as KEY, KEY~2, …), and reported here. */
+  duplicates: { key: string; step: string; count: number }[];
+  warnings: string[];
+}
+
+/** A job's standing in the runner's state database, shown by `plan`. */
+export type JobStatus = 'new' | 'done' | 'changed' | 'in flight' | 'failed' | 'in doubt' | (string & {});
