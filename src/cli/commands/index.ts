@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { registerPlan } from './plan.js';
+import { registerSchema } from './schema.js';
+import { registerValidate } from './validate.js';
 
 /**
  * A command registers itself on the program. Its action either resolves (optionally calling
@@ -8,4 +11,4 @@ import type { CliIo } from '../io.js';
 export type RegisterCommand = (program: Command, io: CliIo, setExit: (code: number) => void) => void;
 
 /** Every command, in the order `reelpipe --help` lists them. */
-export const COMMANDS: RegisterCommand[] = [];
+export const COMMANDS: RegisterCommand[] = [registerValidate, registerPlan, registerSchema];
