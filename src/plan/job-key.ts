@@ -19,7 +19,8 @@ export interface KeyInput {
 }
 
 export function jobKey(input: KeyInput): string {
-  const bindings = input.refs.map((r) => [r.placeholder, r.jobKey]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  const bindings =
+    input.refs.length === 0 ? [] : input.refs.map((r) => [r.placeholder, r.jobKey]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
   const material = canonicalJson([input.kind, input.mode ?? null, input.pathId ?? null, input.request, bindings]);
   return `${input.step}:${createHash('sha256').update(material).digest('hex').slice(0, KEY_HEX_LENGTH)}`;
 }
@@ -27,10 +28,15 @@ export function jobKey(input: KeyInput): string {
 /** JSON with object keys sorted at every depth: equal requests give equal text. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(',')}}`;
+  let out = '';
+  if (Array.isArray(value)) {
+    for (const item of value) out += (out ? ',' : '') + canonicalJson(item);
+    return `[${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record).sort()) {
+    if (record[key] === undefined) continue;
+    out += `${out ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(record[key])}`;
+  }
+  return `{${out}}`;
 }

@@ -8,7 +8,10 @@ import type { PlannedJob } from './types.js';
  */
 const MAX_STEM = 120;
 
+const SAFE = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
 export function sanitiseStem(text: string): string {
+  if (text.length <= MAX_STEM && SAFE.test(text) && !text.endsWith('.') && !text.endsWith('-')) return text;
   return text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

@@ -23,14 +23,16 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
   const warnings = [...manifest.warnings];
   const jobsByStep = new Map<string, PlannedJob[]>();
   const steps: StepPlan[] = [];
+  const duplicates: Plan['duplicates'] = [];
   for (const id of expansion.order) {
     const step = byId.get(id) as ManifestStep;
     const jobs = planStep(step, expansion.instances.get(id) ?? [], jobsByStep, warnings);
+    // Before any later step binds a reference to these keys.
+    duplicates.push(...markDuplicates(jobs));
     jobsByStep.set(id, jobs);
     steps.push(stepPlan(step, jobs));
   }
   const jobs = expansion.order.flatMap((id) => jobsByStep.get(id) ?? []);
-  const duplicates = markDuplicates(jobs);
   for (const d of duplicates) warnings.push(`${d.count} identical jobs in step ${d.step} (${d.key}): each is made; keys ${d.key}, ${d.key}~2, …`);
   warnings.push(...outputNames(jobs));
   return {
@@ -59,7 +61,7 @@ function planStep(step: ManifestStep, instances: StepInstance[], done: Map<strin
   const jobs: PlannedJob[] = [];
   for (const item of upstream) {
     for (const instance of instances) {
-      const refs = references.map((r) => ({
+      const refs: JobRef[] = references.length === 0 ? NO_REFS : references.map((r) => ({
         placeholder: r.text,
         jobKey: (r.ns === 'item' ? item?.key : done.get(r.name)?.[0]?.key) ?? '',
         field: r.field.join('.'),
@@ -81,6 +83,9 @@ function plannedJob(step: ManifestStep, instance: StepInstance, refs: JobRef[], 
   if (instance.origin) job.origin = `${instance.origin.file}:${instance.origin.line}`;
   return job;
 }
+
+/** Shared by every job without references: a 100,000-job plan need not hold 100,000 empty arrays. */
+const NO_REFS: JobRef[] = [];
 
 const declared = (step: ManifestStep): CreditEstimate | null => (step.estimate ? { ...step.estimate, exact: false } : null);
 
@@ -108,12 +113,17 @@ function stepPlan(step: ManifestStep, jobs: PlannedJob[]): StepPlan {
  * Identical jobs (same step, same request) are not merged: a user may want two takes of the same
  * script. Each keeps a distinct key — KEY, KEY~2, KEY~3 in plan order — and the set is reported.
  */
-function markDuplicates(jobs: PlannedJob[]): Plan['duplicates'] {
-  const counts = new Map<string, number>();
+function markDuplicates(jobs: readonly PlannedJob[]): Plan['duplicates'] {
+  const seen = new Set<string>();
+  const repeats = new Map<string, number>();
   for (const job of jobs) {
-    const n = (counts.get(job.key) ?? 0) + 1;
-    counts.set(job.key, n);
-    if (n > 1) job.key = `${job.key}~${n}`;
+    if (!seen.has(job.key)) {
+      seen.add(job.key);
+      continue;
+    }
+    const n = (repeats.get(job.key) ?? 1) + 1;
+    repeats.set(job.key, n);
+    job.key = `${job.key}~${n}`;
   }
-  return [...counts].filter(([, n]) => n > 1).map(([key, count]) => ({ key, step: key.slice(0, key.lastIndexOf(':')), count }));
+  return [...repeats].map(([key, count]) => ({ key, step: jobs[0]?.step ?? '', count }));
 }
