@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setInterval, clearInterval } from 'node:timers';
 import { loadManifest } from '../dist/manifest/index.js';
 import { planManifest } from '../dist/plan/index.js';
 
