@@ -79,11 +79,7 @@ export class SandboxCore {
   create(spec: NewJob): Job {
     const now = this.now();
     const short = !this.ledger.canCover(spec.price);
-    if (short && this.options.insufficientCredits === 'refuse') {
-      throw new HttpError(402, {
-        detail: `Insufficient credits: this request costs ${spec.price} credits and the balance is ${this.ledger.balance}.`,
-      });
-    }
+    if (short && this.options.insufficientCredits === 'refuse') this.requireCredits(spec.price);
     const job: Job = {
       id: this.newId(), family: spec.family, kind: spec.kind, createdAt: now, updatedAt: now,
       status: spec.plan ? '' : (spec.status ?? 'done'), request: spec.request, fields: spec.fields, price: spec.price,
@@ -95,6 +91,17 @@ export class SandboxCore {
     if (!short) this.ledger.charge(job, spec.price);
     if (spec.plan) this.engine.start(job, short ? shortfallPlan(spec.plan(job)) : spec.plan(job));
     return job;
+  }
+
+  /**
+   * Refuses a request the balance cannot pay for. Why 402: the live service's code is unknown
+   * (behaviour notes); a distinct 4xx with a `detail` lets a client stop submitting at once.
+   */
+  requireCredits(price: number): void {
+    if (this.ledger.canCover(price)) return;
+    throw new HttpError(402, {
+      detail: `Insufficient credits: this request costs ${price} credits and the balance is ${this.ledger.balance}.`,
+    });
   }
 
   /** Reports a status change by webhook when the job asked for one and its family reports it. */

@@ -3,9 +3,20 @@ import type { AddressInfo } from 'node:net';
 import { SandboxCore } from './core.js';
 import { Router } from './http/router.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
+import { registerAdClone } from './resources/ad-clone.js';
 import { registerAiVideos } from './resources/ai-videos.js';
+import { registerAssets } from './resources/assets.js';
+import { registerBoreal } from './resources/boreal.js';
 import type { Registrar } from './resources/common.js';
+import { registerHtmlAds } from './resources/html-ads.js';
 import { jobView, registerIntrospection, snapshotStats, type SandboxJobView } from './resources/introspection.js';
+import { registerLinks } from './resources/links.js';
+import { registerLipsync } from './resources/lipsync.js';
+import { registerMusic } from './resources/music.js';
+import { registerPersonas } from './resources/personas.js';
+import { registerProduct } from './resources/product.js';
+import { registerTemplates } from './resources/templates.js';
+import { registerText } from './resources/text.js';
 import { createRequestHandler } from './server.js';
 import type { SandboxStats } from './stats.js';
 
@@ -27,7 +38,10 @@ export interface Sandbox {
 }
 
 /** Every resource family, in the order their routes are matched. */
-const REGISTRARS: Registrar[] = [registerIntrospection, registerAiVideos];
+const REGISTRARS: Registrar[] = [
+  registerIntrospection, registerAiVideos, registerProduct, registerPersonas, registerLinks, registerHtmlAds,
+  registerLipsync, registerBoreal, registerAdClone, registerText, registerAssets, registerMusic, registerTemplates,
+];
 
 /** Starts the sandbox service on loopback (by default) and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

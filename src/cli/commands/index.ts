@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import { registerPlan } from './plan.js';
+import { registerSandbox } from './sandbox.js';
 import { registerSchema } from './schema.js';
 import { registerValidate } from './validate.js';
 
@@ -11,4 +12,4 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo, setExit: (code: number) => void) => void;
 
 /** Every command, in the order `reelpipe --help` lists them. */
-export const COMMANDS: RegisterCommand[] = [registerValidate, registerPlan, registerSchema];
+export const COMMANDS: RegisterCommand[] = [registerValidate, registerPlan, registerSchema, registerSandbox];

@@ -31,7 +31,8 @@ export interface Plan {
   phases: Phase[];
   /** Status shown while waiting for a slot. @default the current status */
   queueStatus?: string;
-  end: { status: string; rest?: boolean; enter?: (job: Job, at: number) => void };
+  /** The end state; a function decides it when the outcome is known only then (HTML ads). */
+  end: { status: string | ((job: Job) => string); rest?: boolean; enter?: (job: Job, at: number) => void };
 }
 
 export interface Timeline {
@@ -138,7 +139,8 @@ export class LifecycleEngine {
   private finish(job: Job, at: number): void {
     const t = job.timeline!;
     t.state = t.plan.end.rest ? 'resting' : 'final';
-    this.setStatus(job, t.plan.end.status, at);
+    const { status } = t.plan.end;
+    this.setStatus(job, typeof status === 'function' ? status(job) : status, at);
     t.plan.end.enter?.(job, at);
     this.releaseSlot(job, at);
   }

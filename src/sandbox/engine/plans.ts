@@ -9,7 +9,8 @@ export interface WorkSpec {
   queueStatus?: string;
   /** Work phases; each needs a render slot unless `slot: false`. */
   work: { status: string; seconds: number; slot?: boolean; leave?: Phase['leave'] }[];
-  done: string;
+  /** The success state, or a function deciding the end state once the work is done. */
+  done: string | ((job: Job) => string);
   /** Sets the outputs. */
   onDone: (job: Job, at: number) => void;
   /** The kind has a rejected state (video jobs, avatars). @default false */
@@ -43,7 +44,7 @@ export function workPlan(core: SandboxCore, spec: WorkSpec): Plan {
     ms: core.ms(w.seconds),
     slot: w.slot ?? true,
     enter: i === 0 ? startBilling : undefined,
-    leave: w.leave,
+    leave: failing ? undefined : w.leave, // a failing job produces nothing
   }));
   const end: Plan['end'] = failing
     ? { status: 'failed', enter: (job) => fail(core, job, FAULT_FAILED_REASON, spec.refundOnFailure ?? false) }

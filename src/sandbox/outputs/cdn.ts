@@ -69,10 +69,19 @@ export class Cdn {
     this.send(req, res, bytes, this.files.get(path)!.file.contentType, this.faults.draw('downloadCut'));
   }
 
+  /** The bytes of a library file: a picture for .png names, the sample MP4 otherwise. */
+  mediaBytes(name: string): Buffer {
+    return contentTypeOf(name) === 'image/png' ? makePng(320, 320, ...coloursFor(name)) : SAMPLE_MP4;
+  }
+
+  /** The library name of a URL this sandbox serves under /media/, if it is one. */
+  mediaName(url: string): string | undefined {
+    const prefix = `${this.baseUrl}/media/`;
+    return url.startsWith(prefix) ? url.slice(prefix.length) : undefined;
+  }
+
   serveMedia(req: IncomingMessage, res: ServerResponse, name: string): void {
-    const type = contentTypeOf(name);
-    const bytes = type === 'image/png' ? makePng(320, 320, ...coloursFor(name)) : SAMPLE_MP4;
-    this.send(req, res, bytes, type, false);
+    this.send(req, res, this.mediaBytes(name), contentTypeOf(name), false);
   }
 
   /** Sends bytes, honouring a single `Range: bytes=N-M`; a cut download stops halfway and resets. */

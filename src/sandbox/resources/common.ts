@@ -1,4 +1,4 @@
-import { IDS_FILTER_MAX, ListQuery } from '../../api/schemas/index.js';
+import { ListQuery } from '../../api/schemas/index.js';
 import type { SandboxCore, WebhookPolicy } from '../core.js';
 import { drfErrors } from '../http/drf-errors.js';
 import { fieldError, notFound } from '../http/reply.js';
@@ -83,5 +83,3 @@ function parseInstant(field: string, text: string): number {
 
 /** Lists come newest first, as a bare array. */
 export const newestFirst = (jobs: Job[]) => [...jobs].sort((a, b) => b.createdAt - a.createdAt);
-
-export { IDS_FILTER_MAX };
