@@ -5,8 +5,14 @@ import type { Phase, Plan } from './lifecycle.js';
 /** The common shape of a job's life: a first state, work phases, then done, failed or rejected. */
 export interface WorkSpec {
   initial: { status: string; seconds: number };
-  /** Shown while waiting for a render slot. @default the initial status */
+  /**
+   * A queue state (in_queue): shown for `dispatchSeconds` after the first state even with a free
+   * slot, as a job is handed to the render farm, and for as long as it then waits for a slot.
+   * @default none: a job waiting for a slot keeps its first status
+   */
   queueStatus?: string;
+  /** @default 1 */
+  dispatchSeconds?: number;
   /** Work phases; each needs a render slot unless `slot: false`. */
   work: { status: string; seconds: number; slot?: boolean; leave?: Phase['leave'] }[];
   /** The success state, or a function deciding the end state once the work is done. */
@@ -49,7 +55,8 @@ export function workPlan(core: SandboxCore, spec: WorkSpec): Plan {
   const end: Plan['end'] = failing
     ? { status: 'failed', enter: (job) => fail(core, job, FAULT_FAILED_REASON, spec.refundOnFailure ?? false) }
     : { status: spec.done, enter: spec.onDone, rest: spec.rest ?? false };
-  return { phases: [initial, ...work], queueStatus: spec.queueStatus, end };
+  const dispatch: Phase[] = spec.queueStatus ? [{ status: spec.queueStatus, ms: core.ms(spec.dispatchSeconds ?? 1) }] : [];
+  return { phases: [initial, ...dispatch, ...work], queueStatus: spec.queueStatus, end };
 }
 
 export function fail(core: SandboxCore, job: Job, reason: string, refund: boolean): void {

@@ -43,6 +43,7 @@ export const registerAdClone: Registrar = (router, core) => {
       plan: () => workPlan(core, {
         initial: { status: 'pending', seconds: 0 },
         queueStatus: 'in_queue',
+        dispatchSeconds: 0,
         work: [{ status: 'running', seconds: seconds * RENDER_SECONDS_PER_VIDEO_SECOND }],
         done: 'done', onDone: (done) => putOutput(core, done, 'video.mp4', () => SAMPLE_MP4), rejectable: true,
       }),

@@ -1,0 +1,149 @@
+import { describe, expect, test } from 'vitest';
+import { sandboxFor, makeLink, type TestSandbox } from './helpers.js';
+
+/**
+ * Each resource walks its own state set from the spec, at a high speed on a manual clock: the
+ * statuses a poller sees come in the spec's order, progress never goes back, outputs appear only
+ * at the end, and the recorded history is exactly the expected walk.
+ */
+const SPEED = 1000;
+const GHOST = '00000000-0000-4000-8000-000000000000';
+
+interface Walk {
+  name: string;
+  create: (t: TestSandbox) => Promise<string>;
+  read: string;
+  statusField?: string;
+  output: string;
+  walk: string[];
+}
+
+const FINAL = new Set(['done', 'failed', 'rejected', 'video_generated']);
+
+const walks: Walk[] = [
+  { name: 'AI Short', read: '/api/ai_shorts/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
+    create: async (t) => (await t.post('/api/ai_shorts/', { aspect_ratio: '9x16', script: 'One two three four five six seven.', style: '3D' })).body.id },
+  { name: 'AI Editing', read: '/api/ai_editing/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
+    create: async (t) => (await t.post('/api/ai_editing/', { video_url: 'https://v.example.com/a.mp4#t=20' })).body.id },
+  { name: 'Boreal', read: '/api/boreal/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
+    create: async (t) => (await t.post('/api/boreal/', { prompt: 'Fox', duration: 10 })).body.id },
+  { name: 'ad clone', read: '/api/ads_clone/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
+    create: async (t) => (await t.post('/api/ads_clone/', { link: await makeLink(t), video_url: 'https://v.example.com/r.mp4' })).body.id },
+  { name: 'lipsync', read: '/api/lipsyncs_v2/', output: 'output', walk: ['pending', 'in_queue', 'running', 'done'],
+    create: async (t) => (await t.post('/api/lipsyncs_v2/', { video_inputs: [{ character: { type: 'avatar', avatar_id: GHOST }, voice: { type: 'text', input_text: 'Hello there, friend.' } }] })).body.id },
+  { name: 'HTML ads', read: '/api/html_interactive_ads/', output: 'ads', walk: ['pending', 'running', 'done'],
+    create: async (t) => (await t.post('/api/html_interactive_ads/', { link: await makeLink(t), style_ids: ['quiz-3q', 'swipe-deck'] })).body.id },
+  { name: 'text generation', read: '/sse/text_generator/', output: 'response_text', walk: ['pending', 'running', 'done'],
+    create: async (t) => (await t.post('/api/text_generator/', { model_name: 'm', messages: [{ role: 'user', content: 'Hi' }] })).body.id },
+  { name: 'asset', read: '/api/asset_generator/', output: 'assets', walk: ['initializing', 'generating', 'done'],
+    create: async (t) => (await t.post('/api/asset_generator/', { model_name: 'sandbox-image-v1', input_params: { prompt: 'cat' } })).body.id },
+  { name: 'custom template (create and render)', read: '/api/custom_template_jobs/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
+    create: async (t) => (await t.post('/api/custom_template_jobs/', { template_id: 'vid_2b81e4d0' })).body.id },
+  { name: 'custom avatar', read: '/api/personas_v2/', statusField: 'process_status', output: 'lipsync_input_url',
+    walk: ['pending', 'processing', 'voice_creating', 'video_validating', 'crop_and_matte', 'reviewing', 'done'],
+    create: async (t) => (await t.post('/api/personas_v2/', { creator_name: 'Ada', gender: 'f', gdown_url: 'https://d.example.com/a' })).body.id },
+];
+
+/** Polls every `stepMs` of sandbox time until a final state; returns the distinct statuses seen. */
+async function poll(t: TestSandbox, path: string, field: string, output: string, stepMs: number) {
+  const seen: string[] = [];
+  let lastProgress = -1;
+  for (let i = 0; i < 20_000; i += 1) {
+    const { body } = await t.get(path);
+    const status = body[field] as string;
+    if (seen[seen.length - 1] !== status) seen.push(status);
+    const progress = Number(body.progress ?? 0);
+    expect(progress).toBeGreaterThanOrEqual(lastProgress);
+    lastProgress = FINAL.has(status) ? -1 : progress;
+    const hasOutput = Array.isArray(body[output]) ? body[output].length > 0 : Boolean(body[output]);
+    expect(hasOutput, `${output} at ${status}`).toBe(FINAL.has(status) && status !== 'failed' && status !== 'rejected');
+    if (FINAL.has(status)) return { seen, body };
+    t.advance(stepMs);
+  }
+  throw new Error('never reached a final state');
+}
+
+describe('life cycles walk the spec states at high speed', () => {
+  test.each(walks)('$name: $walk', async (w) => {
+    const t = await sandboxFor({ speed: SPEED });
+    const id = await w.create(t);
+    const step = w.name === 'custom avatar' ? 200 : 0.5; // the review alone lasts 130 s at this speed
+    const { seen, body } = await poll(t, `${w.read}${id}/`, w.statusField ?? 'status', w.output, step);
+    expect(seen.every((s) => w.walk.includes(s))).toBe(true);
+    expect(seen.map((s) => w.walk.indexOf(s))).toEqual([...seen.map((s) => w.walk.indexOf(s))].sort((a, b) => a - b));
+    expect(seen[seen.length - 1]).toBe('done');
+    expect(body.failed_reason ?? '').toBe('');
+    const history = t.sandbox.jobs().find((j) => j.id === id)!.history.map((h) => h.status);
+    expect(history).toEqual(w.walk);
+  });
+
+  test('product walks initializing → image_generating → image_generated → video_generating → video_generated', async () => {
+    const t = await sandboxFor({ speed: SPEED });
+    const id = (await t.post('/api/product_to_videos/gen_image/', { product_url: 'https://i.example.com/p.png' })).body.id;
+    t.advance(60_000);
+    const rested = (await t.get(`/api/product_to_videos/${id}/`)).body;
+    expect(rested.status).toBe('image_generated');
+    expect(rested.generated_photo_url).toMatch(/\/cdn\//);
+    expect(rested.generated_video_url).toBeNull();
+    expect((await t.post(`/api/product_to_videos/${id}/gen_video/`, { video_prompt: 'turn' })).body.status).toBe('video_generating');
+    const { seen } = await poll(t, `/api/product_to_videos/${id}/`, 'status', 'generated_video_url', 5);
+    expect(seen).toEqual(['video_generating', 'video_generated']);
+    const regen = (await t.post(`/api/product_to_videos/${id}/regen_video/`, { video_prompt: 'slower' })).body;
+    expect(regen).toMatchObject({ status: 'initializing', regen_source_id: id, regen_type: 'regen_video' });
+    await poll(t, `/api/product_to_videos/${regen.id}/`, 'status', 'generated_video_url', 5);
+    const history = (jobId: string) => t.sandbox.jobs().find((j) => j.id === jobId)!.history.map((h) => h.status);
+    expect(history(id)).toEqual(['initializing', 'image_generating', 'image_generated', 'video_generating', 'video_generated']);
+    expect(history(regen.id)).toEqual(['initializing', 'video_generating', 'video_generated']);
+  });
+
+  test('template preview then render: the preview fills in while pending, the render walks on', async () => {
+    const t = await sandboxFor({ speed: SPEED });
+    const id = (await t.post('/api/custom_template_jobs/preview_async/', { template_id: 'vid_2b81e4d0' })).body.id;
+    expect((await t.get(`/api/custom_template_jobs/${id}/`)).body.preview).toBeNull();
+    t.advance(60_000);
+    const previewed = (await t.get(`/api/custom_template_jobs/${id}/`)).body;
+    expect(previewed).toMatchObject({ status: 'pending', video_output: null });
+    expect(previewed.preview).toMatch(/\/cdn\//);
+    await t.post(`/api/custom_template_jobs/${id}/render/`, {});
+    const { seen } = await poll(t, `/api/custom_template_jobs/${id}/`, 'status', 'video_output', 1);
+    expect(seen[seen.length - 1]).toBe('done');
+    expect(t.sandbox.jobs().find((j) => j.id === id)!.history.map((h) => h.status)).toEqual(['pending', 'in_queue', 'running', 'done']);
+  });
+
+  test.each([
+    ['jobFailure', 'failed'],
+    ['jobRejection', 'rejected'],
+  ])('with %s at rate 1 a video job ends %s with a failed_reason', async (fault, end) => {
+    const t = await sandboxFor({ speed: SPEED, faults: { rates: { [fault]: 1 } } });
+    const id = (await t.post('/api/boreal/', { prompt: 'Fox', duration: 5 })).body.id;
+    const { seen, body } = await poll(t, `/api/boreal/${id}/`, 'status', 'video_output', 1);
+    expect(seen[seen.length - 1]).toBe(end);
+    expect(body.failed_reason).not.toBe('');
+    expect(body.video_output).toBeNull();
+  });
+});
+
+describe('render slots', () => {
+  test('beyond capacity jobs wait in_queue and start first come, first served', async () => {
+    const t = await sandboxFor({ speed: 1, capacity: 1 });
+    const make = async () => (await t.post('/api/boreal/', { prompt: 'Fox', duration: 10 })).body.id as string;
+    const [a, b, c] = [await make(), await make(), await make()];
+    const status = async (id: string) => (await t.get(`/api/boreal/${id}/`)).body.status as string;
+    t.advance(2_500); // past pending (1 s) and dispatch (1 s)
+    expect([await status(a), await status(b), await status(c)]).toEqual(['running', 'in_queue', 'in_queue']);
+    t.advance(60_000); // a renders 10 s × 6
+    expect([await status(a), await status(b), await status(c)]).toEqual(['done', 'running', 'in_queue']);
+    t.advance(60_000);
+    expect([await status(b), await status(c)]).toEqual(['done', 'running']);
+    t.advance(60_000);
+    expect(await status(c)).toBe('done');
+  });
+
+  test('work that needs no slot (avatars, text) is not held up by a full farm', async () => {
+    const t = await sandboxFor({ speed: 1, capacity: 1 });
+    await t.post('/api/boreal/', { prompt: 'Fox', duration: 60 });
+    const text = (await t.post('/api/text_generator/', { model_name: 'm', messages: [{ role: 'user', content: 'Hi' }] })).body.id;
+    t.advance(10_000);
+    expect((await t.get(`/sse/text_generator/${text}/`)).body.status).toBe('done');
+  });
+});
