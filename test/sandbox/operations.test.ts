@@ -23,7 +23,6 @@ beforeAll(async () => {
   ids.videoTask = (await t.post('/api/product_to_videos/gen_image/', { product_url: 'https://img.example.com/q.png' })).body.id;
   ids.persona = (await t.post('/api/personas_v2/', { creator_name: 'Ada', gender: 'f', gdown_url: 'https://drive.example.com/ada' })).body.id;
   ids.preview = (await t.post('/api/custom_template_jobs/preview_async/', { template_id: 'vid_2b81e4d0', variables: {} })).body.id;
-  ids.freshPreview = '';
   t.advance(HOUR);
   await t.post(`/api/product_to_videos/${ids.videoTask}/gen_video/`, {});
   t.advance(HOUR);
@@ -41,7 +40,6 @@ function lipsyncBody(text = 'Hello from the sandbox.', extra: Record<string, unk
   return { video_inputs: [{ character: { type: 'avatar', avatar_id: GHOST }, voice: { type: 'text', input_text: text } }], ...extra };
 }
 
-const id = (name: string) => () => ids[name]!;
 
 interface Case { name: string; method?: string; path: string | (() => string); body?: unknown; status: number }
 const pathOf = (c: Case) => (typeof c.path === 'string' ? c.path : c.path());
