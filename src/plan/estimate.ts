@@ -4,6 +4,7 @@ import {
   LINK_SCRAPE_CREDITS, lipsyncCredits, REGEN_CREDITS, spokenSeconds, type LipsyncModel, type SecondsRange,
 } from '../pricing/index.js';
 import type { StepKind } from '../step-kinds.js';
+import { statedSeconds } from './stated-length.js';
 import type { CreditEstimate } from './types.js';
 
 /**
@@ -25,8 +26,11 @@ const unknown: Estimator = () => null;
 export const ESTIMATORS: Record<StepKind, Estimator> = {
   // Rule 1: 5 per started 30 s; the length follows the script's spoken length.
   ai_short: (r) => (known(r.script) ? fromSeconds(spokenSeconds(r.script), aiVideoCredits) : null),
-  // Rule 1 too, but the input video's length is not known offline.
-  ai_editing: unknown,
+  // Rule 1 too, by the input video's length: known only when its URL states it.
+  ai_editing: (r) => {
+    const seconds = statedSeconds(r.video_url);
+    return seconds === undefined ? null : exact(aiVideoCredits(seconds));
+  },
   product_regen: () => exact(REGEN_CREDITS),
   link: () => exact(LINK_SCRAPE_CREDITS),
   // Rule 3: 10 per ad, one ad per style; failed ads are refunded, so this is also the ceiling.
@@ -61,21 +65,23 @@ function lipsyncEstimate(r: Request): CreditEstimate | null {
 }
 
 /**
- * Rule 5. With audio_url the audio sets the length, up to the resolution's limit: the range runs
- * from one block to the limit, expecting half of it.
+ * Rule 5. With audio_url the audio sets the length, up to the resolution's limit: exact when the
+ * URL states its length, else a range from one block to the limit, expecting half of it.
  */
 function borealEstimate(r: Request): CreditEstimate | null {
   const resolution = (r.resolution ?? '720p') as BorealResolution;
   const max = BOREAL_MAX_SECONDS[resolution] ?? 0;
   if (r.audio_url !== undefined) {
+    const stated = statedSeconds(r.audio_url);
+    if (stated !== undefined) return exact(borealCredits(resolution, Math.min(stated, max)));
     return range(borealCredits(resolution, 1), borealCredits(resolution, max / 2), borealCredits(resolution, max));
   }
   return typeof r.duration === 'number' ? exact(borealCredits(resolution, r.duration)) : null;
 }
 
 /**
- * Rule 6. Reference videos are billed by combined length (up to 15 s), which the URLs do not
- * tell: the range runs from 0 to 15 s of reference video, expecting half.
+ * Rule 6. Reference videos are billed by combined length (counted up to 15 s). Lengths the URLs
+ * state are counted as stated; each video that states none adds 0 to 15 s, expecting half.
  */
 function h3Estimate(r: Request): CreditEstimate | null {
   if (typeof r.duration !== 'number') return null;
@@ -83,7 +89,10 @@ function h3Estimate(r: Request): CreditEstimate | null {
   const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
   const base = { resolution, seconds: r.duration, referenceImages: count(r.reference_image_urls) };
   const price = (videoSeconds: number) => h3Credits({ ...base, referenceVideoSeconds: videoSeconds });
-  if (count(r.reference_video_urls) === 0) return exact(price(0));
+  const videos = Array.isArray(r.reference_video_urls) ? r.reference_video_urls.map(statedSeconds) : [];
+  const stated = videos.reduce<number>((sum, s) => sum + (s ?? 0), 0);
+  const unstated = videos.filter((s) => s === undefined).length;
+  if (unstated === 0) return exact(price(stated));
   const max = H3_REFERENCE_VIDEO_MAX_SECONDS;
-  return range(price(0), price(max / 2), price(max));
+  return range(price(stated), price(stated + (unstated * max) / 2), price(stated + unstated * max));
 }
