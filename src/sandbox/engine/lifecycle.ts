@@ -21,7 +21,7 @@ export interface Phase {
   status: string;
   ms: number;
   slot?: boolean;
-  /** Runs when the phase starts (after the status is set): e.g. credits_used filled in. */
+  /** Runs when the phase starts, just before its status is reported: e.g. credits_used filled in. */
   enter?: (job: Job, at: number) => void;
   /** Runs when the phase ends: e.g. a preview becomes ready. */
   leave?: (job: Job, at: number) => void;
@@ -131,17 +131,18 @@ export class LifecycleEngine {
     }
     t.waiting = false;
     t.phaseStart = at;
-    this.setStatus(job, phase.status, at);
     phase.enter?.(job, at);
+    this.setStatus(job, phase.status, at);
     this.events.push(at + phase.ms, { job, token: t.token });
   }
 
   private finish(job: Job, at: number): void {
     const t = job.timeline!;
     t.state = t.plan.end.rest ? 'resting' : 'final';
-    const { status } = t.plan.end;
-    this.setStatus(job, typeof status === 'function' ? status(job) : status, at);
-    t.plan.end.enter?.(job, at);
+    const { status, enter } = t.plan.end;
+    const final = typeof status === 'function' ? status(job) : status;
+    enter?.(job, at); // outputs and failure reasons first, so the status change reports them
+    this.setStatus(job, final, at);
     this.releaseSlot(job, at);
   }
 
