@@ -4,27 +4,31 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { systemClock } from '../../src/util/clock.js';
 import { isLoopbackUrl } from '../../src/sandbox/webhooks.js';
-import { AUTH } from './helpers.js';
+import { AUTH, type Answer } from './helpers.js';
 
 /** A webhook receiver on loopback: records every payload and lets a test await the ones it wants. */
 class Receiver {
   readonly payloads: Record<string, unknown>[] = [];
+  readonly server: Server;
+  url = '';
   private waiters: { until: (p: Record<string, unknown>[]) => boolean; resolve: () => void }[] = [];
-  private constructor(readonly server: Server, readonly url: string) {}
 
-  static async start(): Promise<Receiver> {
-    let receiver!: Receiver;
-    const server = createServer((req, res) => {
+  private constructor() {
+    this.server = createServer((req, res) => {
       let text = '';
       req.on('data', (chunk) => (text += chunk));
       req.on('end', () => {
-        receiver.payloads.push(JSON.parse(text) as Record<string, unknown>);
+        this.payloads.push(JSON.parse(text) as Record<string, unknown>);
         res.writeHead(204).end();
-        receiver.waiters = receiver.waiters.filter((w) => (w.until(receiver.payloads) ? (w.resolve(), false) : true));
+        this.waiters = this.waiters.filter((w) => (w.until(this.payloads) ? (w.resolve(), false) : true));
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook/secret-token`);
+  }
+
+  static async start(): Promise<Receiver> {
+    const receiver = new Receiver();
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+    receiver.url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}/hook/secret-token`;
     return receiver;
   }
 
@@ -40,7 +44,7 @@ afterEach(async () => {
 });
 
 /** A sandbox on the real clock at a speed where a whole life cycle takes milliseconds. */
-async function fastSandbox(options: SandboxOptions = {}): Promise<{ sandbox: Sandbox; receiver: Receiver; post: (path: string, body: unknown) => Promise<any> }> {
+async function fastSandbox(options: SandboxOptions = {}): Promise<{ sandbox: Sandbox; receiver: Receiver; post: (path: string, body: unknown) => Promise<Answer['body']> }> {
   const sandbox = await startSandbox({ speed: 1_000_000, clock: systemClock, ...options });
   const receiver = await Receiver.start();
   cleanup.push(() => sandbox.close(), () => new Promise((resolve) => receiver.server.close(() => resolve())));
