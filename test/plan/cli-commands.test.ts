@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { tempTree } from '../manifest/helpers/temp-tree.js';
+
+/** validate, plan and schema through the real CLI (needs `npm run build`). */
+const MANIFEST = `version: 1
+name: cli
+budget: { max_credits: 50 }
+steps:
+  - id: shorts
+    kind: ai_short
+    for_each: { csv: rows.csv }
+    with: { script: "{{ row.script }}", aspect_ratio: "{{ row.ratio }}", style: Cinematic }
+  - id: link
+    kind: link_with_params
+    with: { title: T, image_urls: [https://example.com/i.png] }
+`;
+const tree = (csv = 'script,ratio\nHello there,9x16\nSecond one,1x1\n', manifest = MANIFEST) =>
+  tempTree({ 'manifest.yaml': manifest, 'rows.csv': csv });
+
+describe('reelpipe validate', () => {
+  test('prints a one-line OK and exits 0', async () => {
+    const { dir } = tree();
+    const result = await runCli(['validate', 'manifest.yaml'], { cwd: dir });
+    expect([result.exitCode, result.stdout]).toEqual([0, 'OK manifest.yaml: cli, 2 steps, 3 jobs']);
+  });
+
+  test('lists every problem, one per line, and exits 2', async () => {
+    const { dir } = tree('script,ratio\nHello there,9:16\n,1x1\n');
+    const result = await runCli(['validate', 'manifest.yaml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.split('\n')).toEqual([
+      'reelpipe: manifest.yaml: 2 problems',
+      'rows.csv:2  steps.0.with.aspect_ratio: "9:16" is not accepted; did you mean 9x16? (accepted: 9x16, 16x9, 1x1)',
+      'rows.csv:3  steps.0.with.script: must not be empty',
+    ]);
+  });
+
+  test('a missing manifest exits 2', async () => {
+    const result = await runCli(['validate', 'nope.yaml'], { cwd: tree().dir });
+    expect([result.exitCode, result.stderr]).toEqual([2, 'reelpipe: nope.yaml: 1 problem\nnope.yaml  manifest not found']);
+  });
+
+  test('accepts the README demo', async () => {
+    const result = await runCli(['validate', 'examples/demo.yaml']);
+    expect([result.exitCode, result.stdout]).toEqual([0, 'OK examples/demo.yaml: demo, 5 steps, 9 jobs']);
+  });
+});
+
+describe('reelpipe plan', () => {
+  test('prints the table within budget and exits 0', async () => {
+    const result = await runCli(['plan', 'manifest.yaml'], { cwd: tree().dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^shorts  ai_short +2 +10 +10 +10  2 new$/m);
+    expect(result.stdout).toContain('budget: 50 — expected 10 is within it (20%)');
+    expect(result.stdout).toContain('1 job of unknown cost not counted (link ×1)');
+  });
+
+  test('--json gives every job with key, kind, credits and status, and the totals', async () => {
+    const result = await runCli(['plan', 'manifest.yaml', '--json'], { cwd: tree().dir });
+    const plan = JSON.parse(result.stdout) as { jobs: Record<string, unknown>[]; totals: unknown };
+    expect(plan.jobs.map((j) => [j.step, j.kind, j.credits, j.status])).toEqual([
+      ['shorts', 'ai_short', { low: 5, expected: 5, high: 5, exact: false }, 'new'],
+      ['shorts', 'ai_short', { low: 5, expected: 5, high: 5, exact: false }, 'new'],
+      ['link', 'link_with_params', null, 'new'],
+    ]);
+    expect(plan.jobs.every((j) => /^(shorts|link):[0-9a-f]{12}$/.test(String(j.key)))).toBe(true);
+    expect(plan.totals).toEqual({ jobs: 3, credits: { low: 10, expected: 10, high: 10 }, unknownJobs: 1 });
+  });
+
+  test('over budget: prints the plan, then refuses with the figures and exit 3', async () => {
+    const result = await runCli(['plan', 'manifest.yaml', '--max-credits', '7.5'], { cwd: tree().dir });
+    expect(result.exitCode).toBe(3);
+    expect(result.stdout).toContain('budget: 7.5 — OVER by 2.5 (expected 10)');
+    expect(result.stderr).toBe(
+      'reelpipe: plan cli expects 10 credits (low 10, high 10), over the budget of 7.5 by 2.5; 1 job of unknown cost not counted (link ×1). Nothing was submitted; raise budget.max_credits or --max-credits, or plan fewer jobs.',
+    );
+  });
+
+  test('a bad --max-credits is a usage error', async () => {
+    const result = await runCli(['plan', 'manifest.yaml', '--max-credits', 'lots'], { cwd: tree().dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--max-credits takes a positive number of credits, got "lots"');
+  });
+});
+
+describe('reelpipe schema', () => {
+  test('prints the JSON Schema snapshotted in docs/manifest.schema.json', async () => {
+    const result = await runCli(['schema']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(readFileSync(path.join(REPO_ROOT, 'docs/manifest.schema.json'), 'utf8').trimEnd());
+  });
+});
