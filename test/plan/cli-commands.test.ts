@@ -53,7 +53,7 @@ describe('reelpipe plan', () => {
   test('prints the table within budget and exits 0', async () => {
     const result = await runCli(['plan', 'manifest.yaml'], { cwd: tree().dir });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/^shorts  ai_short +2 +10 +10 +10  2 new$/m);
+    expect(result.stdout).toMatch(/^shorts {2}ai_short +2 +10 +10 +10 {2}2 new$/m);
     expect(result.stdout).toContain('budget: 50 — expected 10 is within it (20%)');
     expect(result.stdout).toContain('1 job of unknown cost not counted (link ×1)');
   });
