@@ -17,6 +17,8 @@ export interface JobRow {
   creditsEstimated: number | null;
   creditsReserved: number;
   creditsUsed: number | null;
+  /** Credits spent by earlier attempts that failed before `reelpipe retry` planned the job again. */
+  creditsPrior: number;
   /** The last read of the remote resource: outputs and the fields dependents take. */
   result: Record<string, unknown> | null;
   failedReason: string | null;
@@ -41,6 +43,7 @@ export interface RawJobRow {
   credits_estimated: number | null;
   credits_reserved: number;
   credits_used: number | null;
+  credits_prior: number;
   result: string | null;
   failed_reason: string | null;
   attempt_count: number;
@@ -65,6 +68,7 @@ export function toJobRow(raw: RawJobRow): JobRow {
     creditsEstimated: raw.credits_estimated,
     creditsReserved: raw.credits_reserved,
     creditsUsed: raw.credits_used,
+    creditsPrior: raw.credits_prior,
     result: raw.result === null ? null : (JSON.parse(raw.result) as Record<string, unknown>),
     failedReason: raw.failed_reason,
     attemptCount: raw.attempt_count,

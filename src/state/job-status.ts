@@ -18,7 +18,8 @@ import { StateError } from '../errors.js';
  *   done ──(every output downloaded, verified and its checksum committed)──▶ downloaded
  *   failed | rejected ──(`reelpipe retry`)──▶ planned
  *
- * Short cuts: a read-only lookup (music) goes planned → done without any POST; a kind that
+ * Short cuts: a read-only lookup (music) goes planned → done without any POST, and planned →
+ * rejected when its request cannot be built (an upstream result lacks the field); a kind that
  * finishes at creation (links, deletions) goes submitting → done on its answer; a reconciled one
  * may go in_doubt → done; and downloaded → done when a later run finds an output file missing
  * or altered on disk, so it is fetched again (never resubmitted).
@@ -41,7 +42,7 @@ export const JOB_STATUSES = [
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
-  planned: ['submitting', 'done'],
+  planned: ['submitting', 'done', 'rejected'],
   submitting: ['submitted', 'rejected', 'planned', 'in_doubt', 'done'],
   in_doubt: ['submitted', 'planned', 'in_doubt', 'done'],
   submitted: ['running', 'done', 'failed', 'submitted'],

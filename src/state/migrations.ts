@@ -94,6 +94,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'jobs.credits_prior: what earlier, failed attempts of a retried job cost',
+    sql: `ALTER TABLE jobs ADD COLUMN credits_prior REAL NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** The newest schema this build knows. */

@@ -25,6 +25,7 @@ export interface JobChange {
   remoteStatus?: string | null;
   result?: Record<string, unknown> | null;
   creditsUsed?: number | null;
+  creditsPrior?: number;
   creditsReserved?: number;
   failedReason?: string | null;
   request?: Record<string, unknown>;
@@ -38,6 +39,7 @@ const CHANGE_COLUMNS: Record<keyof JobChange, string> = {
   remoteStatus: 'remote_status',
   result: 'result',
   creditsUsed: 'credits_used',
+  creditsPrior: 'credits_prior',
   creditsReserved: 'credits_reserved',
   failedReason: 'failed_reason',
   request: 'request',
@@ -165,6 +167,24 @@ export class StateStore {
     const marks = statuses.map(() => '?').join(', ');
     const raws = this.db.prepare(`SELECT * FROM jobs WHERE status IN (${marks}) ORDER BY key`).all(...statuses);
     return (raws as RawJobRow[]).map(toJobRow);
+  }
+
+  /**
+   * Plans a failed or rejected job again (`reelpipe retry`). What its failed attempt cost moves to
+   * credits_prior, so the money history stays whole while the job gets a fresh remote id.
+   */
+  planAgain(key: string): JobRow {
+    const job = this.job(key);
+    if (!job) throw new Error(`unknown job ${key}`);
+    return this.transition(key, 'planned', {
+      creditsPrior: job.creditsPrior + (job.creditsUsed ?? 0),
+      creditsUsed: null,
+      remoteId: null,
+      remoteStatus: null,
+      result: null,
+      failedReason: null,
+      finishedAt: null,
+    }, 'job:retry', { previous: job.status, remoteId: job.remoteId, failedReason: job.failedReason });
   }
 
   /** The job whose creation answered with `remoteId`, if any: one remote job belongs to one row. */

@@ -1,8 +1,11 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import { registerPlan } from './plan.js';
+import { registerRetry } from './retry.js';
+import { registerRun } from './run.js';
 import { registerSandbox } from './sandbox.js';
 import { registerSchema } from './schema.js';
+import { registerStatus } from './status.js';
 import { registerValidate } from './validate.js';
 
 /**
@@ -12,4 +15,4 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo, setExit: (code: number) => void) => void;
 
 /** Every command, in the order `reelpipe --help` lists them. */
-export const COMMANDS: RegisterCommand[] = [registerValidate, registerPlan, registerSchema, registerSandbox];
+export const COMMANDS: RegisterCommand[] = [registerValidate, registerPlan, registerSchema, registerSandbox, registerRun, registerStatus, registerRetry];

@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import type { RunManifestInput } from '../../run/run-manifest.js';
+import { DEFAULT_SANDBOX_SPEED } from '../../run/run-manifest.js';
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `90`, `90s`, `30m`, `2h`, `500ms` → milliseconds (a bare number is seconds). */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new UsageError(`--max-wait ${text}: not a duration; use e.g. 90s, 30m or 2h`);
+  return Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
+}
+
+export const positive = (flag: string) => (text: string) => {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${flag} ${text}: use a number above 0`);
+  return value;
+};
+
+export const wholePositive = (flag: string) => (text: string) => {
+  const value = positive(flag)(text);
+  if (!Number.isInteger(value)) throw new UsageError(`${flag} ${text}: use a whole number above 0`);
+  return value;
+};
+
+/** Flags shared by `run` and `retry`. */
+export interface RunFlags {
+  sandbox?: boolean;
+  sandboxSpeed: number;
+  state?: string;
+  concurrency?: number;
+  maxCredits?: number;
+  maxWait?: number;
+  resubmitInDoubt?: boolean;
+  webhookListen?: string;
+  webhookPublicUrl?: string;
+  timeScale?: number;
+  rate?: number;
+}
+
+export function addRunFlags(command: Command): Command {
+  command
+    .option('--sandbox', 'run against an embedded sandbox service (state in state/sandbox.db)')
+    .option('--sandbox-speed <x>', 'speed of the embedded sandbox', positive('--sandbox-speed'), DEFAULT_SANDBOX_SPEED)
+    .option('--state <path>', 'state database (default state/reelpipe.db)')
+    .option('--concurrency <n>', 'jobs in flight at once (default: the manifest\'s concurrency)', wholePositive('--concurrency'))
+    .option('--max-credits <n>', 'credit cap for this manifest (default: budget.max_credits)', positive('--max-credits'))
+    .option('--max-wait <duration>', 'stop waiting after this long (e.g. 30m) and exit 4; rerun to resume', parseDuration)
+    .option('--resubmit-in-doubt', 'resubmit jobs held in doubt (they may then be paid twice)')
+    .option('--webhook-listen <host:port>', 'receive job webhooks here (needs --webhook-public-url)')
+    .option('--webhook-public-url <url>', 'the public URL that reaches --webhook-listen')
+    .option('--time-scale <x>', 'multiply every wait (poll intervals, settle time); for fast sandboxes', positive('--time-scale'))
+    .option('--rate <n>', 'requests per second to start with; halves on each 429 (default 20)', positive('--rate'));
+  return command;
+}
+
+export function runInputFrom(flags: RunFlags): Omit<RunManifestInput, 'manifestFile' | 'cwd' | 'env' | 'progress'> {
+  if (Boolean(flags.webhookListen) !== Boolean(flags.webhookPublicUrl)) {
+    throw new UsageError('--webhook-listen and --webhook-public-url go together: the service must be able to reach the receiver');
+  }
+  return {
+    statePath: flags.state,
+    sandbox: flags.sandbox ? { speed: flags.sandboxSpeed } : undefined,
+    concurrency: flags.concurrency,
+    maxCredits: flags.maxCredits,
+    maxWaitMs: flags.maxWait,
+    resubmitInDoubt: flags.resubmitInDoubt,
+    timeScale: flags.timeScale,
+    ratePerSecond: flags.rate,
+    webhook: flags.webhookListen && flags.webhookPublicUrl ? { listen: flags.webhookListen, publicUrl: flags.webhookPublicUrl } : undefined,
+  };
+}

@@ -1,0 +1,28 @@
+import { loadManifest } from '../../manifest/index.js';
+import { planManifest } from '../../plan/index.js';
+import { buildStatusReport, renderStatus } from '../../report/status-report.js';
+import { SANDBOX_STATE_PATH } from '../../run/run-manifest.js';
+import { resolveStatePath } from '../../state/index.js';
+import type { RegisterCommand } from './index.js';
+
+/**
+ * `reelpipe status MANIFEST [--json]`: per step and state, credits estimated versus used, and per
+ * job its key, kind, status, remote id, credits, files and failed reason. Read-only: it takes no
+ * lock and works while a run is going.
+ */
+export const registerStatus: RegisterCommand = (program, io) => {
+  program
+    .command('status')
+    .description('jobs per step and state, credits estimated versus used, outputs and failures')
+    .argument('<manifest>', 'the manifest YAML file')
+    .option('--json', 'print the report as JSON')
+    .option('--state <path>', 'state database (default state/reelpipe.db)')
+    .option('--sandbox', 'read the embedded sandbox runs\' state (state/sandbox.db)')
+    .action(async (file: string, flags: { json?: boolean; state?: string; sandbox?: boolean }) => {
+      const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
+      const plan = planManifest(manifest);
+      const dbPath = resolveStatePath(io.cwd, flags.state ?? (flags.sandbox ? SANDBOX_STATE_PATH : undefined));
+      const report = buildStatusReport(plan, dbPath);
+      io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
+    });
+};

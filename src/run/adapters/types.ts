@@ -1,0 +1,73 @@
+import type { ServiceClient } from '../../api/index.js';
+import type { OutputMedia } from '../../download/index.js';
+import type { StepKind } from '../../step-kinds.js';
+
+/** A remote resource as read, before the adapter interprets it. */
+export type Resource = Record<string, unknown>;
+
+/** The run's own view of a remote status: every kind's many state names fold into four. */
+export type RemotePhase = 'pending' | 'done' | 'failed';
+
+/** One file a finished job offers. `url` to fetch, or `inline` text to write (text generation). */
+export interface OutputSpec {
+  media: OutputMedia;
+  url?: string;
+  inline?: string;
+  /** Tells several files of one job apart: an HTML ad's style, an asset's index. */
+  suffix?: string;
+}
+
+/** What a read of the job says, in the run's terms. */
+export interface RemoteView {
+  phase: RemotePhase;
+  remoteStatus: string;
+  creditsUsed: number | null;
+  failedReason: string | null;
+  outputs: OutputSpec[];
+}
+
+/**
+ * How a kind's in-doubt submission is settled:
+ * - `list-window`: list jobs created in a time window and match the intent (lipsync);
+ * - `list-all`: list recent jobs and match, filtering the window locally (ad clones);
+ * - `resend`: the operation is idempotent (PUT, DELETE), so sending it again is the answer;
+ * - `none`: nothing to search; the job is held in doubt for the operator.
+ */
+export type ReconcileStrategy = 'list-window' | 'list-all' | 'resend' | 'none';
+
+/**
+ * How a kind lives:
+ * - `tracked`: POST, then read until finished;
+ * - `instant`: the creation answer is the finished result (links, voices, deletions);
+ * - `lookup`: a free read resolving something for other steps (music); nothing is created.
+ */
+export type KindMode = 'tracked' | 'instant' | 'lookup';
+
+export interface SubmitInput {
+  request: Record<string, unknown>;
+  pathId?: string | undefined;
+}
+
+/** Everything the runner needs to know about one step kind. */
+export interface KindAdapter {
+  kind: StepKind;
+  mode: KindMode;
+  /** Sends the creating (or, for lookups, reading) request; resolves with the resource. */
+  submit(client: ServiceClient, input: SubmitInput): Promise<Resource>;
+  /** The id to store and read by; undefined when the kind has none (deletions). */
+  remoteIdOf(resource: Resource, input: SubmitInput): string | undefined;
+  read?(client: ServiceClient, remoteId: string): Promise<Resource>;
+  /** Reads many jobs in one request (at most 100 ids); absent when the service offers no list. */
+  listByIds?(client: ServiceClient, ids: readonly string[]): Promise<Resource[]>;
+  view(resource: Resource): RemoteView;
+  reconcile: ReconcileStrategy;
+  /** Jobs created in [after, before) for reconciliation (list-window / list-all). */
+  listRecent?(client: ServiceClient, window: { after: string; before: string }): Promise<Resource[]>;
+  /**
+   * Typical seconds from submission to finish at the live service (behaviour notes' observed
+   * durations), which sets how often it is polled.
+   */
+  typicalSeconds: number;
+  /** Credits when the resource does not carry credits_used (link scraping costs 1, a lookup 0). */
+  fixedCredits?: number;
+}

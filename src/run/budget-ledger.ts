@@ -1,0 +1,76 @@
+import type { JobRow } from '../state/index.js';
+
+/** What the ledger knows at the start of a run, from the state of this manifest's jobs. */
+export interface LedgerStart {
+  /** The cap, in credits; null for no cap. */
+  cap: number | null;
+  /** Jobs already known to the state database (earlier runs). */
+  jobs: readonly JobRow[];
+}
+
+/**
+ * Money at run time. `spent` is what finished jobs cost (the service's `credits_used`); a job that
+ * was (or may have been) created but whose cost is not final holds a reservation of its
+ * estimate's high end. Policy: nothing is submitted that could push spent + reserved past the
+ * cap, so even if every job in flight costs its worst case, the cap holds.
+ */
+export class BudgetLedger {
+  readonly cap: number | null;
+  private spentTotal = 0;
+  private readonly reserved = new Map<string, number>();
+
+  constructor(start: LedgerStart) {
+    this.cap = start.cap;
+    for (const job of start.jobs) {
+      this.spentTotal += job.creditsPrior;
+      if (job.creditsUsed !== null && isFinal(job)) this.spentTotal += job.creditsUsed;
+      else if (mayBeCharged(job)) this.reserved.set(job.key, job.creditsReserved);
+    }
+  }
+
+  get spent(): number {
+    return round(this.spentTotal);
+  }
+
+  get reservedTotal(): number {
+    return round([...this.reserved.values()].reduce((sum, n) => sum + n, 0));
+  }
+
+  /** Credits the cap still allows, or Infinity without a cap. */
+  get headroom(): number {
+    return this.cap === null ? Infinity : round(this.cap - this.spentTotal - this.reservedTotal);
+  }
+
+  /** Reserves `amount` for `key` if the cap allows it; false means "do not submit". */
+  reserve(key: string, amount: number): boolean {
+    if (amount > this.headroom + 1e-9) return false;
+    this.reserved.set(key, amount);
+    return true;
+  }
+
+  /** The job's actual cost is known: it replaces the reservation. */
+  settle(key: string, creditsUsed: number): void {
+    this.reserved.delete(key);
+    this.spentTotal += creditsUsed;
+  }
+
+  /** Nothing was created (rejected, provably not sent): the reservation goes back. */
+  release(key: string): void {
+    this.reserved.delete(key);
+  }
+
+  /** Whether `key` holds a reservation. */
+  has(key: string): boolean {
+    return this.reserved.has(key);
+  }
+}
+
+function isFinal(job: JobRow): boolean {
+  return job.status === 'downloaded' || job.status === 'done' || job.status === 'failed';
+}
+
+function mayBeCharged(job: JobRow): boolean {
+  return ['submitting', 'in_doubt', 'submitted', 'running'].includes(job.status);
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;

@@ -1,0 +1,101 @@
+import type { JobRow } from '../state/index.js';
+import type { Deferred } from './deferred.js';
+import { downloadOutputs, outputsIntact } from './download-outputs.js';
+import { reconcileJob } from './reconcile.js';
+import type { RunContext } from './run-context.js';
+import { submitJob } from './submit-job.js';
+import type { Tracker } from './tracker.js';
+
+/** How a job ended in this run: `ok` finished and downloaded; `unfinished` left for a later run. */
+export type JobOutcome = 'ok' | 'failed' | 'unfinished';
+
+/** A job not created because the service turned it away for now (429, 503) is tried this many times per run. */
+const MAX_NOT_CREATED = 5;
+
+export interface DriveHooks {
+  tracker: Tracker;
+  /** Runs `fn` inside the job's concurrency slots (global and per kind). */
+  inSlot: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Runs `fn` inside the download concurrency limit. */
+  inDownloadSlot: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Resolved when the remote job is finished (its result is what dependents read). */
+  ready: Deferred<JobOutcome>;
+}
+
+/**
+ * Carries one job from wherever the state database says it is to its end in this run:
+ *
+ *   in_doubt ─reconcile─▶ submitted | planned | (held: unfinished)
+ *   planned ─submit─▶ submitted | done (instant kinds) | rejected | in_doubt | planned (retry later)
+ *   submitted | running ─track─▶ done | failed
+ *   done ─download─▶ downloaded
+ *
+ * The job holds a concurrency slot from submission until its remote job is finished; its
+ * download runs in the separate download limit, so slow files never block new submissions.
+ */
+export async function driveJob(ctx: RunContext, key: string, hooks: DriveHooks): Promise<JobOutcome> {
+  let row = current(ctx, key);
+  if (row.status === 'failed' || row.status === 'rejected') return finish(hooks, 'failed');
+  if (row.status !== 'done' && row.status !== 'downloaded') {
+    const remote = await hooks.inSlot(() => untilRemoteFinished(ctx, key, hooks));
+    if (remote !== 'ok') return finish(hooks, remote);
+    row = current(ctx, key);
+  }
+  hooks.ready.resolve('ok');
+  if (row.status === 'downloaded') {
+    if (await outputsIntact(ctx, row)) return 'ok';
+    row = ctx.store.transition(key, 'done', {}, 'job:output-missing', { message: 'an output file is missing or altered' });
+  }
+  if (ctx.stop.halted) return 'unfinished';
+  return (await hooks.inDownloadSlot(() => downloadOutputs(ctx, row))) ? 'ok' : 'unfinished';
+}
+
+function finish(hooks: DriveHooks, outcome: JobOutcome): JobOutcome {
+  hooks.ready.resolve(outcome);
+  return outcome;
+}
+
+function current(ctx: RunContext, key: string): JobRow {
+  const row = ctx.store.job(key);
+  if (!row) throw new Error(`job ${key} vanished from the state database`);
+  return row;
+}
+
+async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHooks): Promise<JobOutcome> {
+  let notCreated = 0;
+  for (;;) {
+    if (ctx.stop.halted) return 'unfinished';
+    const row = current(ctx, key);
+    switch (row.status) {
+      case 'in_doubt': {
+        const result = await reconcileJob(ctx, row);
+        if (result === 'held') return 'unfinished';
+        if (result === 'wait') await pause(ctx, ctx.options.inDoubtSettleMs / 3);
+        continue;
+      }
+      case 'planned': {
+        if (!ctx.stop.submitting) return 'unfinished';
+        const result = await submitJob(ctx, ctx.planned.get(key)!);
+        if (result === 'rejected') return 'failed';
+        if (result === 'not-submitted') return 'unfinished';
+        if (result === 'not-created' && ++notCreated >= MAX_NOT_CREATED) return 'unfinished';
+        if (result === 'not-created') await pause(ctx, 1000 * 2 ** notCreated * ctx.options.timeScale);
+        continue;
+      }
+      case 'submitted':
+      case 'running': {
+        const outcome = await hooks.tracker.track(row);
+        return outcome === 'done' ? 'ok' : outcome === 'failed' ? 'failed' : 'unfinished';
+      }
+      case 'done':
+      case 'downloaded':
+        return 'ok';
+      default:
+        return row.status === 'failed' || row.status === 'rejected' ? 'failed' : 'unfinished';
+    }
+  }
+}
+
+async function pause(ctx: RunContext, ms: number): Promise<void> {
+  await ctx.clock.sleep(ms, ctx.stop.controller.signal).catch(() => undefined);
+}

@@ -1,0 +1,57 @@
+import type { ServiceClient } from '../api/index.js';
+import type { PlannedJob } from '../plan/types.js';
+import type { StateStore } from '../state/index.js';
+import type { Clock } from '../util/clock.js';
+import type { Random } from '../util/random.js';
+import type { BudgetLedger } from './budget-ledger.js';
+import type { KillHook } from './kill-hook.js';
+import type { AdaptiveRateLimiter } from './rate-limiter.js';
+import type { RunEvents, StopReason } from './run-events.js';
+import type { ResolvedRunOptions } from './run-options.js';
+
+/**
+ * Why submitting stopped, first reason wins. `halt` (interrupt, deadline) also ends tracking and
+ * downloads; the others let jobs already in flight finish, so money spent is not wasted.
+ */
+export class StopState {
+  reason: StopReason | null = null;
+  /** The first stop's explanation, for the final message. */
+  message: string | null = null;
+  readonly controller = new AbortController();
+
+  get submitting(): boolean {
+    return this.reason === null;
+  }
+
+  get halted(): boolean {
+    return this.reason === 'interrupted' || this.reason === 'deadline';
+  }
+
+  stop(reason: StopReason, message?: string): boolean {
+    if (this.reason !== null && !(reason === 'interrupted' || reason === 'deadline')) return false;
+    if (this.halted) return false;
+    this.reason = reason;
+    this.message ??= message ?? null;
+    if (this.halted) this.controller.abort(new Error(reason));
+    return true;
+  }
+}
+
+/** Everything the parts of a run share. */
+export interface RunContext {
+  store: StateStore;
+  client: ServiceClient;
+  clock: Clock;
+  random: Random;
+  limiter: AdaptiveRateLimiter;
+  ledger: BudgetLedger;
+  events: RunEvents;
+  kill: KillHook;
+  options: ResolvedRunOptions;
+  outputsDir: string;
+  /** The receiver's address for webhook_url, when webhooks are on. */
+  webhookUrl: string | null;
+  /** The plan's jobs by key. */
+  planned: Map<string, PlannedJob>;
+  stop: StopState;
+}

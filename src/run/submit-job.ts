@@ -1,0 +1,196 @@
+import { resolveJob, UnresolvedReferenceError } from '../plan/resolve.js';
+import type { PlannedJob } from '../plan/types.js';
+import type { JobRow } from '../state/index.js';
+import { adapterFor, type KindAdapter, type Resource, type SubmitInput } from './adapters/index.js';
+import type { RunContext } from './run-context.js';
+import { judgeSubmitError, type SubmitVerdict } from './submit-errors.js';
+
+/** How one submission ended, for the scheduler. */
+export type SubmitResult =
+  | 'submitted'
+  | 'finished'
+  | 'rejected'
+  | 'in-doubt'
+  | 'not-created'
+  | 'not-submitted';
+
+/** The credits to hold for a job: its estimate's high end; null when nobody prices the kind. */
+export function reservationFor(job: PlannedJob): number | null {
+  return job.credits === null ? null : job.credits.high;
+}
+
+/**
+ * Submits one planned job, exactly once:
+ *   1. resolve the request against upstream results; reserve budget;
+ *   2. wait for the rate limiter, then COMMIT THE INTENT (durably) — the POST may now happen;
+ *   3. POST; 4. COMMIT THE REMOTE ID (durably).
+ * A crash between 2 and 4 leaves an intent without an answer, which the next run reconciles.
+ */
+export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<SubmitResult> {
+  const adapter = adapterFor(planned.kind, planned.mode);
+  let input: SubmitInput;
+  try {
+    input = resolveInput(ctx, planned);
+  } catch (error) {
+    if (!(error instanceof UnresolvedReferenceError) || error.missing !== 'field') throw error;
+    const row = ctx.store.transition(planned.key, 'rejected', { failedReason: error.message, creditsUsed: 0 }, 'job:rejected');
+    announce(ctx, row, error.message);
+    return 'rejected';
+  }
+  if (adapter.mode === 'lookup') return lookup(ctx, planned, adapter, input);
+  if (!reserve(ctx, planned)) return 'not-submitted';
+  await ctx.limiter.acquire(ctx.stop.controller.signal).catch(() => undefined);
+  if (!ctx.stop.submitting) {
+    ctx.ledger.release(planned.key);
+    return 'not-submitted';
+  }
+  const attemptId = ctx.store.durably(() => {
+    const id = ctx.store.insertAttempt(planned.key, input.request);
+    ctx.store.transition(planned.key, 'submitting', {
+      request: input.request,
+      pathId: input.pathId ?? null,
+      creditsReserved: reservationFor(planned) ?? 0,
+    }, 'job:intent', { attempt: id });
+    return id;
+  });
+  ctx.kill('before-post');
+  let resource: Resource;
+  try {
+    resource = await adapter.submit(ctx.client, input);
+  } catch (error) {
+    return recordFailure(ctx, planned, attemptId, judgeSubmitError(error));
+  }
+  ctx.kill('after-post');
+  ctx.limiter.succeeded();
+  return recordAnswer(ctx, planned, adapter, attemptId, resource, input);
+}
+
+/** Kinds whose creating request takes webhook_url (spec, Events). */
+const TAKES_WEBHOOK = new Set<string>([
+  'ai_short', 'ai_editing', 'product_regen', 'persona', 'html_ads', 'lipsync_v2', 'boreal', 'ad_clone',
+  'text_generation', 'asset_generation', 'custom_template',
+]);
+
+function resolveInput(ctx: RunContext, planned: PlannedJob): SubmitInput {
+  const resolved = resolveJob(planned, (jobKey) => ctx.store.job(jobKey)?.result ?? undefined);
+  const request = { ...resolved.request };
+  // The manifest's own webhook_url wins; ours is only a hint channel for this run.
+  if (ctx.webhookUrl && TAKES_WEBHOOK.has(planned.kind) && planned.mode !== 'render' && (request.webhook_url === undefined || request.webhook_url === null)) {
+    request.webhook_url = ctx.webhookUrl;
+  }
+  return { request, pathId: resolved.pathId };
+}
+
+/**
+ * Policy: under a cap, a job whose cost nobody can estimate is not submitted (the manifest's
+ * `estimate_credits` makes it submittable); without a cap it holds no reservation.
+ */
+function reserve(ctx: RunContext, planned: PlannedJob): boolean {
+  const amount = reservationFor(planned);
+  if (amount === null && ctx.ledger.cap !== null) {
+    stopForBudget(ctx, planned, `${planned.key} has no credit estimate; under a cap, give its step estimate_credits`);
+    return false;
+  }
+  if (ctx.ledger.reserve(planned.key, amount ?? 0)) return true;
+  stopForBudget(
+    ctx,
+    planned,
+    `submitting ${planned.key} (up to ${amount} credits) could pass the cap of ${ctx.ledger.cap} ` +
+      `(spent ${ctx.ledger.spent}, reserved ${ctx.ledger.reservedTotal})`,
+  );
+  return false;
+}
+
+function stopForBudget(ctx: RunContext, planned: PlannedJob, message: string): void {
+  if (ctx.stop.stop('budget', message)) {
+    ctx.store.event('budget:stop', planned.key, { message, cap: ctx.ledger.cap, spent: ctx.ledger.spent });
+    ctx.events.emit('run:stopping', { reason: 'budget', message });
+  }
+}
+
+function recordAnswer(
+  ctx: RunContext,
+  planned: PlannedJob,
+  adapter: KindAdapter,
+  attemptId: number,
+  resource: Resource,
+  input: SubmitInput,
+): SubmitResult {
+  const remoteId = adapter.remoteIdOf(resource, input) ?? null;
+  const view = adapter.view(resource);
+  const instant = adapter.mode === 'instant';
+  const creditsUsed = instant ? (view.creditsUsed ?? adapter.fixedCredits ?? null) : null;
+  const row = ctx.store.durably(() => {
+    ctx.store.closeAttempt(attemptId, 'answered', remoteId ? { remoteId } : {});
+    return ctx.store.transition(planned.key, instant ? 'done' : 'submitted', {
+      remoteId,
+      remoteStatus: view.remoteStatus,
+      result: resource,
+      submittedAt: ctx.clock.now(),
+      ...(instant ? { creditsUsed, finishedAt: ctx.clock.now() } : {}),
+    }, 'job:answered', { remoteId, remoteStatus: view.remoteStatus });
+  });
+  if (instant) ctx.ledger.settle(planned.key, creditsUsed ?? reservationFor(planned) ?? 0);
+  announce(ctx, row);
+  return instant ? 'finished' : 'submitted';
+}
+
+function recordFailure(ctx: RunContext, planned: PlannedJob, attemptId: number, verdict: SubmitVerdict): SubmitResult {
+  const key = planned.key;
+  const row = ctx.store.durably(() => {
+    switch (verdict.kind) {
+      case 'in-doubt':
+        ctx.store.closeAttempt(attemptId, 'in_doubt', { error: verdict.message });
+        return ctx.store.transition(key, 'in_doubt', {}, 'job:in-doubt', { message: verdict.message });
+      case 'rejected':
+        ctx.store.closeAttempt(attemptId, 'rejected', { error: verdict.message });
+        return ctx.store.transition(key, 'rejected', { failedReason: verdict.message, creditsReserved: 0, creditsUsed: 0 }, 'job:rejected', {
+          message: verdict.message,
+        });
+      default:
+        ctx.store.closeAttempt(attemptId, 'not_sent', { error: verdict.message });
+        return ctx.store.transition(key, 'planned', { creditsReserved: 0 }, 'job:not-created', { message: verdict.message });
+    }
+  });
+  if (verdict.kind !== 'in-doubt') ctx.ledger.release(key);
+  if (verdict.kind === 'account') stopForAccount(ctx, planned, verdict);
+  if (verdict.kind === 'not-created' && verdict.retryAfterMs !== undefined) ctx.limiter.throttled(verdict.retryAfterMs);
+  announce(ctx, row, verdict.message);
+  return verdict.kind === 'in-doubt' ? 'in-doubt' : verdict.kind === 'rejected' ? 'rejected' : 'not-created';
+}
+
+function stopForAccount(ctx: RunContext, planned: PlannedJob, verdict: Extract<SubmitVerdict, { kind: 'account' }>): void {
+  if (!ctx.stop.stop(verdict.reason, verdict.message)) return;
+  ctx.store.event('account:stop', planned.key, { reason: verdict.reason, message: verdict.message });
+  ctx.events.emit('run:stopping', { reason: verdict.reason, message: verdict.message });
+}
+
+/** A free read resolving a value for other steps (music): no intent, no money, nothing to reconcile. */
+async function lookup(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter, input: SubmitInput): Promise<SubmitResult> {
+  await ctx.limiter.acquire(ctx.stop.controller.signal).catch(() => undefined);
+  if (ctx.stop.halted) return 'not-submitted';
+  let resource: Resource;
+  try {
+    resource = await adapter.submit(ctx.client, input);
+  } catch (error) {
+    const verdict = judgeSubmitError(error);
+    // A read creates nothing, so "in doubt" cannot arise: anything but a refusal is tried again later.
+    if (verdict.kind === 'rejected') {
+      announce(ctx, ctx.store.transition(planned.key, 'rejected', { failedReason: verdict.message, creditsUsed: 0 }, 'job:rejected'));
+      return 'rejected';
+    }
+    if (verdict.kind === 'account') stopForAccount(ctx, planned, verdict);
+    return 'not-created';
+  }
+  const view = adapter.view(resource);
+  const failed = view.phase === 'failed';
+  const row = failed
+    ? ctx.store.transition(planned.key, 'rejected', { failedReason: view.failedReason, creditsUsed: 0 }, 'job:rejected')
+    : ctx.store.transition(planned.key, 'done', { result: resource, remoteStatus: view.remoteStatus, creditsUsed: 0, finishedAt: ctx.clock.now() }, 'job:answered');
+  announce(ctx, row);
+  return failed ? 'rejected' : 'finished';
+}
+
+export function announce(ctx: RunContext, row: JobRow, detail?: string): void {
+  ctx.events.emit('job:status', { key: row.key, step: row.step, kind: row.kind, status: row.status, remoteId: row.remoteId, detail });
+}

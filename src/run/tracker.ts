@@ -1,0 +1,194 @@
+import pLimit from 'p-limit';
+import type { JobRow } from '../state/index.js';
+import { adapterFor, type KindAdapter, type RemoteView, type Resource } from './adapters/index.js';
+import { pollDelayMs } from './poll-schedule.js';
+import type { RunContext } from './run-context.js';
+import { announce } from './submit-job.js';
+
+/** The most ids one list request may carry (the service's `ids` limit). */
+const IDS_PER_LIST = 100;
+
+interface Watched {
+  job: JobRow;
+  adapter: KindAdapter;
+  dueAt: number;
+  since: number;
+  resolve: (outcome: TrackOutcome) => void;
+}
+
+/** How tracking a job ended: finished one way or the other, or stopped by the run. */
+export type TrackOutcome = 'done' | 'failed' | 'halted';
+
+/**
+ * Reads submitted jobs until they finish. One loop for the whole run: it sleeps until the
+ * earliest job is due, then reads every due job, batching kinds that have an `ids` list (and
+ * taking along jobs of that kind due soon: one request reads up to 100). A kind whose list the
+ * service refuses falls back to single reads for the rest of the run. A webhook is a hint that
+ * makes its job due now; the read is still what counts.
+ */
+export class Tracker {
+  private readonly watched = new Map<string, Watched>();
+  private readonly byRemoteId = new Map<string, string>();
+  private readonly listRefused = new Set<string>();
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  reads = 0;
+
+  constructor(private readonly ctx: RunContext) {}
+
+  /** Tracks `job` until it finishes; the promise says how it ended. */
+  track(job: JobRow): Promise<TrackOutcome> {
+    const adapter = adapterFor(job.kind, this.ctx.planned.get(job.key)?.mode);
+    const now = this.ctx.clock.now();
+    return new Promise((resolve) => {
+      const since = job.submittedAt ?? now;
+      this.watched.set(job.key, { job, adapter, since, resolve, dueAt: now + this.delay(adapter, now - since) });
+      if (job.remoteId) this.byRemoteId.set(job.remoteId, job.key);
+      this.loop ??= this.run().finally(() => (this.loop = null));
+      this.wake?.();
+    });
+  }
+
+  /** A webhook named this remote job: read it now. */
+  hint(remoteId: string): boolean {
+    const key = this.byRemoteId.get(remoteId);
+    const entry = key === undefined ? undefined : this.watched.get(key);
+    if (!entry) return false;
+    entry.dueAt = this.ctx.clock.now();
+    this.wake?.();
+    return true;
+  }
+
+  /** Ends tracking: every waiting job resolves `halted` (it stays in flight for the next run). */
+  halt(): void {
+    for (const entry of this.watched.values()) entry.resolve('halted');
+    this.watched.clear();
+    this.wake?.();
+  }
+
+  private delay(adapter: KindAdapter, ageMs: number): number {
+    return pollDelayMs(adapter.typicalSeconds, ageMs, this.ctx.options.timeScale, this.ctx.random);
+  }
+
+  private async run(): Promise<void> {
+    while (this.watched.size > 0 && !this.ctx.stop.halted) {
+      const next = Math.min(...[...this.watched.values()].map((w) => w.dueAt));
+      const wait = next - this.ctx.clock.now();
+      if (wait > 0) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          this.ctx.clock.sleep(wait, this.ctx.stop.controller.signal).then(resolve, resolve);
+        });
+        this.wake = null;
+        continue;
+      }
+      await this.pollDue();
+    }
+    if (this.ctx.stop.halted) this.halt();
+  }
+
+  private async pollDue(): Promise<void> {
+    const now = this.ctx.clock.now();
+    const groups = new Map<string, Watched[]>();
+    for (const entry of this.watched.values()) {
+      const group = `${entry.job.kind}/${this.ctx.planned.get(entry.job.key)?.mode ?? ''}`;
+      groups.set(group, [...(groups.get(group) ?? []), entry]);
+    }
+    const tasks: Promise<void>[] = [];
+    for (const [group, entries] of groups) {
+      const due = entries.filter((e) => e.dueAt <= now);
+      if (due.length === 0) continue;
+      const adapter = due[0]!.adapter;
+      if (adapter.listByIds && !this.listRefused.has(group)) {
+        // Take along jobs due within half an interval: the same request reads them for free.
+        const soon = now + this.delay(adapter, 0) / 2;
+        tasks.push(this.readByList(group, adapter, entries.filter((e) => e.dueAt <= soon)));
+      } else {
+        tasks.push(this.readSingly(due));
+      }
+    }
+    await Promise.all(tasks);
+  }
+
+  private async readByList(group: string, adapter: KindAdapter, entries: Watched[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += IDS_PER_LIST) {
+      const chunk = entries.slice(i, i + IDS_PER_LIST);
+      try {
+        await this.ctx.limiter.acquire(this.ctx.stop.controller.signal);
+        const items = await adapter.listByIds!(this.ctx.client, chunk.map((e) => e.job.remoteId as string));
+        this.reads++;
+        const byId = new Map(items.map((item) => [String(item.id), item]));
+        this.apply(chunk.map((entry) => [entry, byId.get(entry.job.remoteId as string)]));
+      } catch (error) {
+        if (this.ctx.stop.halted) return;
+        // Why fall back: the ids filter is beyond the spec for some kinds; a refusal means single reads.
+        if ((error as { status?: number }).status !== undefined && (error as { status: number }).status < 500) this.listRefused.add(group);
+        await this.readSingly(chunk);
+      }
+    }
+  }
+
+  private async readSingly(entries: Watched[]): Promise<void> {
+    const limit = pLimit(this.ctx.options.readConcurrency);
+    const results = await Promise.all(
+      entries.map((entry) =>
+        limit(async (): Promise<[Watched, Resource | undefined]> => {
+          if (this.ctx.stop.halted || !entry.adapter.read) return [entry, undefined];
+          try {
+            await this.ctx.limiter.acquire(this.ctx.stop.controller.signal);
+            this.reads++;
+            return [entry, await entry.adapter.read(this.ctx.client, entry.job.remoteId as string)];
+          } catch {
+            return [entry, undefined];
+          }
+        }),
+      ),
+    );
+    this.apply(results);
+  }
+
+  /** Commits one batch of answers in one transaction; finished jobs leave the watch list. */
+  private apply(answers: [Watched, Resource | undefined][]): void {
+    if (this.ctx.stop.halted) return;
+    const now = this.ctx.clock.now();
+    this.ctx.kill('after-poll');
+    const finished: [Watched, TrackOutcome][] = [];
+    this.ctx.store.atomically(() => {
+      for (const [entry, resource] of answers) {
+        entry.dueAt = now + this.delay(entry.adapter, now - entry.since);
+        if (!resource) continue;
+        const outcome = this.record(entry, resource, entry.adapter.view(resource));
+        if (outcome) finished.push([entry, outcome]);
+      }
+    });
+    for (const [entry, outcome] of finished) {
+      this.watched.delete(entry.job.key);
+      if (entry.job.remoteId) this.byRemoteId.delete(entry.job.remoteId);
+      entry.resolve(outcome);
+    }
+  }
+
+  private record(entry: Watched, resource: Resource, view: RemoteView): TrackOutcome | undefined {
+    const { job } = entry;
+    const store = this.ctx.store;
+    if (view.phase === 'pending') {
+      if (view.remoteStatus === job.remoteStatus && job.status === 'running') return undefined;
+      entry.job = store.transition(job.key, 'running', { remoteStatus: view.remoteStatus, result: resource }, 'job:status', { remoteStatus: view.remoteStatus });
+      if (job.status !== 'running') announce(this.ctx, entry.job, view.remoteStatus);
+      return undefined;
+    }
+    const creditsUsed = view.creditsUsed ?? entry.adapter.fixedCredits ?? null;
+    const done = view.phase === 'done';
+    entry.job = store.transition(job.key, done ? 'done' : 'failed', {
+      remoteStatus: view.remoteStatus,
+      result: resource,
+      creditsUsed,
+      creditsReserved: 0,
+      failedReason: view.failedReason,
+      finishedAt: this.ctx.clock.now(),
+    }, done ? 'job:done' : 'job:failed', { remoteStatus: view.remoteStatus, creditsUsed, failedReason: view.failedReason });
+    this.ctx.ledger.settle(job.key, creditsUsed ?? 0);
+    announce(this.ctx, entry.job, view.failedReason ?? undefined);
+    return done ? 'done' : 'failed';
+  }
+}
