@@ -192,6 +192,22 @@ describe('requests, checked per job by the client schemas', () => {
     ]);
   });
 
+  test('a bad value in an inline row is reported at that row in the manifest', async () => {
+    const rows = '    for_each:\n      rows:\n        - { ratio: 9x16 }\n        - { ratio: tall }\n';
+    const yaml = head(`${SHORT.replace('9x16', '"{{ row.ratio }}"')}${rows}`);
+    expect(await problems({ 'manifest.yaml': yaml })).toEqual([
+      'manifest.yaml:10  steps.0.with.aspect_ratio: "tall" is not accepted (accepted: 9x16, 16x9, 1x1)',
+    ]);
+  });
+
+  test('a matrix combination without a value for a placeholder names the combination', async () => {
+    const matrix = '    matrix: { ratio: [9x16], include: [{ style: Kawaii }, { ratio: 1x1 }] }\n';
+    const yaml = head(`${SHORT.replace('9x16', '"{{ matrix.ratio }}"').replace('Cinematic', '"{{ matrix.style }}"')}${matrix}`);
+    expect(await problems({ 'manifest.yaml': yaml })).toEqual([
+      'manifest.yaml:6:77  steps.0.with.style: {{ matrix.style }} has no value in matrix combination {"ratio":"1x1"}',
+    ]);
+  });
+
   test('every problem of a stage is reported in one go, in line order', async () => {
     const yaml = head(`${SHORT.replace('Cinematic', 'Cinema').replace('9x16', '9:16')}`);
     const found = await problems({ 'manifest.yaml': yaml });
