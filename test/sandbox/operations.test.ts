@@ -278,3 +278,28 @@ describe('unknown ids and missing credentials', () => {
     expect((await t.call('DELETE', '/api/ai_shorts/')).status).toBe(405);
   });
 });
+
+describe('form encodings', () => {
+  test('multipart/form-data is read like JSON, typed by the operation schema', async () => {
+    const form = new FormData();
+    form.append('aspect_ratio', '1x1');
+    form.append('script', '12345');
+    form.append('style', 'Collage');
+    form.append('background_music_volume', '0.25');
+    const response = await fetch(`${t.sandbox.url}/api/ai_shorts/`, { method: 'POST', headers: { 'x-api-id': 'a', 'x-api-key': 'b' }, body: form });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ script: '12345', aspect_ratio: '1x1', background_music_volume: 0.25 });
+  });
+
+  test('a form value of the wrong type is a field error, not a crash', async () => {
+    const answer = await t.post('/api/ai_shorts/', 'aspect_ratio=1x1&script=Hi&style=3D&voiceover_volume=loud');
+    expect(answer.status).toBe(400);
+    expect(Object.keys(answer.body)).toEqual(['voiceover_volume']);
+  });
+
+  test('malformed JSON is a 400 with a detail', async () => {
+    const response = await fetch(`${t.sandbox.url}/api/ai_shorts/`, { method: 'POST', headers: { 'x-api-id': 'a', 'x-api-key': 'b', 'content-type': 'application/json' }, body: '{"script": ' });
+    expect(response.status).toBe(400);
+    expect((await response.json()).detail).toMatch(/JSON parse error/);
+  });
+});

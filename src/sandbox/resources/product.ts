@@ -5,6 +5,7 @@ import { startBilling, workPlan } from '../engine/plans.js';
 import { json, nonFieldError } from '../http/reply.js';
 import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import { PRODUCT_IMAGE_CREDITS, PRODUCT_VIDEO_CREDITS } from '../prices.js';
+import type { RequestContext } from '../http/router.js';
 import type { Job } from '../store.js';
 import { findJob, isoOffset, outputUrl, putOutput, type Registrar } from './common.js';
 
@@ -53,24 +54,26 @@ function failedEnd() {
   return { status: 'failed', enter: (job: Job) => void (job.fields.failed_reason = 'Generation failed: the renderer reported an error (sandbox fault jobFailure)') };
 }
 
+/** gen_image: a new task that rests at image_generated until gen_video. */
+function createImageTask(core: SandboxCore, ctx: RequestContext): Job {
+  const body = ctx.parse(ProductGenImage);
+  return core.create({
+    family: 'product', kind: 'product_image', path: ctx.path, request: body, price: PRODUCT_IMAGE_CREDITS, webhookUrl: body.webhook_url,
+    fields: { product_url: body.product_url, type: body.type ?? 'product_anyshot', aspect_ratio: body.aspect_ratio ?? '9x16', override_avatar: body.override_avatar ?? null, image_prompt: body.image_prompt ?? '', product_showcase_url: body.product_url },
+    plan: () => workPlan(core, {
+      initial: { status: 'initializing', seconds: INIT_SECONDS },
+      work: [{ status: 'image_generating', seconds: IMAGE_SECONDS }],
+      done: 'image_generated', onDone: photo(core), rest: true,
+    }),
+  });
+}
+
 export const registerProduct: Registrar = (router, core) => {
   // Spec, Events: the product task webhook carries the task's fields, when it succeeds or fails.
   core.webhookPolicies.product = (job, to) =>
     ['image_generated', 'video_generated', 'failed'].includes(to) ? productView(core, job) : undefined;
 
-  router.add('POST', '/api/product_to_videos/gen_image/', (ctx) => {
-    const body = ctx.parse(ProductGenImage);
-    const job = core.create({
-      family: 'product', kind: 'product_image', path: ctx.path, request: body, price: PRODUCT_IMAGE_CREDITS, webhookUrl: body.webhook_url,
-      fields: { product_url: body.product_url, type: body.type ?? 'product_anyshot', aspect_ratio: body.aspect_ratio ?? '9x16', override_avatar: body.override_avatar ?? null, image_prompt: body.image_prompt ?? '', product_showcase_url: body.product_url },
-      plan: () => workPlan(core, {
-        initial: { status: 'initializing', seconds: INIT_SECONDS },
-        work: [{ status: 'image_generating', seconds: IMAGE_SECONDS }],
-        done: 'image_generated', onDone: photo(core), rest: true,
-      }),
-    });
-    return json(201, productView(core, job));
-  }, { creates: true });
+  router.add('POST', '/api/product_to_videos/gen_image/', (ctx) => json(201, productView(core, createImageTask(core, ctx))), { creates: true });
 
   router.add('POST', '/api/product_to_videos/{id}/gen_video/', (ctx) => {
     const job = findJob(core, 'product', ctx, MODEL);
