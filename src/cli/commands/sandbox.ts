@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { pino } from 'pino';
 import { UsageError } from '../../errors.js';
-import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
+import type { SandboxOptions } from '../../sandbox/index.js';
 import type { RegisterCommand } from './index.js';
 
 const number = (flag: string, accepted: string) => (text: string) => {
@@ -55,6 +55,8 @@ export const registerSandbox: RegisterCommand = (program: Command, io) => {
         allowWebhookHosts: flags.allowWebhooksAnywhere ? 'any' : 'loopback', insufficientCredits: flags.insufficientCredits,
         logger: pino({ level: 'warn', base: undefined }, pino.destination({ dest: 2, sync: true })),
       };
+      // Loaded on use, so other commands start without the sandbox's modules.
+      const { startSandbox } = await import('../../sandbox/index.js');
       const sandbox = await startSandbox(options);
       io.stdout(`sandbox listening on ${sandbox.url}\n`);
       await stopSignal();
