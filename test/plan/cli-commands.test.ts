@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { loadManifest } from '../../src/manifest/index.js';
+import { planManifest } from '../../src/plan/index.js';
+import { StateStore } from '../../src/state/index.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { tempTree } from '../manifest/helpers/temp-tree.js';
 
@@ -77,6 +80,26 @@ describe('reelpipe plan', () => {
     expect(result.stderr).toBe(
       'reelpipe: plan cli expects 10 credits (low 10, high 10), over the budget of 7.5 by 2.5; 1 job of unknown cost not counted (link ×1). Nothing was submitted; raise budget.max_credits or --max-credits, or plan fewer jobs.',
     );
+  });
+
+  test('shows each job as the state database knows it', async () => {
+    const named = MANIFEST.replace('for_each: { csv: rows.csv }', 'for_each: { csv: rows.csv }\n    name: "clip-{{ row.ratio }}"');
+    const { dir } = tree(undefined, named);
+    const [first, second] = planManifest(await loadManifest('manifest.yaml', { env: {}, cwd: dir })).jobs;
+    if (!first || !second) throw new Error('expected two shorts');
+    const recorded = (job: typeof first, key = job.key) => ({ key, step: job.step, kind: job.kind, outputName: job.outputName, request: job.request, creditsEstimated: 5 });
+    const store = StateStore.open(path.join(dir, 'state/reelpipe.db'));
+    try {
+      // The first job has been sent; the second was recorded under an older key (its script was edited since).
+      store.syncPlan('manifest.yaml', [recorded(first), recorded(second, 'shorts:000000000000')]);
+      store.transition(first.key, 'submitting', {}, 'job:intent');
+    } finally {
+      store.close();
+    }
+    const result = await runCli(['plan', 'manifest.yaml'], { cwd: dir });
+    expect(result.stdout).toMatch(/^shorts .* {2}1 in flight, 1 changed$/m);
+    const elsewhere = await runCli(['plan', 'manifest.yaml', '--state', 'other.db'], { cwd: dir });
+    expect(elsewhere.stdout).toMatch(/^shorts .* {2}2 new$/m);
   });
 
   test('a bad --max-credits is a usage error', async () => {
