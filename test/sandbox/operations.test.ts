@@ -300,6 +300,6 @@ describe('form encodings', () => {
   test('malformed JSON is a 400 with a detail', async () => {
     const response = await fetch(`${t.sandbox.url}/api/ai_shorts/`, { method: 'POST', headers: { 'x-api-id': 'a', 'x-api-key': 'b', 'content-type': 'application/json' }, body: '{"script": ' });
     expect(response.status).toBe(400);
-    expect((await response.json()).detail).toMatch(/JSON parse error/);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/JSON parse error/);
   });
 });
