@@ -4,7 +4,7 @@ import {
   LINK_SCRAPE_CREDITS, lipsyncCredits, REGEN_CREDITS, spokenSeconds, type LipsyncModel, type SecondsRange,
 } from '../pricing/index.js';
 import type { StepKind } from '../step-kinds.js';
-import { statedSeconds } from './stated-length.js';
+import { statedSeconds } from '../pricing/stated-length.js';
 import type { CreditEstimate } from './types.js';
 
 /**

@@ -1,2 +1,3 @@
 export * from './rules.js';
 export * from './spoken-length.js';
+export * from './stated-length.js';

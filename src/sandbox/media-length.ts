@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
+import { statedSeconds } from '../pricing/stated-length.js';
 
 /**
  * How long a media file at a URL lasts. The sandbox never downloads inputs, yet prices and
  * durations depend on the length of reference videos, input videos and audio. The rule, in order:
- * 1. a media fragment `#t=SECONDS` (or `#t=START,END`, lasting END − START);
- * 2. a query parameter `duration=SECONDS`;
- * 3. otherwise a whole number of seconds in [min, max], chosen by a hash of (seed, URL): the same
+ * 1. the length the URL states (src/pricing/stated-length.ts: `#t=…` or `?duration=…`);
+ * 2. otherwise a whole number of seconds in [min, max], chosen by a hash of (seed, URL): the same
  *    URL always has the same length within one seed.
  */
 export function mediaSeconds(url: string, seed: number, range: { min: number; max: number }): number {
@@ -13,24 +13,6 @@ export function mediaSeconds(url: string, seed: number, range: { min: number; ma
   if (stated !== undefined) return stated;
   const digest = createHash('sha256').update(`${seed}:${url}`).digest();
   return range.min + (digest.readUInt32LE(0) % (range.max - range.min + 1));
-}
-
-function statedSeconds(url: string): number | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  const fragment = /(?:^#|&)t=([\d.]+)(?:,([\d.]+))?/.exec(parsed.hash);
-  if (fragment) {
-    const start = Number(fragment[1]);
-    const end = fragment[2] === undefined ? undefined : Number(fragment[2]);
-    const seconds = end === undefined ? start : end - start;
-    if (Number.isFinite(seconds) && seconds > 0) return seconds;
-  }
-  const query = Number(parsed.searchParams.get('duration') ?? NaN);
-  return Number.isFinite(query) && query > 0 ? query : undefined;
 }
 
 /** Default lengths when a URL states none. Why these: typical short-form ad material. */

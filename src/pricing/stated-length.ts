@@ -1,8 +1,10 @@
 /**
- * A media URL may state its own length, the way docs/sandbox.md describes and the sandbox
- * charges by: a media fragment `#t=SECONDS` or `#t=START,END`, or a query parameter
- * `duration=SECONDS`. When it does, the price that depends on that length is exact; when it does
- * not, the estimate is a range (or unknown).
+ * A media URL may state its own length: a media fragment `#t=SECONDS` or `#t=START,END` (lasting
+ * END − START), or a query parameter `duration=SECONDS`. Prices that depend on the length of an
+ * input the service reads (a reference video, a driving audio track, an ad clone's reference ad)
+ * are exact when the URL states it. The sandbox charges by this rule and the planner estimates by
+ * it, so the two agree. Anything that is not an absolute URL (or still holds a `{{ placeholder }}`)
+ * states nothing.
  */
 export function statedSeconds(url: unknown): number | undefined {
   if (typeof url !== 'string' || url.includes('{{')) return undefined;
