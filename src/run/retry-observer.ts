@@ -7,16 +7,14 @@ import type { Logger } from '../util/logger.js';
  * wrapper: it is the one channel the client offers for retries, and it changes nothing the client
  * logs.
  */
-export function observeRateLimits(logger: Logger, onRateLimited: (waitMs: number) => void): Logger {
+export function observeRateLimits(logger: Logger, onRateLimited: () => void): Logger {
   return new Proxy(logger, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (property !== 'debug' || typeof value !== 'function') return value;
       return (first: unknown, ...rest: unknown[]) => {
-        const fields = first as { reason?: unknown; waitMs?: unknown } | undefined;
-        if (rest[0] === 'retrying' && typeof fields?.reason === 'string' && fields.reason.includes('429')) {
-          onRateLimited(typeof fields.waitMs === 'number' ? fields.waitMs : 1000);
-        }
+        const fields = first as { reason?: unknown } | undefined;
+        if (rest[0] === 'retrying' && typeof fields?.reason === 'string' && fields.reason.includes('429')) onRateLimited();
         return (value as (...args: unknown[]) => unknown).apply(target, [first, ...rest]);
       };
     },

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ServiceClient } from '../api/index.js';
 import type { PlannedJob } from '../plan/types.js';
 import type { StateStore } from '../state/index.js';
@@ -18,6 +19,11 @@ export class StopState {
   /** The first stop's explanation, for the final message. */
   message: string | null = null;
   readonly controller = new AbortController();
+
+  constructor() {
+    // Every waiting job listens for the stop: thousands of listeners are expected, not a leak.
+    setMaxListeners(0, this.controller.signal);
+  }
 
   get submitting(): boolean {
     return this.reason === null;

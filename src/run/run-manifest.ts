@@ -100,7 +100,7 @@ async function connect(input: RunManifestInput, limiter: AdaptiveRateLimiter, cl
     sandbox = await startSandbox({ port: 0, speed: input.sandbox.speed, credits: 1_000_000, seed: 1 });
     closers.unshift(() => sandbox?.close());
   }
-  const logger = observeRateLimits(createLogger({ env: input.env, level: input.env.REELPIPE_LOG_LEVEL || 'warn' }), (ms) => limiter.throttled(ms));
+  const logger = observeRateLimits(createLogger({ env: input.env, level: input.env.REELPIPE_LOG_LEVEL || 'warn' }), () => limiter.throttled());
   const client = sandbox
     ? createClient({ baseUrl: sandbox.url, apiId: 'sandbox-id', apiKey: 'sandbox-key', logger })
     : clientFromEnv(input.env, { logger });

@@ -17,7 +17,7 @@ export type SubmitVerdict =
   /** Nothing was created and the whole account is refused: stop submitting. */
   | { kind: 'account'; reason: 'credits' | 'auth'; message: string }
   /** Nothing was created; try this job again later in the run. */
-  | { kind: 'not-created'; message: string; retryAfterMs?: number }
+  | { kind: 'not-created'; message: string; rateLimited?: boolean }
   /** It may have created a job: reconcile, never resend blindly. */
   | { kind: 'in-doubt'; message: string };
 
@@ -35,10 +35,10 @@ export function judgeSubmitError(error: unknown): SubmitVerdict {
   if (error instanceof ApiUnauthorizedError || error instanceof ApiForbiddenError) return { kind: 'account', reason: 'auth', message };
   // 429 after the client's own retries: the service turned it away before doing anything.
   if (error instanceof ApiRateLimitError) {
-    return { kind: 'not-created', message, retryAfterMs: (error.retryAfterSeconds ?? 1) * 1000 };
+    return { kind: 'not-created', message, rateLimited: true };
   }
   // The client throws a 5xx for a creating POST only for 503 + Retry-After: "not processed".
-  if (error instanceof ApiServerError) return { kind: 'not-created', message, retryAfterMs: (error.retryAfterSeconds ?? 5) * 1000 };
+  if (error instanceof ApiServerError) return { kind: 'not-created', message };
   if (error instanceof ApiConnectionError && !error.sent) return { kind: 'not-created', message };
   // 400 and other 4xx (an unknown id in the path): the service understood and refused this job.
   if (error instanceof ApiBadRequestError || (error instanceof ApiStatusError && error.status < 500)) {

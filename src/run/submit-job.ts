@@ -154,7 +154,7 @@ function recordFailure(ctx: RunContext, planned: PlannedJob, attemptId: number, 
   });
   if (verdict.kind !== 'in-doubt') ctx.ledger.release(key);
   if (verdict.kind === 'account') stopForAccount(ctx, planned, verdict);
-  if (verdict.kind === 'not-created' && verdict.retryAfterMs !== undefined) ctx.limiter.throttled(verdict.retryAfterMs);
+  if (verdict.kind === 'not-created' && verdict.rateLimited) ctx.limiter.throttled();
   announce(ctx, row, verdict.message);
   return verdict.kind === 'in-doubt' ? 'in-doubt' : verdict.kind === 'rejected' ? 'rejected' : 'not-created';
 }

@@ -11,6 +11,7 @@ const IDS_PER_LIST = 100;
 interface Watched {
   job: JobRow;
   adapter: KindAdapter;
+  /** When to read it next; Infinity while a read of it is on its way. */
   dueAt: number;
   since: number;
   resolve: (outcome: TrackOutcome) => void;
@@ -32,6 +33,7 @@ export class Tracker {
   private readonly listRefused = new Set<string>();
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
   reads = 0;
 
   constructor(private readonly ctx: RunContext) {}
@@ -75,26 +77,42 @@ export class Tracker {
       const next = Math.min(...[...this.watched.values()].map((w) => w.dueAt));
       const wait = next - this.ctx.clock.now();
       if (wait > 0) {
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-          this.ctx.clock.sleep(wait, this.ctx.stop.controller.signal).then(resolve, resolve);
-        });
-        this.wake = null;
+        await this.sleepUntilWoken(wait);
         continue;
       }
-      await this.pollDue();
+      this.pollDue();
     }
+    await Promise.all(this.inFlight);
     if (this.ctx.stop.halted) this.halt();
   }
 
-  private async pollDue(): Promise<void> {
+  /** Sleeps `ms` (forever while every job is being read), or until a read lands or a hint arrives. */
+  private async sleepUntilWoken(ms: number): Promise<void> {
+    const cancel = new AbortController();
+    const stop = this.ctx.stop.controller.signal;
+    let onStop: () => void = () => undefined;
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      onStop = resolve;
+      if (Number.isFinite(ms)) this.ctx.clock.sleep(ms, cancel.signal).then(resolve, resolve);
+      stop.addEventListener('abort', onStop, { once: true });
+    });
+    stop.removeEventListener('abort', onStop);
+    this.wake = null;
+    cancel.abort();
+  }
+
+  /**
+   * Starts the reads of every due job without waiting for them: a read held up by the service
+   * (a 429's Retry-After) must not hold up the reads of every other job.
+   */
+  private pollDue(): void {
     const now = this.ctx.clock.now();
     const groups = new Map<string, Watched[]>();
     for (const entry of this.watched.values()) {
       const group = `${entry.job.kind}/${this.ctx.planned.get(entry.job.key)?.mode ?? ''}`;
       groups.set(group, [...(groups.get(group) ?? []), entry]);
     }
-    const tasks: Promise<void>[] = [];
     for (const [group, entries] of groups) {
       const due = entries.filter((e) => e.dueAt <= now);
       if (due.length === 0) continue;
@@ -102,12 +120,25 @@ export class Tracker {
       if (adapter.listByIds && !this.listRefused.has(group)) {
         // Take along jobs due within half an interval: the same request reads them for free.
         const soon = now + this.delay(adapter, 0) / 2;
-        tasks.push(this.readByList(group, adapter, entries.filter((e) => e.dueAt <= soon)));
+        this.launch(entries.filter((e) => e.dueAt <= soon), (batch) => this.readByList(group, adapter, batch));
       } else {
-        tasks.push(this.readSingly(due));
+        this.launch(due, (batch) => this.readSingly(batch));
       }
     }
-    await Promise.all(tasks);
+  }
+
+  private launch(entries: Watched[], read: (batch: Watched[]) => Promise<void>): void {
+    for (const entry of entries) entry.dueAt = Infinity;
+    const task: Promise<void> = read(entries)
+      .catch(() => undefined)
+      .finally(() => {
+        // A job whose read failed altogether is simply due again after its interval.
+        const now = this.ctx.clock.now();
+        for (const entry of entries) if (entry.dueAt === Infinity) entry.dueAt = now + this.delay(entry.adapter, now - entry.since);
+        this.inFlight.delete(task);
+        this.wake?.();
+      });
+    this.inFlight.add(task);
   }
 
   private async readByList(group: string, adapter: KindAdapter, entries: Watched[]): Promise<void> {
@@ -117,6 +148,7 @@ export class Tracker {
         await this.ctx.limiter.acquire(this.ctx.stop.controller.signal);
         const items = await adapter.listByIds!(this.ctx.client, chunk.map((e) => e.job.remoteId as string));
         this.reads++;
+        this.ctx.limiter.succeeded();
         const byId = new Map(items.map((item) => [String(item.id), item]));
         this.apply(chunk.map((entry) => [entry, byId.get(entry.job.remoteId as string)]));
       } catch (error) {
@@ -137,7 +169,9 @@ export class Tracker {
           try {
             await this.ctx.limiter.acquire(this.ctx.stop.controller.signal);
             this.reads++;
-            return [entry, await entry.adapter.read(this.ctx.client, entry.job.remoteId as string)];
+            const resource = await entry.adapter.read(this.ctx.client, entry.job.remoteId as string);
+            this.ctx.limiter.succeeded();
+            return [entry, resource];
           } catch {
             return [entry, undefined];
           }

@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createClient } from '../../src/api/index.js';
+import { TIME_SCALE, creditsInState, openProject, statusCounts, verifyOutputs, type Project } from './harness.js';
+
+/**
+ * Kinds the runner can reconcile (lipsync by time window, ad clones by list), so a kill between
+ * POST and commit must end in "found", never in a second job. The link is made beforehand.
+ */
+const manifest = (linkId: string) => `
+version: 1
+name: crash
+outputs: out
+concurrency: 3
+steps:
+  - id: talk
+    kind: lipsync_v2
+    for_each:
+      rows:
+        - { text: "One: the trail starts here." }
+        - { text: "Two: the river crossing." }
+        - { text: "Three: the summit at dawn." }
+        - { text: "Four: the long way down." }
+    with:
+      video_inputs:
+        - character: { type: avatar, avatar_id: 5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a }
+          voice: { type: text, input_text: "{{ row.text }}" }
+  - id: clones
+    kind: ad_clone
+    estimate_credits: { low: 84, expected: 84, high: 168 }
+    matrix: { language: [de, fr, it] }
+    name: "clone-{{ matrix.language }}"
+    with: { link: ${linkId}, video_url: https://example.com/ads/reference.mp4, language: "{{ matrix.language }}" }
+`;
+
+/** Each run is killed the Nth time it reaches a point; together they cover every instant named in the issue. */
+const KILLS = [
+  'before-post:1',
+  'after-post:1',
+  'after-post:2',
+  'after-poll:2',
+  'mid-download:1',
+  'before-post:2',
+  'after-download:2',
+  'after-post:1',
+  'mid-download:2',
+  'after-poll:1',
+];
+
+let project: Project;
+beforeAll(async () => {
+  project = await openProject();
+  const client = createClient({ baseUrl: project.sandbox.url, apiId: 'e2e-api-id', apiKey: 'e2e-api-key-secret' });
+  const link = await client.links.createWithParams({ title: 'Trail Runner', image_urls: ['https://example.com/tr.jpg'] });
+  await client.close();
+  project.write('crash.yaml', manifest(link.id));
+});
+afterAll(() => project.close());
+
+describe('SIGKILL at any instant loses nothing and pays for nothing twice', () => {
+  test('killed at every named point, then run again until done: every job done, zero duplicates, credits agree', async () => {
+    const killed: string[] = [];
+    for (const point of KILLS) {
+      const run = await project.cli(['run', 'crash.yaml', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: point });
+      if (run.signal === 'SIGKILL') killed.push(point);
+      else expect(run.exitCode, `${point}: ${run.stderr}`).toBe(0);
+    }
+    // The points before the end are all reached: the kills really happened mid-run.
+    expect(killed.length).toBeGreaterThanOrEqual(6);
+    const last = await project.cli(['run', 'crash.yaml', '--time-scale', TIME_SCALE]);
+    expect(last.exitCode, last.stderr).toBe(0);
+
+    expect(statusCounts(project)).toEqual({ downloaded: 7 });
+    const stats = project.sandbox.stats();
+    expect(stats.duplicates.total).toBe(0);
+    expect((stats.created.lipsync_v2 ?? 0) + (stats.created.ad_clone ?? 0)).toBe(7);
+    expect(creditsInState(project)).toBe(stats.credits.charged - stats.credits.refunded);
+    expect(verifyOutputs(project, join(project.dir, 'out'))).toEqual({ files: 7, mismatches: [] });
+    // The crashes left evidence: a job created before the kill was found (matched), and an intent
+    // killed before its POST was proven absent and sent once.
+    const states = project.query<{ state: string }>('SELECT DISTINCT state FROM attempts').map((r) => r.state);
+    expect(states).toEqual(expect.arrayContaining(['answered', 'matched', 'absent']));
+  });
+});
