@@ -74,6 +74,9 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const ctx = buildContext(plan, deps, options);
   ctx.store.syncPlan(plan.manifestPath, toNewJobs(plan));
   recoverInterrupted(ctx, plan);
+  if (options.resubmitInDoubt) {
+    for (const row of ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.has(row.key)) ctx.resubmit.add(row.key);
+  }
   const tracker = new Tracker(ctx);
   deps.onTracker?.(tracker);
   const ready = new Map(plan.jobs.map((job) => [job.key, deferred<JobOutcome>()]));
@@ -114,6 +117,7 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): R
     outputsDir: plan.outputsDir,
     planned: new Map(plan.jobs.map((job) => [job.key, job])),
     stop: deps.stop ?? new StopState(),
+    resubmit: new Set<string>(),
   };
 }
 

@@ -23,9 +23,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<ReconcileResult> {
   const attempt = ctx.store.lastAttempt(job.key);
   const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
-  if (ctx.options.resubmitInDoubt) return markAbsent(ctx, job, attempt?.id, 'the operator chose --resubmit-in-doubt');
   if (adapter.reconcile === 'resend') return markAbsent(ctx, job, attempt?.id, 'the operation is idempotent: sent again');
-  if (adapter.reconcile === 'none' || !adapter.listRecent || !attempt) return hold(ctx, job, adapter.reconcile);
+  if (adapter.reconcile === 'none' || !adapter.listRecent || !attempt) {
+    // Only where the service cannot be searched does the operator's word replace the evidence.
+    if (ctx.resubmit.delete(job.key)) return markAbsent(ctx, job, attempt?.id, 'the operator chose --resubmit-in-doubt');
+    return hold(ctx, job, adapter.reconcile);
+  }
   const now = ctx.clock.now();
   const window = { after: iso(attempt.intentAt - ctx.options.clockSkewMs), before: iso(now + ctx.options.clockSkewMs) };
   let listed: Resource[];

@@ -29,6 +29,14 @@ export class StopState {
     return this.reason === null;
   }
 
+  /**
+   * Whether a job that already holds its reservation must not be sent either: yes after an
+   * interruption or an account refusal; no after a budget stop, since that job fits the cap.
+   */
+  get refusesReserved(): boolean {
+    return this.reason !== null && this.reason !== 'budget';
+  }
+
   get halted(): boolean {
     return this.reason === 'interrupted' || this.reason === 'deadline';
   }
@@ -60,4 +68,10 @@ export interface RunContext {
   /** The plan's jobs by key. */
   planned: Map<string, PlannedJob>;
   stop: StopState;
+  /**
+   * Jobs in doubt when the run started which --resubmit-in-doubt may resubmit, once each, where
+   * the service cannot be searched: a job that falls in doubt again during this run is held
+   * again, never resent in a loop.
+   */
+  resubmit: Set<string>;
 }

@@ -40,7 +40,7 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
   if (adapter.mode === 'lookup') return lookup(ctx, planned, adapter, input);
   if (!reserve(ctx, planned)) return 'not-submitted';
   await ctx.limiter.acquire(ctx.stop.controller.signal).catch(() => undefined);
-  if (!ctx.stop.submitting) {
+  if (ctx.stop.refusesReserved) {
     ctx.ledger.release(planned.key);
     return 'not-submitted';
   }

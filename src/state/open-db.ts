@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StateError } from '../errors.js';
@@ -38,6 +38,8 @@ export function openStateDb(path: string): Database.Database {
 
 /** Opens an existing database read-only, or returns undefined when there is none yet. */
 export function openStateDbReadOnly(path: string): Database.Database | undefined {
+  // better-sqlite3 reports a missing folder without SQLITE_CANTOPEN, so look first.
+  if (!existsSync(path)) return undefined;
   try {
     const db = new Database(path, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 10000');

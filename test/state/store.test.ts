@@ -172,6 +172,7 @@ describe('the event log', () => {
 describe('readJobStatuses (what plan shows)', () => {
   test('a missing database means an empty map', () => {
     expect(readJobStatuses(join(dir, 'nope.db'), ['a']).size).toBe(0);
+    expect(readJobStatuses(join(dir, 'no-such-folder', 'reelpipe.db'), ['a']).size).toBe(0);
   });
 
   test('maps every stored status to what plan shows, and spots changed jobs by step and name', () => {
