@@ -41,9 +41,11 @@ export async function startWebhookReceiver(
   if (!/^https?:\/\//.test(url) || url.length > WEBHOOK_URL_MAX) {
     throw new UsageError(`--webhook-public-url must be an http(s) URL short enough for webhook_url (${WEBHOOK_URL_MAX} characters with the path)`);
   }
+  // A proxy in front may pass the public URL's own path prefix through, or strip it: accept both.
+  const accepted = new Set([path, new URL(url).pathname]);
   const receiver = { deliveries: 0 };
   const server = createServer((req, res) => {
-    if (req.method !== 'POST' || req.url !== path) return void res.writeHead(404).end();
+    if (req.method !== 'POST' || !accepted.has(req.url ?? '')) return void res.writeHead(404).end();
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {

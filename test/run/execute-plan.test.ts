@@ -1,0 +1,172 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { createClient, type ServiceClient } from '../../src/api/index.js';
+import { loadManifest } from '../../src/manifest/index.js';
+import { planManifest, type Plan } from '../../src/plan/index.js';
+import { executePlan } from '../../src/run/execute-plan.js';
+import { RunEvents } from '../../src/run/run-events.js';
+import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js';
+import { startWebhookReceiver } from '../../src/run/webhook-receiver.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { StateStore, readEvents } from '../../src/state/index.js';
+import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+
+let dir: string;
+let store: StateStore;
+const closers: (() => Promise<void> | void)[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'reelpipe-run-'));
+  store = StateStore.open(join(dir, 'state.db'));
+});
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A port nobody listens on now, so the receiver's public URL can name it before it starts. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function planOf(yaml: string): Promise<Plan> {
+  writeFileSync(join(dir, 'm.yaml'), yaml);
+  return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
+}
+
+function clientFor(url: string): ServiceClient {
+  const client = createClient({ baseUrl: url, apiId: 'test-id', apiKey: 'test-key', retry: { maxAttempts: 1 } });
+  closers.push(() => client.close());
+  return client;
+}
+
+const options = (plan: Plan, extra: RunOptions = {}) =>
+  resolveRunOptions({ ratePerSecond: 1000, ...extra }, { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits });
+
+const SHORT = `
+version: 1
+name: one
+outputs: out
+steps:
+  - id: s
+    kind: ai_short
+    with: { script: "Hello there.", style: 3D, aspect_ratio: 9x16 }
+`;
+const ID = '11111111-2222-4333-8444-555555555555';
+const short = (status: string, extra: Record<string, unknown> = {}) => ({ id: ID, status, credits_used: 5, ...extra });
+
+describe('tracking against a scripted service', () => {
+  let server: ScriptedServer;
+  beforeEach(async () => {
+    server = await startScriptedServer();
+    closers.push(() => server.close());
+  });
+
+  test('a refused ids list falls back to single reads for the rest of the run', async () => {
+    const plan = await planOf(SHORT);
+    server.script('POST', '/api/ai_shorts/', { status: 201, json: short('pending') });
+    server.script('GET', '/api/ai_shorts/', { status: 400, json: { ids: ['Unknown filter.'] } });
+    server.script('GET', `/api/ai_shorts/${ID}/`, { status: 200, json: short('running') }, { status: 200, json: short('done', { video_output: `${server.url}/v.mp4` }) });
+    server.script('GET', '/v.mp4', { status: 200, text: 'MP4DATA', headers: { 'content-type': 'video/mp4' } });
+    const result = await executePlan(plan, { store, client: clientFor(server.url) }, options(plan, { timeScale: 0.0001 }));
+    expect(result.counts).toEqual({ downloaded: 1 });
+    expect(server.requestsTo('GET', '/api/ai_shorts/')).toHaveLength(1);
+    expect(server.requestsTo('GET', `/api/ai_shorts/${ID}/`)).toHaveLength(2);
+    expect(server.unscripted).toEqual([]);
+  });
+
+  test('a job found submitting at start-up is in doubt; an unsearchable kind is held, not resent', async () => {
+    const plan = await planOf(SHORT);
+    const [job] = plan.jobs;
+    store.syncPlan(plan.manifestPath, [{ key: job!.key, step: 's', kind: 'ai_short', request: job!.request, creditsEstimated: 5 }]);
+    // As a run killed between its intent and the answer leaves it.
+    store.durably(() => {
+      store.insertAttempt(job!.key, job!.request);
+      store.transition(job!.key, 'submitting', {}, 'job:intent');
+    });
+    const result = await executePlan(plan, { store, client: clientFor(server.url) }, options(plan));
+    expect(result.heldInDoubt).toEqual([job!.key]);
+    expect(server.requests).toEqual([]);
+    expect(store.lastAttempt(job!.key)?.state).toBe('in_doubt');
+  });
+
+  test('an upstream result lacking the referenced field fails the dependent job before anything is sent', async () => {
+    const plan = await planOf(`
+version: 1
+name: two
+outputs: out
+steps:
+  - id: page
+    kind: link
+    download: false
+    with: { url: https://shop.example.com/p/1 }
+  - id: ads
+    kind: html_ads
+    with: { link: "{{ steps.page.id }}", style_ids: [quiz-3q], promotion_info: "{{ steps.page.title }}" }
+`);
+    server.script('POST', '/api/links/', { status: 201, json: { id: ID, url: 'https://shop.example.com/p/1', title: '' } });
+    const result = await executePlan(plan, { store, client: clientFor(server.url) }, options(plan));
+    const ads = plan.jobs.find((j) => j.step === 'ads')!;
+    expect(store.job(ads.key)).toMatchObject({ status: 'rejected', failedReason: expect.stringMatching(/is empty in the result/) });
+    expect(result.outcomes.get(ads.key)).toBe('failed');
+    expect(server.requestsTo('POST', '/api/html_interactive_ads/')).toEqual([]);
+  });
+});
+
+describe('webhooks against the sandbox', () => {
+  let sandbox: Sandbox;
+  beforeEach(async () => {
+    sandbox = await startSandbox({ port: 0, speed: 2000, seed: 3 });
+    closers.push(() => sandbox.close());
+  });
+
+  test('a delivery is a hint that makes the job be read at once, long before its poll is due', async () => {
+    const plan = await planOf(SHORT);
+    const events = new RunEvents();
+    let hint: (id: string) => void = () => undefined;
+    const port = await freePort();
+    const live = await startWebhookReceiver(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`, (id) => hint(id));
+    closers.push(() => live.close());
+    // Time scale 1: without the hint the first read of an AI Short would come after ~30 s.
+    const result = await executePlan(
+      plan,
+      { store, client: clientFor(sandbox.url), events, webhookUrl: live.url, onTracker: (tracker) => (hint = (id) => void tracker.hint(id)) },
+      options(plan, { timeScale: 1, maxWaitMs: 10_000 }),
+    );
+    expect(result.stop).toBeNull();
+    expect(result.counts).toEqual({ downloaded: 1 });
+    expect(live.deliveries).toBeGreaterThan(0);
+    expect(store.lastAttempt(plan.jobs[0]!.key)?.request.webhook_url).toBe(live.url);
+  });
+
+  test('the receiver answers 404 off its secret path and ignores what is not JSON', async () => {
+    const hints: string[] = [];
+    const receiver = await startWebhookReceiver('127.0.0.1:0', 'https://hooks.example.com/base/', (id) => hints.push(id));
+    closers.push(() => receiver.close());
+    expect(receiver.url).toMatch(/^https:\/\/hooks\.example\.com\/base\/hooks\/[\w-]{24}$/);
+    const local = `http://127.0.0.1:${receiver.listening.port}${new URL(receiver.url).pathname}`;
+    const wrong = await fetch(`http://127.0.0.1:${receiver.listening.port}/hooks/guess`, { method: 'POST', body: '{"id":"x"}' });
+    expect(wrong.status).toBe(404);
+    expect((await fetch(local, { method: 'POST', body: 'not json' })).status).toBe(204);
+    expect((await fetch(local, { method: 'POST', body: JSON.stringify({ id: 'job-1', status: 'done' }) })).status).toBe(204);
+    expect(hints).toEqual(['job-1']);
+  });
+
+  test('a run records every transition as an event, from intent to download', async () => {
+    const plan = await planOf(SHORT);
+    await executePlan(plan, { store, client: clientFor(sandbox.url) }, options(plan, { timeScale: 0.0005 }));
+    const types = readEvents(store.db, { jobKey: plan.jobs[0]!.key }).map((e) => e.type);
+    expect(types[0]).toBe('job:intent');
+    expect(types).toContain('job:answered');
+    expect(types).toContain('job:done');
+    expect(types.at(-1)).toBe('job:downloaded');
+  });
+});

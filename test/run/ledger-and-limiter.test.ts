@@ -1,0 +1,82 @@
+import { describe, expect, test } from 'vitest';
+import type { JobRow } from '../../src/state/index.js';
+import { BudgetLedger } from '../../src/run/budget-ledger.js';
+import { AdaptiveRateLimiter } from '../../src/run/rate-limiter.js';
+import { ManualClock } from '../../src/util/clock.js';
+
+/** Lets settled promises run their continuations (no time passes). */
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+const row = (key: string, status: JobRow['status'], creditsUsed: number | null, creditsReserved = 0, creditsPrior = 0) =>
+  ({ key, status, creditsUsed, creditsReserved, creditsPrior }) as JobRow;
+
+describe('the budget ledger', () => {
+  test('starts from what earlier runs spent and still hold', () => {
+    const ledger = new BudgetLedger({
+      cap: 100,
+      jobs: [row('a', 'downloaded', 30), row('b', 'failed', 0, 0, 5), row('c', 'running', null, 20), row('d', 'in_doubt', null, 10), row('e', 'planned', null)],
+    });
+    expect(ledger.spent).toBe(35);
+    expect(ledger.reservedTotal).toBe(30);
+    expect(ledger.headroom).toBe(35);
+  });
+
+  test('never reserves past the cap; actual cost replaces the reservation; a release gives it back', () => {
+    const ledger = new BudgetLedger({ cap: 100, jobs: [] });
+    expect(ledger.reserve('a', 60)).toBe(true);
+    expect(ledger.reserve('b', 60)).toBe(false);
+    ledger.settle('a', 25);
+    expect(ledger.reserve('b', 60)).toBe(true);
+    expect(ledger.headroom).toBe(15);
+    ledger.release('b');
+    expect(ledger.headroom).toBe(75);
+  });
+
+  test('without a cap everything fits', () => {
+    const ledger = new BudgetLedger({ cap: null, jobs: [] });
+    expect(ledger.reserve('a', 1e9)).toBe(true);
+    expect(ledger.headroom).toBe(Infinity);
+  });
+});
+
+describe('the adaptive rate limiter', () => {
+  test('hands out slots at its rate, in call order', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 10, clock });
+    const granted: number[] = [];
+    const all = [0, 1, 2].map((i) => limiter.acquire().then(() => granted.push(i)));
+    await flush();
+    expect(granted).toEqual([0]);
+    clock.advance(100);
+    await flush();
+    expect(granted).toEqual([0, 1]);
+    clock.advance(100);
+    await Promise.all(all);
+    expect(granted).toEqual([0, 1, 2]);
+  });
+
+  test('a scattering of 429s among successes does not slow it down', () => {
+    const clock = new ManualClock(0);
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 20, clock });
+    for (let i = 0; i < 100; i++) {
+      clock.advance(100);
+      if (i % 5 === 0) limiter.throttled();
+      else limiter.succeeded();
+    }
+    expect(limiter.currentRate).toBe(20);
+  });
+
+  test('mostly 429s halves the rate, at most once a second, down to the floor; successes win it back', () => {
+    const clock = new ManualClock(0);
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 16, minRatePerSecond: 2, clock });
+    for (let i = 0; i < 30; i++) limiter.throttled();
+    expect(limiter.currentRate).toBe(8);
+    for (let second = 0; second < 5; second++) {
+      clock.advance(1000);
+      for (let i = 0; i < 20; i++) limiter.throttled();
+    }
+    expect(limiter.currentRate).toBe(2);
+    for (let i = 0; i < 100; i++) limiter.succeeded();
+    expect(limiter.currentRate).toBe(16);
+  });
+});

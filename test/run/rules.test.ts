@@ -1,0 +1,162 @@
+import { describe, expect, test } from 'vitest';
+import {
+  ApiBadRequestError,
+  ApiConnectionError,
+  ApiForbiddenError,
+  ApiInDoubtError,
+  ApiInvalidResponseError,
+  ApiNotFoundError,
+  ApiRateLimitError,
+  ApiServerError,
+  ApiStatusError,
+  ApiUnauthorizedError,
+} from '../../src/api/index.js';
+import { InsufficientCreditsError, InvalidInputError } from '../../src/errors.js';
+import { ADAPTERS, adapterFor } from '../../src/run/adapters/index.js';
+import { ASSET_PHASES, PERSONA_PHASES, PRODUCT_PHASES, SIMPLE_PHASES, VIDEO_JOB_PHASES, phaseOf } from '../../src/run/adapters/status-maps.js';
+import { killHookFromEnv } from '../../src/run/kill-hook.js';
+import { matchesIntent } from '../../src/run/match-intent.js';
+import { POLL_BOUNDS, pollDelayMs } from '../../src/run/poll-schedule.js';
+import { judgeSubmitError } from '../../src/run/submit-errors.js';
+import { STEP_KINDS } from '../../src/step-kinds.js';
+
+describe('what a failed creating request means', () => {
+  const status = (code: number, body: unknown = {}) => ApiStatusError.from('x.create', code, body);
+  test.each<[string, unknown, string]>([
+    ['in doubt from the client', new ApiInDoubtError('x.create', 'reset after sending'), 'in-doubt'],
+    ['insufficient credits', new InsufficientCreditsError('no credits left'), 'account'],
+    ['401', status(401), 'account'],
+    ['403', status(403), 'account'],
+    ['429 after the client gave up', status(429), 'not-created'],
+    ['503 with Retry-After after the client gave up', status(503), 'not-created'],
+    ['never sent', new ApiConnectionError('x.create', 'refused', false), 'not-created'],
+    ['may have been sent', new ApiConnectionError('x.create', 'reset', true), 'in-doubt'],
+    ['400 field error', status(400, { link: ['Invalid link ID'] }), 'rejected'],
+    ['404 on a path id', status(404, { detail: 'No Product matches the given query.' }), 'rejected'],
+    ['our own body check', new InvalidInputError([{ path: 'script', message: 'required' }]), 'rejected'],
+    ['an unreadable 2xx', new ApiInvalidResponseError('x.create', 'id missing'), 'in-doubt'],
+    ['anything else', new Error('boom'), 'in-doubt'],
+  ])('%s → %s', (_case, error, kind) => expect(judgeSubmitError(error).kind).toBe(kind));
+
+  test('the classes the factory makes are the ones judged', () => {
+    expect(status(400)).toBeInstanceOf(ApiBadRequestError);
+    expect(status(401)).toBeInstanceOf(ApiUnauthorizedError);
+    expect(status(403)).toBeInstanceOf(ApiForbiddenError);
+    expect(status(404)).toBeInstanceOf(ApiNotFoundError);
+    expect(status(429)).toBeInstanceOf(ApiRateLimitError);
+    expect(status(503)).toBeInstanceOf(ApiServerError);
+  });
+
+  test('a 429 marks the run as rate limited; a credits refusal names credits', () => {
+    expect(judgeSubmitError(status(429))).toMatchObject({ rateLimited: true });
+    expect(judgeSubmitError(new InsufficientCreditsError('x'))).toMatchObject({ reason: 'credits' });
+  });
+});
+
+describe('status names fold into three phases', () => {
+  test.each([
+    [VIDEO_JOB_PHASES, 'pending', 'pending'],
+    [VIDEO_JOB_PHASES, 'in_queue', 'pending'],
+    [VIDEO_JOB_PHASES, 'done', 'done'],
+    [VIDEO_JOB_PHASES, 'rejected', 'failed'],
+    [SIMPLE_PHASES, 'running', 'pending'],
+    [ASSET_PHASES, 'generating', 'pending'],
+    [PRODUCT_PHASES, 'image_generated', 'pending'],
+    [PRODUCT_PHASES, 'video_generated', 'done'],
+    [PERSONA_PHASES, 'reviewing', 'pending'],
+    [PERSONA_PHASES, 'rejected', 'failed'],
+    [VIDEO_JOB_PHASES, 'some_new_state', 'pending'],
+    [VIDEO_JOB_PHASES, undefined, 'pending'],
+  ])('%#: %s → %s', (map, status, phase) => expect(phaseOf(map, status)).toBe(phase));
+});
+
+describe('adapters', () => {
+  test('every step kind has one', () => expect(Object.keys(ADAPTERS).sort()).toEqual([...STEP_KINDS].sort()));
+
+  test.each([
+    ['ai_short', { status: 'done', video_output: 'https://cdn/v.mp4', credits_used: 5 }, 'done', 1],
+    ['ai_short', { status: 'done', video_output: null }, 'pending', 0],
+    ['ai_short', { status: 'failed', failed_reason: 'bad script' }, 'failed', 0],
+    ['lipsync_v2', { status: 'done', output: 'https://cdn/l.mp4' }, 'done', 1],
+    ['product_regen', { status: 'video_generated', generated_video_url: 'https://cdn/p.mp4' }, 'done', 1],
+    ['html_ads', { status: 'done', ads: [{ style_id: 'a', url: 'https://cdn/a.html' }, { style_id: 'b', url: null, status: 'failed' }] }, 'done', 1],
+    ['asset_generation', { status: 'done', assets: [{ url: 'https://cdn/1.png' }, { url: 'https://cdn/2.png' }] }, 'done', 2],
+    ['text_generation', { status: 'done', response_text: 'hello' }, 'done', 1],
+    ['persona', { process_status: 'reviewing' }, 'pending', 0],
+    ['persona', { process_status: 'done' }, 'done', 0],
+  ])('%s reads %j as %s with %i output(s)', (kind, resource, phase, outputs) => {
+    const view = ADAPTERS[kind as keyof typeof ADAPTERS].view(resource);
+    expect(view.phase).toBe(phase);
+    expect(view.outputs).toHaveLength(outputs);
+  });
+
+  test('a failed job without a reason still says how it ended', () => {
+    expect(ADAPTERS.boreal.view({ status: 'rejected' }).failedReason).toBe('ended rejected without a reason');
+  });
+
+  test('custom template modes: a preview is finished once its preview URL is there', () => {
+    expect(adapterFor('custom_template', 'preview').view({ status: 'running', preview: 'https://cdn/p.mp4' }).phase).toBe('done');
+    expect(adapterFor('custom_template', 'both').view({ status: 'running', preview: 'https://cdn/p.mp4' }).phase).toBe('pending');
+    expect(adapterFor('custom_template', 'render').remoteIdOf({ id: 'abc' }, { request: {} })).toBe('abc#render');
+  });
+
+  test('reconcile strategies: lists for lipsync and ad clones, resend for idempotent kinds, none elsewhere', () => {
+    const strategies = Object.fromEntries(Object.values(ADAPTERS).map((a) => [a.kind, a.reconcile]));
+    expect(strategies).toMatchObject({ lipsync_v2: 'list-window', ad_clone: 'list-all', link_update: 'resend', persona_delete: 'resend', ai_short: 'none', boreal: 'none' });
+  });
+});
+
+describe('matching a listed job to an intent', () => {
+  const sent = { link: 'L1', video_url: 'https://x/ad.mp4', language: 'de', webhook_url: 'https://hooks/a' };
+  test.each<[string, Record<string, unknown>, boolean]>([
+    ['the same fields, with extras the service adds', { ...sent, id: '1', status: 'running', aspect_ratio: '9x16', webhook_url: null }, true],
+    ['a different language', { ...sent, language: 'fr' }, false],
+    ['a field not echoed back', { link: 'L1', video_url: 'https://x/ad.mp4' }, false],
+    ['nested objects compared as subsets', { ...sent }, true],
+  ])('%s → %s', (_case, resource, match) => expect(matchesIntent(sent, resource)).toBe(match));
+
+  test('nested: the service filling in defaults does not break a match, a changed value does', () => {
+    const request = { video_inputs: [{ voice: { type: 'text', input_text: 'Hi' } }] };
+    expect(matchesIntent(request, { video_inputs: [{ voice: { type: 'text', input_text: 'Hi', voice_id: null }, background: null }] })).toBe(true);
+    expect(matchesIntent(request, { video_inputs: [{ voice: { type: 'text', input_text: 'Hello' } }] })).toBe(false);
+    expect(matchesIntent(request, { video_inputs: [] })).toBe(false);
+  });
+
+  test('an empty request matches nothing', () => expect(matchesIntent({ webhook_url: 'x' }, { webhook_url: 'x' })).toBe(false));
+});
+
+describe('poll intervals', () => {
+  const middle = () => 0.5;
+  test.each([
+    ['a 6 s asset is read every 2 s (the floor)', 6, 0, 1, 2_000],
+    ['a 3 min AI Short every 30 s', 180, 0, 1, 30_000],
+    ['an overdue AI Short half as often', 180, 400_000, 1, 60_000],
+    ['an avatar under review every 10 min (the ceiling)', 36 * 3600, 0, 1, POLL_BOUNDS.maxMs],
+    ['a sandbox 1000× faster, a thousandth', 180, 0, 0.001, 30],
+  ])('%s', (_case, typical, age, scale, expected) => expect(pollDelayMs(typical, age, scale, middle)).toBe(expected));
+
+  test('jitter stays within ±20 %', () => {
+    expect(pollDelayMs(180, 0, 1, () => 0)).toBe(24_000);
+    expect(pollDelayMs(180, 0, 1, () => 0.999999)).toBe(36_000);
+  });
+});
+
+describe('the test-only kill hook', () => {
+  test('is inert without the variable', () => {
+    let kills = 0;
+    const hook = killHookFromEnv({}, () => kills++);
+    for (let i = 0; i < 5; i++) hook('after-post');
+    expect(kills).toBe(0);
+  });
+
+  test('fires exactly at the Nth arrival of each named point, ignoring unknown names', () => {
+    const fired: string[] = [];
+    let point = '';
+    const hook = killHookFromEnv({ REELPIPE_TEST_KILL_AT: 'after-post:3,mid-download:1,nonsense:1' }, () => fired.push(point));
+    for (const p of ['after-post', 'mid-download', 'after-post', 'after-post', 'after-post', 'mid-download'] as const) {
+      point = p;
+      hook(p);
+    }
+    expect(fired).toEqual(['mid-download', 'after-post']);
+  });
+});
