@@ -1,9 +1,19 @@
 import pLimit from 'p-limit';
+import { ApiNotFoundError } from '../api/index.js';
 import type { JobRow } from '../state/index.js';
 import { adapterFor, type KindAdapter, type RemoteView, type Resource } from './adapters/index.js';
 import { pollDelayMs } from './poll-schedule.js';
 import type { RunContext } from './run-context.js';
 import { announce } from './submit-job.js';
+
+/**
+ * Why a 404 on reading a submitted job fails it: the service answered that the job does not exist
+ * (deleted, or made by another environment such as an earlier embedded sandbox). Polling it
+ * forever would never finish; the job fails with that reason, and `reelpipe retry` resubmits it.
+ */
+function gone(entry: Watched, error: ApiNotFoundError): Resource {
+  return { status: 'failed', process_status: 'failed', failed_reason: `the service no longer knows job ${entry.job.remoteId}: ${error.message}` };
+}
 
 /** The most ids one list request may carry (the service's `ids` limit). */
 const IDS_PER_LIST = 100;
@@ -150,7 +160,11 @@ export class Tracker {
         this.reads++;
         this.ctx.limiter.succeeded();
         const byId = new Map(items.map((item) => [String(item.id), item]));
-        this.apply(chunk.map((entry) => [entry, byId.get(entry.job.remoteId as string)]));
+        const listed = chunk.filter((entry) => byId.has(entry.job.remoteId as string));
+        this.apply(listed.map((entry) => [entry, byId.get(entry.job.remoteId as string)]));
+        // A job the list left out is read on its own: only that read can say it is gone.
+        const missing = chunk.filter((entry) => !byId.has(entry.job.remoteId as string));
+        if (missing.length > 0) await this.readSingly(missing);
       } catch (error) {
         if (this.ctx.stop.halted) return;
         // Why fall back: the ids filter is beyond the spec for some kinds; a refusal means single reads.
@@ -172,8 +186,8 @@ export class Tracker {
             const resource = await entry.adapter.read(this.ctx.client, entry.job.remoteId as string);
             this.ctx.limiter.succeeded();
             return [entry, resource];
-          } catch {
-            return [entry, undefined];
+          } catch (error) {
+            return [entry, error instanceof ApiNotFoundError ? gone(entry, error) : undefined];
           }
         }),
       ),

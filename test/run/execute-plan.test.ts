@@ -83,6 +83,16 @@ describe('tracking against a scripted service', () => {
     expect(server.unscripted).toEqual([]);
   });
 
+  test('a job the list leaves out is read alone, and a 404 there fails it with the reason (no endless polling)', async () => {
+    const plan = await planOf(SHORT);
+    server.script('POST', '/api/ai_shorts/', { status: 201, json: short('pending') });
+    server.script('GET', '/api/ai_shorts/', { status: 200, json: [] });
+    server.script('GET', `/api/ai_shorts/${ID}/`, { status: 404, json: { detail: 'No AiShort matches the given query.' } });
+    const result = await executePlan(plan, { store, client: clientFor(server.url) }, options(plan, { timeScale: 0.0001 }));
+    expect(result.counts).toEqual({ failed: 1 });
+    expect(store.job(plan.jobs[0]!.key)?.failedReason).toMatch(/no longer knows job .*No AiShort matches/);
+  });
+
   test('a job found submitting at start-up is in doubt; an unsearchable kind is held, not resent', async () => {
     const plan = await planOf(SHORT);
     const [job] = plan.jobs;
