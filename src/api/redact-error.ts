@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js';
 import { redactSecrets } from '../util/logger.js';
 
 /** How deep a cause chain is followed. */
@@ -15,6 +16,10 @@ export function redactError<T>(error: T, secrets: readonly string[], depth = 0):
   if (error.stack) {
     const stack = redactSecrets(error.stack, secrets);
     if (stack !== error.stack) error.stack = stack;
+  }
+  // Located input issues may quote the value they refused (an id, a field): scrub those too.
+  if (error instanceof InvalidInputError) {
+    for (const issue of error.issues) issue.message = redactSecrets(issue.message, secrets);
   }
   if (error.cause !== undefined) redactError(error.cause, secrets, depth + 1);
   return error;

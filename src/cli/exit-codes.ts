@@ -29,6 +29,8 @@ const BY_CODE: Record<ErrorCode, number> = {
   // A rejected key is a configuration problem: retrying cannot help.
   API_UNAUTHORIZED: EXIT.usage,
   API_FORBIDDEN: EXIT.usage,
+  // Any other final 4xx (405, 409, 410, 422…): the request itself is wrong; resending cannot help.
+  API_STATUS: EXIT.usage,
   BUDGET_EXCEEDED: EXIT.budget,
   INSUFFICIENT_CREDITS: EXIT.budget,
   JOBS_FAILED: EXIT.jobsFailed,
@@ -38,7 +40,6 @@ const BY_CODE: Record<ErrorCode, number> = {
   // Transient service trouble leaves resumable work behind.
   API_RATE_LIMITED: EXIT.unfinished,
   API_SERVER_ERROR: EXIT.unfinished,
-  API_STATUS: EXIT.unfinished,
   API_CONNECTION: EXIT.unfinished,
   API_TIMEOUT: EXIT.unfinished,
   API_IN_DOUBT: EXIT.unfinished,

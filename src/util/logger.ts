@@ -38,7 +38,7 @@ export const SECRET_ENV_VARS = ['REELPIPE_API_ID', 'REELPIPE_API_KEY'] as const;
 export interface LoggerOptions {
   /**
    * Minimum level written.
-   * @default env REELPIPE_LOG_LEVEL, else 'info'
+   * @default env REELPIPE_LOG_LEVEL, else 'warn' (DEFAULT_LOG_LEVEL)
    */
   level?: string;
   /**
@@ -59,6 +59,12 @@ export interface LoggerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * Operators read reports, not logs: by default only warnings and errors reach stderr.
+ * `REELPIPE_LOG_LEVEL=info` or `debug` shows more.
+ */
+export const DEFAULT_LOG_LEVEL: LevelWithSilent = 'warn';
+
 /** A pino logger writing JSON lines, with credentials redacted wherever they appear. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const env = options.env ?? process.env;
@@ -78,7 +84,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 }
 
 function resolveLevel(level: string | undefined): LevelWithSilent {
-  if (level === undefined || level === '') return 'info';
+  if (level === undefined || level === '') return DEFAULT_LOG_LEVEL;
   const normalized = level.trim().toLowerCase();
   if ((LOG_LEVELS as readonly string[]).includes(normalized)) return normalized as LevelWithSilent;
   throw new UsageError(`REELPIPE_LOG_LEVEL: unknown log level '${level}'; expected one of ${LOG_LEVELS.join(', ')}`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApiStatusError } from '../../src/api/index.js';
-import { UsageError } from '../../src/errors.js';
+import { InvalidInputError, UsageError } from '../../src/errors.js';
 import { createLogger, redactSecrets } from '../../src/util/logger.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { JOB_ID } from './fixtures/operation-cases.js';
@@ -92,7 +92,10 @@ describe('the client never reveals the credentials', () => {
       ...lines, ...refused.lines,
       ...errors.flatMap((e) => [e.message, e.stack ?? '', String(e.cause ?? '')]),
       ...errors.filter((e) => e instanceof ApiStatusError).map((e) => JSON.stringify([e.body, e.fieldErrors])),
+      // A refused id is quoted in its located issue: the issue is scrubbed like the message.
+      ...errors.filter((e) => e instanceof InvalidInputError).map((e) => JSON.stringify(e.issues)),
     ];
+    expect(errors.some((e) => e instanceof InvalidInputError && e.issues.length > 0)).toBe(true);
     for (const text of texts) {
       expect(text).not.toContain(API_KEY);
       expect(text).not.toContain(JSON.stringify(API_KEY).slice(1, -1));
