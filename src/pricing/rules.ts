@@ -7,8 +7,12 @@ import type { MODEL_VERSIONS } from '../api/schemas/common.js';
  * Amounts are credits; fractional prices (Aurora, Boreal-H3) are kept to one decimal place.
  */
 
-/** Rounds away binary noise: 0.7 * 3 is 2.1, not 2.0999999999999996. */
-const tenths = (credits: number) => Math.round(credits * 10) / 10;
+/**
+ * Rounds to a tenth of a credit, the finest unit any price has (Aurora, Boreal-H3), so sums and
+ * products drop binary noise: 0.7 * 3 is 2.1, not 2.0999999999999996. The one definition: the
+ * sandbox's ledger keeps its sums with it too.
+ */
+export const tenths = (credits: number) => Math.round(credits * 10) / 10;
 
 /** `creditsPerBlock` for every started block of `blockSeconds`; a job of any length pays one block. */
 export function perStartedBlock(seconds: number, blockSeconds: number, creditsPerBlock: number): number {
@@ -76,8 +80,12 @@ export interface H3Inputs {
   referenceVideoSeconds: number;
 }
 
-/** Rounds up to the next half credit, as rule 6 says the total price is. */
-export const roundUpToHalf = (credits: number) => Math.ceil(tenths(credits) * 2) / 2;
+/**
+ * Rounds up to the next half credit, as rule 6 says the total price is: 4.04 is 4.5, 4.0 stays 4.
+ * The 1e-9 only absorbs binary noise (0.4 * 7 is 2.8000000000000003, still 3 once doubled and
+ * ceiled); any real excess over a half, however small (a hundredth of a credit), rounds up.
+ */
+export const roundUpToHalf = (credits: number) => Math.ceil(credits * 2 - 1e-9) / 2 + 0; // + 0: never -0 for a free job
 
 export function h3Credits(input: H3Inputs): number {
   const perSecond = H3_CREDITS_PER_SECOND[input.resolution];

@@ -1,7 +1,5 @@
+import { tenths } from '../pricing/index.js';
 import type { Job } from './store.js';
-
-/** Keeps sums to a tenth of a credit: Aurora and Boreal-H3 prices have one decimal place. */
-const tenths = (credits: number) => Math.round(credits * 10) / 10;
 
 /**
  * The account's credits. A job's whole price is taken at creation, so parallel creations can never

@@ -67,6 +67,7 @@ const cases: PriceCase[] = [
   { rule: '6 reference video counted up to 15 s at 1088p: 6 + 9 = 15', path: '/api/boreal/', body: h3('1088p', 5, { reference_video_urls: [video(10, 1), video(10, 2)] }), credits: 15 },
   { rule: '6 2k 6 s and a 3 s reference video: 15.6 + 1.8 = 17.4 → 17.5', path: '/api/boreal/', body: h3('2k', 6, { reference_video_urls: [video(3)] }), credits: 17.5 },
   { rule: '6 768p 5 s and a 2.5 s reference video: 2 + 1 = 3', path: '/api/boreal/', body: h3('768p', 5, { reference_video_urls: [video(2.5)] }), credits: 3 },
+  { rule: '6 768p 5 s and a 5.1 s reference video: 2 + 2.04 = 4.04 → 4.5', path: '/api/boreal/', body: h3('768p', 5, { reference_video_urls: [video(5.1)] }), credits: 4.5 },
   // Sandbox prices (docs/sandbox.md): ad clone 84 per started 30 s of the reference, as observed.
   { rule: 'sandbox ad clone of a 30 s reference', path: '/api/ads_clone/', body: 'link', credits: 84 },
   { rule: 'sandbox ad clone of a 31 s reference', path: '/api/ads_clone/', body: 'link31', credits: 168 },
