@@ -1,5 +1,5 @@
 import { BudgetExceededError } from '../errors.js';
-import { formatCredits } from './totals.js';
+import { formatCredits, plural } from './totals.js';
 import type { Plan } from './types.js';
 
 /**
@@ -11,7 +11,8 @@ export function assertWithinBudget(plan: Plan, maxCredits?: number): void {
   const max = maxCredits ?? plan.budget.maxCredits;
   if (max === null || max === undefined) return;
   const { credits } = plan.totals;
-  if (credits.expected <= max) return;
+  // Nothing priced, nothing to compare: the table says every cost is unknown.
+  if (credits === null || credits.expected <= max) return;
   throw new BudgetExceededError(
     `plan ${plan.name} expects ${formatCredits(credits.expected)} credits ` +
       `(low ${formatCredits(credits.low)}, high ${formatCredits(credits.high)}), over the budget of ${formatCredits(max)} ` +
@@ -25,6 +26,5 @@ export function unknownNote(plan: Plan): string {
   const unknown = plan.steps.filter((s) => s.unknownJobs > 0);
   if (unknown.length === 0) return '';
   const list = unknown.map((s) => `${s.id} ×${s.unknownJobs}`).join(', ');
-  const n = plan.totals.unknownJobs;
-  return `; ${n} job${n === 1 ? '' : 's'} of unknown cost not counted (${list})`;
+  return `; ${plural(plan.totals.unknownJobs, 'job')} of unknown cost not counted (${list})`;
 }

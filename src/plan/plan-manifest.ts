@@ -3,7 +3,7 @@ import { expandManifest, type Manifest, type ManifestStep, type StepInstance } f
 import { estimateCredits } from './estimate.js';
 import { jobKey } from './job-key.js';
 import { outputNames } from './output-names.js';
-import { addCredits, roundTotal, ZERO } from './totals.js';
+import { addCredits, knownOrNull, roundTotal, ZERO } from './totals.js';
 import type { CreditEstimate, JobRef, Plan, PlannedJob, StepPlan } from './types.js';
 
 /**
@@ -44,11 +44,7 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
     budget: { maxCredits: options.maxCredits ?? manifest.budget.maxCredits },
     steps,
     jobs,
-    totals: {
-      jobs: jobs.length,
-      credits: roundTotal(steps.reduce((sum, s) => addCredits(sum, s.credits), ZERO)),
-      unknownJobs: steps.reduce((n, s) => n + s.unknownJobs, 0),
-    },
+    totals: totalsOf(steps),
     duplicates,
     warnings,
   };
@@ -104,9 +100,18 @@ function stepPlan(step: ManifestStep, jobs: PlannedJob[]): StepPlan {
     if (job.credits) credits = addCredits(credits, job.credits);
     else unknownJobs++;
   }
-  const plan: StepPlan = { id: step.id, kind: step.kind, jobs: jobs.length, credits: roundTotal(credits), unknownJobs, needs: step.needs, download: step.download };
+  const plan: StepPlan = {
+    id: step.id, kind: step.kind, jobs: jobs.length, credits: knownOrNull(credits, jobs.length, unknownJobs), unknownJobs, needs: step.needs, download: step.download,
+  };
   if (step.mode) plan.mode = step.mode;
   return plan;
+}
+
+function totalsOf(steps: readonly StepPlan[]): Plan['totals'] {
+  const jobs = steps.reduce((n, s) => n + s.jobs, 0);
+  const unknownJobs = steps.reduce((n, s) => n + s.unknownJobs, 0);
+  const credits = steps.reduce((sum, s) => (s.credits ? addCredits(sum, s.credits) : sum), ZERO);
+  return { jobs, credits: knownOrNull(credits, jobs, unknownJobs), unknownJobs };
 }
 
 /**

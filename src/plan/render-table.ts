@@ -1,5 +1,5 @@
 import { unknownNote } from './budget.js';
-import { formatCredits } from './totals.js';
+import { formatCredits, plural } from './totals.js';
 import type { CreditTotal, Plan, StepPlan } from './types.js';
 
 /**
@@ -15,9 +15,9 @@ export const NEW = 'new';
 export function renderPlanTable(plan: Plan, statusOf?: StatusOf): string {
   const header = ['STEP', 'KIND', 'JOBS', 'LOW', 'EXPECTED', 'HIGH', 'STATUS'];
   const rows = plan.steps.map((s) => [s.id, s.kind + (s.mode ? ` (${s.mode})` : ''), String(s.jobs), ...creditCells(s), statusCell(plan, s, statusOf)]);
-  const total = ['TOTAL', '', String(plan.totals.jobs), ...creditCells({ ...plan.totals, unknownJobs: plan.totals.unknownJobs, jobs: plan.totals.jobs }), ''];
+  const total = ['TOTAL', '', String(plan.totals.jobs), ...creditCells(plan.totals), ''];
   const lines = [
-    `Plan ${plan.name} — ${plan.totals.jobs} jobs in ${plan.steps.length} steps`,
+    `Plan ${plan.name} — ${plural(plan.totals.jobs, 'job')} in ${plural(plan.steps.length, 'step')}`,
     `outputs: ${plan.outputsDir}   concurrency: ${plan.concurrency}`,
     '',
     ...table([header, ...rows, total], [false, false, true, true, true, true, false]),
@@ -30,10 +30,11 @@ export function renderPlanTable(plan: Plan, statusOf?: StatusOf): string {
   return `${lines.join('\n')}\n`;
 }
 
-type Counted = { credits: CreditTotal; unknownJobs: number; jobs: number };
+type Counted = { credits: CreditTotal | null; unknownJobs: number };
 
-function creditCells({ credits, unknownJobs, jobs }: Counted): string[] {
-  if (jobs > 0 && unknownJobs === jobs) return ['?', '?', '?'];
+/** `?` when every job is of unknown cost; `N+?` when some are (the figure is a floor). */
+function creditCells({ credits, unknownJobs }: Counted): string[] {
+  if (credits === null) return ['?', '?', '?'];
   const mark = unknownJobs > 0 ? '+?' : '';
   return [credits.low, credits.expected, credits.high].map((n) => formatCredits(n) + mark);
 }
@@ -49,8 +50,10 @@ function statusCell(plan: Plan, step: StepPlan, statusOf?: StatusOf): string {
 }
 
 function budgetLine(plan: Plan): string {
-  const { expected, high } = plan.totals.credits;
   const max = plan.budget.maxCredits;
+  const set = max === null ? 'none set' : formatCredits(max);
+  if (plan.totals.credits === null) return `budget: ${set} — every job's cost is unknown, so nothing can be compared`;
+  const { expected, high } = plan.totals.credits;
   if (max === null) return `budget: none set (expected ${formatCredits(expected)} credits)`;
   if (expected > max) return `budget: ${formatCredits(max)} — OVER by ${formatCredits(expected - max)} (expected ${formatCredits(expected)})`;
   const share = Math.round((expected / max) * 100);

@@ -13,5 +13,15 @@ const tenths = (n: number) => Math.round(n * 10) / 10;
 
 export const roundTotal = (t: CreditTotal): CreditTotal => ({ low: tenths(t.low), expected: tenths(t.expected), high: tenths(t.high) });
 
+/**
+ * A sum over jobs, or null when every one of them is of unknown cost: unknown is never 0, so a
+ * step (or plan) nobody can price shows as unknown, not as free. No jobs at all do cost 0.
+ */
+export const knownOrNull = (sum: CreditTotal, jobs: number, unknownJobs: number): CreditTotal | null =>
+  jobs > 0 && unknownJobs === jobs ? null : roundTotal(sum);
+
 /** 1,234.5 — credits as people read them. */
 export const formatCredits = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+
+/** `1 step`, `5 steps`: a count with its noun agreeing. */
+export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;

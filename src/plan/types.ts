@@ -50,7 +50,8 @@ export interface StepPlan {
   kind: StepKind;
   mode?: CustomTemplateMode;
   jobs: number;
-  credits: CreditTotal;
+  /** The step's jobs of known cost, summed; null when every job is of unknown cost (never 0). */
+  credits: CreditTotal | null;
   unknownJobs: number;
   needs: string[];
   download: boolean;
@@ -67,7 +68,8 @@ export interface Plan {
   steps: StepPlan[];
   /** In dependency order: every job after the jobs it references. */
   jobs: PlannedJob[];
-  totals: { jobs: number; credits: CreditTotal; unknownJobs: number };
+  /** credits: null when every job is of unknown cost (unknown is never counted as 0). */
+  totals: { jobs: number; credits: CreditTotal | null; unknownJobs: number };
   /** Identical jobs: kept (as KEY, KEY~2, …), and reported here. */
   duplicates: { key: string; step: string; count: number }[];
   warnings: string[];

@@ -1,0 +1,54 @@
+import { describe, expect, test } from 'vitest';
+import { assertWithinBudget, planManifest, planToJson, renderPlanTable } from '../../src/plan/index.js';
+import { runCli } from '../helpers/cli.js';
+import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
+
+/** Unknown is never 0: steps and plans nobody can price show as unknown, in JSON and in the table. */
+const link = { id: 'product', kind: 'link_with_params', with: { title: 'T', image_urls: ['https://example.com/i.png'] } };
+const clone = { id: 'clone', kind: 'ad_clone', with: { link: '{{ steps.product.id }}', video_url: 'https://example.com/ad.mp4' } };
+const planOf = async (steps: object[], extra: object = {}) => planManifest(await load({ 'manifest.yaml': manifestWith(steps, extra) }));
+
+describe('a plan whose every job is of unknown cost', () => {
+  test('has null credits per step and in total, and still counts the unknown jobs', async () => {
+    const p = await planOf([link, clone]);
+    expect(p.steps.map((s) => [s.id, s.credits, s.unknownJobs])).toEqual([['product', null, 1], ['clone', null, 1]]);
+    expect(p.totals).toEqual({ jobs: 2, credits: null, unknownJobs: 2 });
+  });
+
+  test('shows ? for every figure, and says the budget cannot be compared', async () => {
+    const p = await planOf([link], { budget: { max_credits: 10 } });
+    expect(renderPlanTable(p).replace(p.outputsDir, 'OUT').split('\n')).toEqual([
+      'Plan test — 1 job in 1 step',
+      'outputs: OUT   concurrency: 4',
+      '',
+      'STEP     KIND              JOBS  LOW  EXPECTED  HIGH  STATUS',
+      'product  link_with_params     1    ?         ?     ?  1 new',
+      'TOTAL                         1    ?         ?     ?',
+      '',
+      "budget: 10 — every job's cost is unknown, so nothing can be compared",
+      '1 job of unknown cost not counted (product ×1): add estimate_credits to those steps to count them',
+      '',
+    ]);
+    expect(() => assertWithinBudget(p)).not.toThrow();
+    expect(planToJson(p)).toMatchObject({ steps: [{ id: 'product', credits: null, unknownJobs: 1 }], totals: { credits: null } });
+  });
+
+  test('a step of no jobs costs 0, which is known', async () => {
+    const p = await planOf([{ ...link, for_each: { rows: [] } }]);
+    expect([p.steps[0]?.credits, p.totals.credits]).toEqual([{ low: 0, expected: 0, high: 0 }, { low: 0, expected: 0, high: 0 }]);
+  });
+});
+
+describe('plan --json of the README demo', () => {
+  test('gives the all-unknown step null credits and the priced steps figures', async () => {
+    const result = await runCli(['plan', 'examples/demo.yaml', '--json']);
+    const json = JSON.parse(result.stdout) as { steps: { id: string; credits: unknown; unknownJobs: number }[] };
+    expect(json.steps.map((s) => [s.id, s.credits, s.unknownJobs])).toEqual([
+      ['shorts', { low: 15, expected: 15, high: 15 }, 0],
+      ['product', null, 1],
+      ['clones', { low: 120, expected: 252, high: 360 }, 0],
+      ['playables', { low: 30, expected: 30, high: 30 }, 0],
+      ['teaser', { low: 3, expected: 3, high: 3 }, 0],
+    ]);
+  });
+});
