@@ -60,8 +60,11 @@ function body(style: HtmlAdStyleEntry, ad: AdInput, images: AdImage[]): string {
   return `<div class="deck">${pictures}</div><button id="next">Next</button>`;
 }
 
-/** One self-contained playable HTML ad: inline CSS and script, images embedded or linked. */
-export function renderHtmlAd(style: HtmlAdStyleEntry, ad: AdInput, images: AdImage[]): string {
+/**
+ * One self-contained playable HTML ad: inline CSS and script, images and logo embedded (or linked
+ * when the sandbox cannot fetch them).
+ */
+export function renderHtmlAd(style: HtmlAdStyleEntry, ad: AdInput, images: AdImage[], logo: AdImage | undefined): string {
   const offer = ad.promotionInfo || 'Discover it now';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -72,7 +75,7 @@ header{display:flex;align-items:center;gap:8px;padding:8px}header img{height:32p
 .tiles{display:grid;grid-template-columns:repeat(3,1fr);gap:6px;padding:8px}.tile.open{background:#fc0}
 button{font-size:1rem;padding:8px 14px;margin:4px;border-radius:8px;border:0}#cta{background:#fc0;color:#111;font-weight:700}</style>
 </head><body data-style="${escape(style.id)}" data-type="${style.type}">
-<header>${ad.logoUrl ? `<img src="${escape(ad.logoUrl)}" alt="logo">` : ''}<h1>${escape(ad.title)}</h1></header>
+<header>${logo ? `<img src="${escape(logo.src)}" alt="logo">` : ''}<h1>${escape(ad.title)}</h1></header>
 <p>${escape(ad.description)}</p>
 ${body(style, ad, images)}
 <a id="cta" hidden href="#" role="button">${escape(offer)}</a>

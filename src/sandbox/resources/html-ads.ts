@@ -38,32 +38,38 @@ function checkStyles(styleIds: string[]): void {
   if (repeated.length > 0) throw badField('style_ids', `Each style may be chosen once; repeated: ${[...new Set(repeated)].join(', ')}.`);
 }
 
-function imagesOf(core: SandboxCore, input: AdInput): AdImage[] {
-  return input.imageUrls.map((url) => {
-    const media = core.cdn.mediaName(url);
-    if (media === undefined) return { src: url, bytes: notionalImageBytes(url) };
-    const bytes = core.cdn.mediaBytes(media);
-    return { src: `data:image/png;base64,${bytes.toString('base64')}`, bytes: bytes.length };
-  });
+/** An image as an ad carries it: embedded when the sandbox serves it, else linked and counted. */
+function adImage(core: SandboxCore, url: string): AdImage {
+  const media = core.cdn.mediaName(url);
+  if (media === undefined) return { src: url, bytes: notionalImageBytes(url) };
+  const bytes = core.cdn.mediaBytes(media);
+  return { src: `data:image/png;base64,${bytes.toString('base64')}`, bytes: bytes.length };
 }
 
-function buildAd(core: SandboxCore, job: Job, style: HtmlAdStyleEntry, images: AdImage[]): AdItem {
+interface AdMedia {
+  images: AdImage[];
+  logo: AdImage | undefined;
+}
+
+function buildAd(core: SandboxCore, job: Job, style: HtmlAdStyleEntry, media: AdMedia): AdItem {
   const input = job.fields.ad_input as AdInput;
-  const chosen = imagesFor(style, images);
-  const html = renderHtmlAd(style, input, chosen);
-  const size = adBytes(html, chosen);
+  const chosen = imagesFor(style, media.images);
+  const html = renderHtmlAd(style, input, chosen, media.logo);
+  const size = adBytes(html, media.logo ? [...chosen, media.logo] : chosen);
   const limit = ((job.fields.max_size_mb as number) ?? HTML_AD_SIZE_MB.default) * MB;
   const base = { style_id: style.id, name: style.name, size_bytes: size };
   if (size > limit || core.faults.draw('adTooLarge')) {
-    return { ...base, status: 'failed', failed_reason: `The ad does not fit within ${limit / MB} MB even with images compressed.` };
+    const failed_reason = `The ad does not fit within ${limit / MB} MB even with images compressed.`;
+    return { ...base, status: 'failed', failed_reason };
   }
   putOutput(core, job, `${style.id}.html`, () => Buffer.from(html));
   return { ...base, status: 'done', file: `${style.id}.html`, failed_reason: null };
 }
 
 function finishAds(core: SandboxCore, job: Job): void {
-  const images = imagesOf(core, job.fields.ad_input as AdInput);
-  const ads = (job.fields.style_ids as string[]).map((id) => buildAd(core, job, STYLES.get(id)!, images));
+  const input = job.fields.ad_input as AdInput;
+  const media = { images: input.imageUrls.map((url) => adImage(core, url)), logo: input.logoUrl ? adImage(core, input.logoUrl) : undefined };
+  const ads = (job.fields.style_ids as string[]).map((id) => buildAd(core, job, STYLES.get(id)!, media));
   job.fields.ads = ads;
   const failed = ads.filter((ad) => ad.status === 'failed').length;
   core.ledger.refund(job, failed * HTML_AD_CREDITS); // spec: failed ads are refunded

@@ -84,8 +84,10 @@ describe('generated media', () => {
     expect(html).toContain('<title>Trail &lt;Shoe&gt; · Product Carousel</title>');
     expect(html).toContain('20% off today');
     expect(html.match(/<img class="slide" src="data:image\/png;base64,/g)).toHaveLength(3); // the link's three images, embedded
+    expect(html).toContain('<img src="data:image/png;base64,'); // the logo, embedded too
     expect(html).toContain('<script>');
     expect(html).not.toMatch(/<script src=|<link rel="stylesheet"/);
+    expect(html.match(/(?:src|href)\s*=\s*["']?\s*(?:https?:)?\/\//gi) ?? []).toEqual([]); // nothing fetched from elsewhere
   });
 
   test('library media (link images, music) are served without expiry', async () => {
