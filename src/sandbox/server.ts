@@ -41,7 +41,12 @@ async function handle(core: SandboxCore, router: Router, req: IncomingMessage, r
   }
   if ('allowed' in match) {
     core.stats.request(`${method} (no route)`);
-    return sendReply(res, { status: 405, body: { detail: `Method "${method}" not allowed.` }, headers: { allow: match.allowed.join(', ') } });
+    // DRF authenticates before it dispatches on the method: a wrong method without credentials is 401.
+    const failure = match.auth ? checkCredentials(req.headers, core.options.credentials) : undefined;
+    const reply: Reply = failure
+      ? { status: failure.status, body: { detail: failure.detail } }
+      : { status: 405, body: { detail: `Method "${method}" not allowed.` }, headers: { allow: match.allowed.join(', ') } };
+    return sendReply(res, match.sse ? sseError(reply) : reply);
   }
   const { route, params } = match;
   core.stats.request(route.key);
@@ -92,7 +97,11 @@ async function runHandler(core: SandboxCore, route: Route, req: IncomingMessage,
 
 /** Under /sse/ errors read `{"error": "..."}` instead of DRF's `{"detail": "..."}`. */
 function asSse(route: Route, reply: Reply): Reply {
-  if (!route.sse || reply.status < 400 || reply.body === null || typeof reply.body !== 'object') return reply;
+  return route.sse ? sseError(reply) : reply;
+}
+
+function sseError(reply: Reply): Reply {
+  if (reply.status < 400 || reply.body === null || typeof reply.body !== 'object') return reply;
   const body = reply.body as Record<string, unknown>;
   const message = typeof body.detail === 'string' ? body.detail : JSON.stringify(body);
   return { ...reply, body: { error: message } };

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
+import { ManualClock } from '../../src/util/clock.js';
 import { sandboxFor, makeLink, HOUR, type TestSandbox } from './helpers.js';
 
 /**
@@ -163,6 +164,8 @@ describe('every rule the spec states is enforced with a DRF 400 naming the field
     { name: 'boreal at an H3 resolution', path: '/api/boreal/', body: { prompt: 'p', duration: 5, resolution: '768p' }, field: 'resolution' },
     { name: 'boreal with an end frame', path: '/api/boreal/', body: { prompt: 'p', duration: 5, image_url: 'https://i.example.com/a.png', end_image_url: 'https://i.example.com/b.png' }, field: 'end_image_url' },
     { name: 'boreal with references', path: '/api/boreal/', body: { prompt: 'p', duration: 5, reference_image_urls: refs(1) }, field: 'reference_image_urls' },
+    { name: 'boreal with only reference videos', path: '/api/boreal/', body: { prompt: 'p', duration: 5, reference_video_urls: refs(1) }, field: 'reference_video_urls' },
+    { name: 'boreal with only reference audio', path: '/api/boreal/', body: { prompt: 'p', duration: 5, reference_image_urls: [], reference_audio_urls: refs(1) }, field: 'reference_audio_urls' },
     { name: 'boreal URL over 2000', path: '/api/boreal/', body: { prompt: 'p', duration: 5, image_url: url(2001) }, field: 'image_url' },
     { name: 'H3 duration 4', path: '/api/boreal/', body: { ...h3, duration: 4 }, field: 'duration' },
     { name: 'H3 duration 16', path: '/api/boreal/', body: { ...h3, duration: 16 }, field: 'duration' },
@@ -277,6 +280,38 @@ describe('unknown ids and missing credentials', () => {
     expect((await t.call('GET', '/__sandbox/jobs', undefined, {})).status).toBe(200);
     expect((await t.call('DELETE', '/api/ai_shorts/')).status).toBe(405);
   });
+
+  test.each([
+    ['DELETE', '/api/ai_shorts/'],
+    ['PUT', `/api/boreal/${GHOST}/`],
+    ['POST', `/sse/text_generator/${GHOST}/`],
+  ])('%s %s without credentials → 401 before 405, as DRF authenticates first', async (method, path) => {
+    const answer = await t.call(method, path, undefined, {});
+    expect(answer.status).toBe(401);
+    expect(JSON.stringify(answer.body)).toContain('Authentication credentials were not provided.');
+  });
+});
+
+describe('list windows: a timestamp without an offset is UTC (spec, Endpoints note 1)', () => {
+  test.each(['2026-01-01 11:30:00', '2026-01-01T11:30:00', '2026-01-01T11:30', '2026-01-01T12:30:00+01:00', '2026-01-01T11:30:00.000000Z'])(
+    'created_after=%s is 11:30 UTC whatever the process time zone',
+    async (text) => {
+      const s = await sandboxFor({ clock: new ManualClock(Date.UTC(2026, 0, 1, 11, 29)) });
+      const before = (await s.post('/api/lipsyncs_v2/', lipsyncBody())).body.id;
+      s.advance(60_000); // exactly 11:30:00 UTC: inside an inclusive lower bound
+      const at = (await s.post('/api/lipsyncs_v2/', lipsyncBody())).body.id;
+      const zone = process.env.TZ;
+      process.env.TZ = 'Pacific/Auckland'; // 13 hours ahead of UTC in January: a local reading would be far off
+      try {
+        const after = (await s.get(`/api/lipsyncs_v2/?created_after=${encodeURIComponent(text)}`)).body.map((j: { id: string }) => j.id);
+        const until = (await s.get(`/api/lipsyncs_v2/?created_before=${encodeURIComponent(text)}`)).body.map((j: { id: string }) => j.id);
+        expect([after, until]).toEqual([[at], [before]]);
+      } finally {
+        if (zone === undefined) delete process.env.TZ;
+        else process.env.TZ = zone;
+      }
+    },
+  );
 });
 
 describe('form encodings', () => {

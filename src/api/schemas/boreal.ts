@@ -77,6 +77,7 @@ const count = (list: readonly unknown[] | undefined) => list?.length ?? 0;
 const isReferenceRender = (b: BorealCreate) =>
   count(b.reference_image_urls) + count(b.reference_video_urls) + count(b.reference_audio_urls) > 0;
 const h3 = (b: BorealCreate) => b.model === 'boreal-h3';
+const REFERENCE_FIELDS = ['reference_image_urls', 'reference_video_urls', 'reference_audio_urls'] as const;
 
 /**
  * Limits items 5–7 as one small rule each. A rule returns the violation or nothing; every
@@ -113,10 +114,12 @@ export const BOREAL_RULES: Record<string, BorealRule> = {
       : undefined,
   endImageOnlyH3: (b) =>
     !h3(b) && b.end_image_url ? { field: 'end_image_url', message: 'applies only to model boreal-h3' } : undefined,
-  referencesOnlyH3: (b) =>
-    !h3(b) && isReferenceRender(b)
-      ? { field: 'reference_image_urls', message: 'reference inputs apply only to model boreal-h3' }
-      : undefined,
+  // Names the first reference list actually sent, so a client sees the field it set.
+  referencesOnlyH3: (b) => {
+    if (h3(b)) return undefined;
+    const sent = REFERENCE_FIELDS.find((field) => count(b[field]) > 0);
+    return sent ? { field: sent, message: 'reference inputs apply only to model boreal-h3' } : undefined;
+  },
   endImageNeedsImage: (b) =>
     b.end_image_url && !b.image_url ? { field: 'end_image_url', message: 'needs image_url' } : undefined,
   referenceNeedsImageOrVideo: (b) =>

@@ -43,7 +43,11 @@ const UUID_SEGMENT = '([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 const ANY_SEGMENT = '([^/]+)';
 const REST = '(.+)';
 
-export type Match = { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined;
+/** A route, or the path exists for other methods (`allowed`; `auth` and `sse` as those routes have them). */
+export type Match =
+  | { route: Route; params: Record<string, string> }
+  | { allowed: string[]; auth: boolean; sse: boolean }
+  | undefined;
 
 /** A route table: method + path pattern → handler. Literal segments win over `{params}` by order. */
 export class Router {
@@ -64,17 +68,18 @@ export class Router {
   }
 
   match(method: string, path: string): Match {
-    const allowed: string[] = [];
+    const others: Route[] = [];
     for (const route of this.routes) {
       const found = route.regex.exec(path);
       if (!found) continue;
       if (route.method !== method && !(method === 'HEAD' && route.method === 'GET')) {
-        allowed.push(route.method);
+        others.push(route);
         continue;
       }
       const params = Object.fromEntries(route.names.map((name, i) => [name, decodeURIComponent(found[i + 1]!)]));
       return { route, params };
     }
-    return allowed.length > 0 ? { allowed } : undefined;
+    if (others.length === 0) return undefined;
+    return { allowed: others.map((r) => r.method), auth: others.some((r) => r.auth), sse: others.some((r) => r.sse) };
   }
 }

@@ -72,9 +72,18 @@ export function listFilter(query: URLSearchParams): (job: Job) => boolean {
   return (job) => (!ids || ids.has(job.id)) && job.createdAt >= after && job.createdAt < before;
 }
 
+/** DRF's accepted date-times: a date, optionally `T` or a space and a time, optionally a zone. */
+const INSTANT = /^(\d{4}-\d\d-\d\d)(?:[T ](\d\d:\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?)?(Z|[+-]\d\d:?\d\d)?$/i;
+
+/**
+ * An instant in UTC milliseconds. Why explicit UTC: the spec (Endpoints, note 1) says a timestamp
+ * without an offset is UTC, and `Date.parse` would read `2026-01-01 11:30:00` in the process's
+ * local time zone. So the text is rebuilt as a full ISO string with its zone before parsing.
+ */
 function parseInstant(field: string, text: string): number {
-  const withZone = /(Z|[+-]\d\d:?\d\d)$/i.test(text) || !text.includes('T') ? text : `${text}Z`;
-  const ms = Date.parse(/^\d{4}-\d\d-\d\d$/.test(withZone) ? `${withZone}T00:00:00Z` : withZone);
+  const m = INSTANT.exec(text.trim());
+  const zone = m?.[5] ? (m[5].toUpperCase() === 'Z' ? 'Z' : `${m[5].slice(0, 3)}:${m[5].slice(-2)}`) : 'Z';
+  const ms = m ? Date.parse(`${m[1]}T${m[2] ?? '00:00'}:${m[3] ?? '00'}.${(m[4] ?? '').padEnd(3, '0').slice(0, 3)}${zone}`) : NaN;
   if (Number.isNaN(ms)) {
     throw fieldError({ [field]: ['Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'] });
   }
