@@ -3,7 +3,7 @@ import { expandManifest, type Manifest, type ManifestStep, type StepInstance } f
 import { estimateCredits } from './estimate.js';
 import { jobKey } from './job-key.js';
 import { outputNames } from './output-names.js';
-import { addCredits, knownOrNull, roundTotal, ZERO } from './totals.js';
+import { addCredits, knownOrNull, ZERO } from './totals.js';
 import type { CreditEstimate, JobRef, Plan, PlannedJob, StepPlan } from './types.js';
 
 /**
