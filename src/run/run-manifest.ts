@@ -18,10 +18,9 @@ import type { RunEvents } from './run-events.js';
 import { resolveRunOptions, type RunOptions } from './run-options.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
-/** The embedded sandbox's state lives apart, so a trial run can never mark real jobs done. */
-export const SANDBOX_STATE_PATH = 'state/sandbox.db';
-/** @default speed of the embedded sandbox: fast enough that a demo finishes in seconds. */
-export const DEFAULT_SANDBOX_SPEED = 1000;
+import { SANDBOX_STATE_PATH } from './defaults.js';
+
+export { DEFAULT_SANDBOX_SPEED, SANDBOX_STATE_PATH } from './defaults.js';
 
 export interface RunManifestInput extends RunOptions {
   manifestFile: string;

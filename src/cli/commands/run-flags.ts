@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { RunManifestInput } from '../../run/run-manifest.js';
-import { DEFAULT_SANDBOX_SPEED } from '../../run/run-manifest.js';
+import { DEFAULT_SANDBOX_SPEED } from '../../run/defaults.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

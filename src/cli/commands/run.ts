@@ -1,7 +1,4 @@
-import { printProgress } from '../../report/progress.js';
-import { StopState } from '../../run/run-context.js';
-import { RunEvents } from '../../run/run-events.js';
-import { runManifest, type RunManifestInput } from '../../run/run-manifest.js';
+import type { RunManifestInput } from '../../run/run-manifest.js';
 import { InterruptedError } from '../../errors.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
@@ -17,6 +14,10 @@ export async function runWithSignals(
   manifestFile: string,
   input: Omit<RunManifestInput, 'manifestFile' | 'cwd' | 'env' | 'progress' | 'stop'>,
 ): Promise<void> {
+  // Loaded on use, so other commands start without the runner's modules.
+  const [{ printProgress }, { StopState }, { RunEvents }, { runManifest }] = await Promise.all([
+    import('../../report/progress.js'), import('../../run/run-context.js'), import('../../run/run-events.js'), import('../../run/run-manifest.js'),
+  ]);
   const stop = new StopState();
   const progress = new RunEvents();
   printProgress(progress, (line) => io.stderr(line));

@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander';
-import { pino } from 'pino';
 import { UsageError } from '../../errors.js';
 import type { SandboxOptions } from '../../sandbox/index.js';
 import type { RegisterCommand } from './index.js';
@@ -49,14 +48,14 @@ export const registerSandbox: RegisterCommand = (program: Command, io) => {
     .option('--allow-webhooks-anywhere', 'deliver webhooks to any host, not only loopback')
     .addOption(new Option('--insufficient-credits <mode>', 'when the balance is short: refuse the POST (402) or fail the job').choices(['refuse', 'fail']).default('refuse'))
     .action(async (flags: Flags) => {
+      // Loaded on use, so other commands start without the sandbox's modules.
+      const [{ pino }, { startSandbox }] = await Promise.all([import('pino'), import('../../sandbox/index.js')]);
       const options: SandboxOptions = {
         host: flags.host, port: flags.port, speed: flags.speed, capacity: flags.capacity, credits: flags.credits, seed: flags.seed,
         faults: flags.faults, apiId: flags.apiId, apiKey: flags.apiKey, outputTtlSeconds: flags.outputTtl,
         allowWebhookHosts: flags.allowWebhooksAnywhere ? 'any' : 'loopback', insufficientCredits: flags.insufficientCredits,
         logger: pino({ level: 'warn', base: undefined }, pino.destination({ dest: 2, sync: true })),
       };
-      // Loaded on use, so other commands start without the sandbox's modules.
-      const { startSandbox } = await import('../../sandbox/index.js');
       const sandbox = await startSandbox(options);
       io.stdout(`sandbox listening on ${sandbox.url}\n`);
       await stopSignal();

@@ -1,8 +1,4 @@
-import { loadManifest } from '../../manifest/index.js';
-import { planManifest } from '../../plan/index.js';
-import { buildStatusReport, renderStatus } from '../../report/status-report.js';
-import { SANDBOX_STATE_PATH } from '../../run/run-manifest.js';
-import { resolveStatePath } from '../../state/index.js';
+import { SANDBOX_STATE_PATH } from '../../run/defaults.js';
 import type { RegisterCommand } from './index.js';
 
 /**
@@ -19,6 +15,10 @@ export const registerStatus: RegisterCommand = (program, io) => {
     .option('--state <path>', 'state database (default state/reelpipe.db)')
     .option('--sandbox', 'read the embedded sandbox runs\' state (state/sandbox.db)')
     .action(async (file: string, flags: { json?: boolean; state?: string; sandbox?: boolean }) => {
+      // Loaded on use, so other commands start without these modules.
+      const [{ loadManifest }, { planManifest }, { buildStatusReport, renderStatus }, { resolveStatePath }] = await Promise.all([
+        import('../../manifest/index.js'), import('../../plan/index.js'), import('../../report/status-report.js'), import('../../state/index.js'),
+      ]);
       const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
       const plan = planManifest(manifest);
       const dbPath = resolveStatePath(io.cwd, flags.state ?? (flags.sandbox ? SANDBOX_STATE_PATH : undefined));
