@@ -29,6 +29,18 @@ export interface NewJob {
   status?: string;
 }
 
+/** A further priced step of an existing job: what it is, what it costs, and how the job goes on. */
+export interface Continuation {
+  kind: string;
+  path: string;
+  request: Record<string, unknown>;
+  price: number;
+  webhookUrl?: string | null | undefined;
+  /** Fields the step sets on the job once it is accepted (a new video prompt). */
+  fields?: Record<string, unknown>;
+  plan: (job: Job) => Plan;
+}
+
 /**
  * Everything the sandbox holds, shared by the resource handlers: the clock, jobs, life cycles,
  * credits, outputs, webhooks, faults and counters.
@@ -78,8 +90,9 @@ export class SandboxCore {
    */
   create(spec: NewJob): Job {
     const now = this.now();
-    const short = !this.ledger.canCover(spec.price);
-    if (short && this.options.insufficientCredits === 'refuse') this.requireCredits(spec.price);
+    // Why a record without a life cycle (a scraped link) is refused even in `fail` mode: it has
+    // no state in which it could fail, and handing it out unpaid would make it free.
+    const short = this.shortOf(spec.price, spec.plan === undefined);
     const job: Job = {
       id: this.newId(), family: spec.family, kind: spec.kind, createdAt: now, updatedAt: now,
       status: spec.plan ? '' : (spec.status ?? 'done'), request: spec.request, fields: spec.fields, price: spec.price,
@@ -94,10 +107,31 @@ export class SandboxCore {
   }
 
   /**
+   * Continues a resting job with a further priced step (product gen_video, template render),
+   * exactly as a creation is made: the balance is checked in the configured mode, the step is
+   * counted and charged, and its plan (with its fault draws) starts from now.
+   */
+  continue(job: Job, step: Continuation): void {
+    const short = this.shortOf(step.price, false);
+    this.stats.creation(step.kind, step.path, step.request);
+    if (!short) this.ledger.charge(job, step.price);
+    Object.assign(job.fields, step.fields);
+    if (step.webhookUrl) job.webhookUrl = step.webhookUrl;
+    this.engine.start(job, short ? shortfallPlan(step.plan(job)) : step.plan(job));
+  }
+
+  /** Whether the balance falls short of `price`; in `refuse` mode (or `alwaysRefuse`) a 402 instead. */
+  private shortOf(price: number, alwaysRefuse: boolean): boolean {
+    const short = !this.ledger.canCover(price);
+    if (short && (alwaysRefuse || this.options.insufficientCredits === 'refuse')) this.requireCredits(price);
+    return short;
+  }
+
+  /**
    * Refuses a request the balance cannot pay for. Why 402: the live service's code is unknown
    * (behaviour notes); a distinct 4xx with a `detail` lets a client stop submitting at once.
    */
-  requireCredits(price: number): void {
+  private requireCredits(price: number): void {
     if (this.ledger.canCover(price)) return;
     throw new HttpError(402, {
       detail: `Insufficient credits: this request costs ${price} credits and the balance is ${this.ledger.balance}.`,
@@ -112,7 +146,10 @@ export class SandboxCore {
   }
 }
 
-/** In `fail` mode, a job the balance cannot cover waits in its first state, then fails unpaid. */
+/**
+ * In `fail` mode, a job (or a further step) the balance cannot cover waits in its first state,
+ * then fails unpaid.
+ */
 function shortfallPlan(plan: Plan): Plan {
   const first = plan.phases[0]!;
   return {

@@ -173,6 +173,45 @@ describe('refunds and shortfalls', () => {
     expect(poor.sandbox.stats().credits.balance).toBe(4);
   });
 
+  test.each(['refuse', 'fail'] as const)('in %s mode a link scrape the balance cannot pay is refused (it has no state to fail in)', async (mode) => {
+    const broke = await sandboxFor({ credits: 0, insufficientCredits: mode });
+    const answer = await broke.post('/api/links/', { url: 'https://shop.example.com/p/a' });
+    expect(answer.status).toBe(402);
+    expect(broke.sandbox.stats().created.link ?? 0).toBe(0);
+    expect(broke.sandbox.stats().credits).toEqual({ charged: 0, refunded: 0, balance: 0 });
+  });
+
+  test('in fail mode a product gen_video the balance cannot pay is accepted, then fails unpaid', async () => {
+    const poor = await sandboxFor({ credits: 3, insufficientCredits: 'fail' }); // the image (1) but not the video (5)
+    const task = (await poor.post('/api/product_to_videos/gen_image/', { product_url: 'https://i.example.com/p.png' })).body.id;
+    poor.advance(HOUR);
+    expect((await poor.post(`/api/product_to_videos/${task}/gen_video/`, { video_prompt: 'spin' })).status).toBe(200);
+    poor.advance(HOUR);
+    const done = (await poor.get(`/api/product_to_videos/${task}/`)).body;
+    expect(done).toMatchObject({ status: 'failed', failed_reason: 'Insufficient credits', video_prompt: 'spin', generated_video_url: null });
+    expect(poor.sandbox.stats().credits).toEqual({ charged: 1, refunded: 0, balance: 2 });
+    expect(poor.sandbox.stats().created.product_video).toBe(1);
+  });
+
+  test('in fail mode a template render the balance cannot pay is accepted, then fails unpaid', async () => {
+    const broke = await sandboxFor({ credits: 0, insufficientCredits: 'fail' });
+    const job = (await broke.post('/api/custom_template_jobs/preview_async/', { template_id: 'vid_2b81e4d0' })).body.id;
+    broke.advance(HOUR);
+    expect((await broke.post(`/api/custom_template_jobs/${job}/render/`, {})).status).toBe(200);
+    broke.advance(HOUR);
+    expect((await broke.get(`/api/custom_template_jobs/${job}/`)).body).toMatchObject({ status: 'failed', failed_reason: 'Insufficient credits', video_output: null });
+    expect(broke.sandbox.stats().credits.balance).toBe(0);
+  });
+
+  test('in refuse mode a further step the balance cannot pay is 402 and changes nothing', async () => {
+    const poor = await sandboxFor({ credits: 3 });
+    const task = (await poor.post('/api/product_to_videos/gen_image/', { product_url: 'https://i.example.com/p.png' })).body.id;
+    poor.advance(HOUR);
+    expect((await poor.post(`/api/product_to_videos/${task}/gen_video/`, { video_prompt: 'spin' })).status).toBe(402);
+    expect((await poor.get(`/api/product_to_videos/${task}/`)).body).toMatchObject({ status: 'image_generated', video_prompt: '' });
+    expect(poor.sandbox.stats().created.product_video ?? 0).toBe(0);
+  });
+
   test('scraping a link costs 1 credit; a 400 costs nothing', async () => {
     const s = await sandboxFor({ credits: 10 });
     await s.post('/api/links/', { url: 'https://shop.example.com/p/a' });

@@ -16,6 +16,8 @@ interface Walk {
   statusField?: string;
   output: string;
   walk: string[];
+  /** The resource shows progress. @default true */
+  progress?: boolean;
 }
 
 const FINAL = new Set(['done', 'failed', 'rejected', 'video_generated']);
@@ -33,31 +35,39 @@ const walks: Walk[] = [
     create: async (t) => (await t.post('/api/lipsyncs_v2/', { video_inputs: [{ character: { type: 'avatar', avatar_id: GHOST }, voice: { type: 'text', input_text: 'Hello there, friend.' } }] })).body.id },
   { name: 'HTML ads', read: '/api/html_interactive_ads/', output: 'ads', walk: ['pending', 'running', 'done'],
     create: async (t) => (await t.post('/api/html_interactive_ads/', { link: await makeLink(t), style_ids: ['quiz-3q', 'swipe-deck'] })).body.id },
-  { name: 'text generation', read: '/sse/text_generator/', output: 'response_text', walk: ['pending', 'running', 'done'],
+  { name: 'text generation', read: '/sse/text_generator/', output: 'response_text', progress: false, walk: ['pending', 'running', 'done'],
     create: async (t) => (await t.post('/api/text_generator/', { model_name: 'm', messages: [{ role: 'user', content: 'Hi' }] })).body.id },
-  { name: 'asset', read: '/api/asset_generator/', output: 'assets', walk: ['initializing', 'generating', 'done'],
+  { name: 'asset', read: '/api/asset_generator/', output: 'assets', progress: false, walk: ['initializing', 'generating', 'done'],
     create: async (t) => (await t.post('/api/asset_generator/', { model_name: 'sandbox-image-v1', input_params: { prompt: 'cat' } })).body.id },
   { name: 'custom template (create and render)', read: '/api/custom_template_jobs/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
     create: async (t) => (await t.post('/api/custom_template_jobs/', { template_id: 'vid_2b81e4d0' })).body.id },
-  { name: 'custom avatar', read: '/api/personas_v2/', statusField: 'process_status', output: 'lipsync_input_url',
+  { name: 'custom avatar', read: '/api/personas_v2/', statusField: 'process_status', output: 'lipsync_input_url', progress: false,
     walk: ['pending', 'processing', 'voice_creating', 'video_validating', 'crop_and_matte', 'reviewing', 'done'],
     create: async (t) => (await t.post('/api/personas_v2/', { creator_name: 'Ada', gender: 'f', gdown_url: 'https://d.example.com/a' })).body.id },
 ];
 
-/** Polls every `stepMs` of sandbox time until a final state; returns the distinct statuses seen. */
+/**
+ * Progress read on the way, last read final: it never goes back, and it moves before the end (a
+ * progress stuck at 0 until the final state fails this).
+ */
+function expectProgressing(progress: number[]): void {
+  progress.forEach((p, i) => expect(p, `progress ${progress.join(', ')}`).toBeGreaterThanOrEqual(progress[i - 1] ?? 0));
+  const beforeEnd = progress.slice(0, -1);
+  expect(beforeEnd.some((p, i) => i > 0 && p > beforeEnd[i - 1]!), `progress ${progress.join(', ')} never moved before the end`).toBe(true);
+}
+
+/** Polls every `stepMs` of sandbox time until a final state; returns the distinct statuses seen and progress read. */
 async function poll(t: TestSandbox, path: string, field: string, output: string, stepMs: number) {
   const seen: string[] = [];
-  let lastProgress = -1;
+  const progress: number[] = [];
   for (let i = 0; i < 20_000; i += 1) {
     const { body } = await t.get(path);
     const status = body[field] as string;
     if (seen[seen.length - 1] !== status) seen.push(status);
-    const progress = Number(body.progress ?? 0);
-    expect(progress).toBeGreaterThanOrEqual(lastProgress);
-    lastProgress = FINAL.has(status) ? -1 : progress;
+    if (body.progress !== undefined) progress.push(Number(body.progress));
     const hasOutput = Array.isArray(body[output]) ? body[output].length > 0 : Boolean(body[output]);
     expect(hasOutput, `${output} at ${status}`).toBe(FINAL.has(status) && status !== 'failed' && status !== 'rejected');
-    if (FINAL.has(status)) return { seen, body };
+    if (FINAL.has(status)) return { seen, body, progress };
     t.advance(stepMs);
   }
   throw new Error('never reached a final state');
@@ -68,7 +78,8 @@ describe('life cycles walk the spec states at high speed', () => {
     const t = await sandboxFor({ speed: SPEED });
     const id = await w.create(t);
     const step = w.name === 'custom avatar' ? 200 : 0.5; // the review alone lasts 130 s at this speed
-    const { seen, body } = await poll(t, `${w.read}${id}/`, w.statusField ?? 'status', w.output, step);
+    const { seen, body, progress } = await poll(t, `${w.read}${id}/`, w.statusField ?? 'status', w.output, step);
+    if (w.progress !== false) expectProgressing(progress);
     expect(seen.every((s) => w.walk.includes(s))).toBe(true);
     expect(seen.map((s) => w.walk.indexOf(s))).toEqual([...seen.map((s) => w.walk.indexOf(s))].sort((a, b) => a - b));
     expect(seen[seen.length - 1]).toBe('done');
@@ -77,20 +88,37 @@ describe('life cycles walk the spec states at high speed', () => {
     expect(history).toEqual(w.walk);
   });
 
+  /** Reads `path` every `stepMs` until `status` shows, recording progress; the last read is at that status. */
+  async function until(t: TestSandbox, path: string, status: string, stepMs: number, progress: number[]) {
+    for (let i = 0; i < 20_000; i += 1) {
+      const { body } = await t.get(path);
+      progress.push(Number(body.progress));
+      if (body.status === status) return body;
+      t.advance(stepMs);
+    }
+    throw new Error(`never reached ${status}`);
+  }
+
   test('product walks initializing → image_generating → image_generated → video_generating → video_generated', async () => {
     const t = await sandboxFor({ speed: SPEED });
     const id = (await t.post('/api/product_to_videos/gen_image/', { product_url: 'https://i.example.com/p.png' })).body.id;
-    t.advance(60_000);
-    const rested = (await t.get(`/api/product_to_videos/${id}/`)).body;
-    expect(rested.status).toBe('image_generated');
+    const path = `/api/product_to_videos/${id}/`;
+    const progress: number[] = [];
+    const rested = await until(t, path, 'image_generated', 1, progress);
     expect(rested.generated_photo_url).toMatch(/\/cdn\//);
     expect(rested.generated_video_url).toBeNull();
-    expect((await t.post(`/api/product_to_videos/${id}/gen_video/`, { video_prompt: 'turn' })).body.status).toBe('video_generating');
-    const { seen } = await poll(t, `/api/product_to_videos/${id}/`, 'status', 'generated_video_url', 5);
+    t.advance(60_000); // resting: nothing moves until gen_video
+    expect((await t.get(path)).body).toMatchObject({ status: 'image_generated', progress: rested.progress });
+    expect(rested.progress).toBeGreaterThan(0);
+    expect(rested.progress).toBeLessThan(100);
+    expect((await t.post(`${path}gen_video/`, { video_prompt: 'turn' })).body.status).toBe('video_generating');
+    const { seen, progress: onward } = await poll(t, path, 'status', 'generated_video_url', 5);
     expect(seen).toEqual(['video_generating', 'video_generated']);
-    const regen = (await t.post(`/api/product_to_videos/${id}/regen_video/`, { video_prompt: 'slower' })).body;
+    expectProgressing([...progress, ...onward]);
+    expect(onward.slice(0, -1).some((p) => p > rested.progress)).toBe(true); // the continuation moves on from the rest
+    const regen = (await t.post(`${path}regen_video/`, { video_prompt: 'slower' })).body;
     expect(regen).toMatchObject({ status: 'initializing', regen_source_id: id, regen_type: 'regen_video' });
-    await poll(t, `/api/product_to_videos/${regen.id}/`, 'status', 'generated_video_url', 5);
+    expectProgressing((await poll(t, `/api/product_to_videos/${regen.id}/`, 'status', 'generated_video_url', 5)).progress);
     const history = (jobId: string) => t.sandbox.jobs().find((j) => j.id === jobId)!.history.map((h) => h.status);
     expect(history(id)).toEqual(['initializing', 'image_generating', 'image_generated', 'video_generating', 'video_generated']);
     expect(history(regen.id)).toEqual(['initializing', 'video_generating', 'video_generated']);
@@ -99,14 +127,24 @@ describe('life cycles walk the spec states at high speed', () => {
   test('template preview then render: the preview fills in while pending, the render walks on', async () => {
     const t = await sandboxFor({ speed: SPEED });
     const id = (await t.post('/api/custom_template_jobs/preview_async/', { template_id: 'vid_2b81e4d0' })).body.id;
-    expect((await t.get(`/api/custom_template_jobs/${id}/`)).body.preview).toBeNull();
+    const path = `/api/custom_template_jobs/${id}/`;
+    expect((await t.get(path)).body.preview).toBeNull();
+    const progress: number[] = [];
+    for (let i = 0; i < 100 && !(await t.get(path)).body.preview; i += 1) {
+      progress.push(Number((await t.get(path)).body.progress));
+      t.advance(1);
+    }
     t.advance(60_000);
-    const previewed = (await t.get(`/api/custom_template_jobs/${id}/`)).body;
+    const previewed = (await t.get(path)).body;
     expect(previewed).toMatchObject({ status: 'pending', video_output: null });
     expect(previewed.preview).toMatch(/\/cdn\//);
-    await t.post(`/api/custom_template_jobs/${id}/render/`, {});
-    const { seen } = await poll(t, `/api/custom_template_jobs/${id}/`, 'status', 'video_output', 1);
+    expect(previewed.progress).toBeGreaterThan(0);
+    expect(previewed.progress).toBeLessThan(100);
+    await t.post(`${path}render/`, {});
+    const { seen, progress: onward } = await poll(t, path, 'status', 'video_output', 1);
     expect(seen[seen.length - 1]).toBe('done');
+    expectProgressing([...progress, previewed.progress, ...onward]);
+    expect(onward.slice(0, -1).some((p) => p > previewed.progress)).toBe(true);
     expect(t.sandbox.jobs().find((j) => j.id === id)!.history.map((h) => h.status)).toEqual(['pending', 'in_queue', 'running', 'done']);
   });
 

@@ -12,7 +12,9 @@ import { EventQueue } from './event-queue.js';
  *   `queueStatus` (in_queue for video jobs, else its current status), first come first served.
  *   The slot is held until the plan ends, then handed at that same instant to the first waiter.
  * - At the end the job shows `end.status`. A resting end (product image_generated, a template
- *   preview) waits for a further operation to `extend` it with a new plan; any other end is final.
+ *   preview) waits for a further operation to continue it with a new plan; any other end is final.
+ * - `progress` runs 0 → 100 over the whole walk and never goes back: a resting plan covers
+ *   0 → `restProgress`, and the plan that continues it runs on from there to 100.
  * - `advance()` applies every event due by clock.now() in time order, each at its own time, so the
  *   state is exact whenever it is read, however rarely; a background pump sleeps on the Clock until
  *   the next event so webhooks go out on time without reads.
@@ -31,6 +33,11 @@ export interface Plan {
   phases: Phase[];
   /** Status shown while waiting for a slot. @default the current status */
   queueStatus?: string;
+  /**
+   * Progress (0–100) a resting end shows: the share of the whole walk done before the rest.
+   * @default 50
+   */
+  restProgress?: number;
   /** The end state; a function decides it when the outcome is known only then (HTML ads). */
   end: { status: string | ((job: Job) => string); rest?: boolean; enter?: (job: Job, at: number) => void };
 }
@@ -45,6 +52,9 @@ export interface Timeline {
   waiting: boolean;
   state: 'active' | 'resting' | 'final';
   token: number;
+  /** The progress range this plan covers: from where the walk stood to its rest or to 100. */
+  from: number;
+  to: number;
 }
 
 export type TransitionListener = (job: Job, from: string, to: string, at: number) => void;
@@ -67,7 +77,12 @@ export class LifecycleEngine {
   /** Starts (or, for a resting job, continues) a job on a plan, from now. */
   start(job: Job, plan: Plan): void {
     const totalMs = plan.phases.reduce((sum, phase) => sum + phase.ms, 0);
-    job.timeline = { plan, index: 0, phaseStart: this.clock.now(), doneMs: 0, totalMs, holdsSlot: false, waiting: false, state: 'active', token: ++this.tokens };
+    const from = job.timeline?.state === 'resting' ? job.timeline.to : 0;
+    const to = plan.end.rest ? Math.max(from, plan.restProgress ?? 50) : 100;
+    job.timeline = {
+      plan, index: 0, phaseStart: this.clock.now(), doneMs: 0, totalMs, holdsSlot: false, waiting: false, state: 'active',
+      token: ++this.tokens, from, to,
+    };
     this.enterPhase(job, this.clock.now());
     this.advance();
   }
@@ -100,14 +115,16 @@ export class LifecycleEngine {
     this.pump();
   }
 
-  /** Progress through the current plan, 0 to 100. */
+  /** Progress through the whole walk, 0 to 100: below `to` while working, `to` at a rest, 100 at the end. */
   progress(job: Job): number {
     const t = job.timeline;
-    if (!t || t.state !== 'active') return 100;
-    if (t.totalMs <= 0) return 0;
+    if (!t || t.state === 'final') return 100;
+    if (t.state === 'resting') return t.to;
+    if (t.totalMs <= 0) return t.from;
     const phase = t.plan.phases[t.index];
     const inPhase = phase && !t.waiting ? Math.min(this.clock.now() - t.phaseStart, phase.ms) : 0;
-    return Math.min(99, Math.floor(((t.doneMs + inPhase) / t.totalMs) * 100));
+    const share = Math.floor(((t.doneMs + inPhase) / t.totalMs) * (t.to - t.from));
+    return Math.max(t.from, Math.min(t.to - 1, t.from + share));
   }
 
   /** Stops the background pump. */

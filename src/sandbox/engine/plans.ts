@@ -25,6 +25,8 @@ export interface WorkSpec {
   refundOnFailure?: boolean;
   /** The end of the plan waits for a further operation (product image, template preview). @default false */
   rest?: boolean;
+  /** Progress shown at the rest: the share of the whole walk done by then. @default 50 */
+  restProgress?: number;
 }
 
 export const FAULT_FAILED_REASON = 'Generation failed: the renderer reported an error (sandbox fault jobFailure)';
@@ -56,7 +58,7 @@ export function workPlan(core: SandboxCore, spec: WorkSpec): Plan {
     ? { status: 'failed', enter: (job) => fail(core, job, FAULT_FAILED_REASON, spec.refundOnFailure ?? false) }
     : { status: spec.done, enter: spec.onDone, rest: spec.rest ?? false };
   const dispatch: Phase[] = spec.queueStatus ? [{ status: spec.queueStatus, ms: core.ms(spec.dispatchSeconds ?? 1) }] : [];
-  return { phases: [initial, ...dispatch, ...work], queueStatus: spec.queueStatus, end };
+  return { phases: [initial, ...dispatch, ...work], queueStatus: spec.queueStatus, restProgress: spec.restProgress, end };
 }
 
 export function fail(core: SandboxCore, job: Job, reason: string, refund: boolean): void {

@@ -1,7 +1,7 @@
 import { ProductGenImage, ProductGenVideo, ProductRegen } from '../../api/schemas/index.js';
 import { REGEN_CREDITS } from '../../pricing/index.js';
 import type { SandboxCore } from '../core.js';
-import { startBilling, workPlan } from '../engine/plans.js';
+import { workPlan } from '../engine/plans.js';
 import { json, nonFieldError } from '../http/reply.js';
 import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import { PRODUCT_IMAGE_CREDITS, PRODUCT_VIDEO_CREDITS } from '../prices.js';
@@ -20,6 +20,8 @@ const INIT_SECONDS = 2;
 const IMAGE_SECONDS = 15;
 const VIDEO_SECONDS = 120;
 const MODEL = 'ProductToVideo';
+/** Progress at image_generated: the image's share of the whole walk (17 s of 137 s). */
+const IMAGE_SHARE = Math.round(((INIT_SECONDS + IMAGE_SECONDS) / (INIT_SECONDS + IMAGE_SECONDS + VIDEO_SECONDS)) * 100);
 
 function productView(core: SandboxCore, job: Job): Record<string, unknown> {
   const f = job.fields;
@@ -37,21 +39,20 @@ function productView(core: SandboxCore, job: Job): Record<string, unknown> {
 const photo = (core: SandboxCore) => (job: Job) => putOutput(core, job, 'photo.png', () => makePng(160, 160, ...coloursFor(`${job.id}:photo`)));
 const video = (core: SandboxCore) => (job: Job) => putOutput(core, job, 'video.mp4', () => SAMPLE_MP4);
 
-/** Charges a further step of an existing task (gen_video) and continues its life cycle. */
+/**
+ * gen_video: a further step of a task resting at image_generated, charged and fault-drawn like a
+ * creation. Product tasks have no rejected state (spec), so only jobFailure can end one early.
+ */
 function continueWithVideo(core: SandboxCore, job: Job, body: ProductGenVideo, path: string): void {
-  core.requireCredits(PRODUCT_VIDEO_CREDITS);
-  core.stats.creation('product_video', path, body);
-  core.ledger.charge(job, PRODUCT_VIDEO_CREDITS);
-  Object.assign(job.fields, { video_prompt: body.video_prompt ?? '', motion_style: body.motion_style ?? '' });
-  if (body.webhook_url) job.webhookUrl = body.webhook_url;
-  core.engine.start(job, {
-    phases: [{ status: 'video_generating', ms: core.ms(VIDEO_SECONDS), slot: true, enter: startBilling }],
-    end: core.faults.draw('jobFailure') ? failedEnd() : { status: 'video_generated', enter: video(core) },
+  core.continue(job, {
+    kind: 'product_video', path, request: body, price: PRODUCT_VIDEO_CREDITS, webhookUrl: body.webhook_url,
+    fields: { video_prompt: body.video_prompt ?? '', motion_style: body.motion_style ?? '' },
+    plan: () => workPlan(core, {
+      initial: { status: 'image_generated', seconds: 0 },
+      work: [{ status: 'video_generating', seconds: VIDEO_SECONDS }],
+      done: 'video_generated', onDone: video(core),
+    }),
   });
-}
-
-function failedEnd() {
-  return { status: 'failed', enter: (job: Job) => void (job.fields.failed_reason = 'Generation failed: the renderer reported an error (sandbox fault jobFailure)') };
 }
 
 /** gen_image: a new task that rests at image_generated until gen_video. */
@@ -63,7 +64,7 @@ function createImageTask(core: SandboxCore, ctx: RequestContext): Job {
     plan: () => workPlan(core, {
       initial: { status: 'initializing', seconds: INIT_SECONDS },
       work: [{ status: 'image_generating', seconds: IMAGE_SECONDS }],
-      done: 'image_generated', onDone: photo(core), rest: true,
+      done: 'image_generated', onDone: photo(core), rest: true, restProgress: IMAGE_SHARE,
     }),
   });
 }

@@ -57,6 +57,10 @@ function jobView(core: SandboxCore, job: Job): Record<string, unknown> {
   };
 }
 
+/** Progress at a ready preview: the preview's share of the whole walk (preview, dispatch, render). */
+const previewShare = (t: SandboxTemplate) =>
+  Math.round((PREVIEW_SECONDS / (PREVIEW_SECONDS + 1 + t.seconds * RENDER_SECONDS_PER_VIDEO_SECOND)) * 100);
+
 const previewReady = (core: SandboxCore) => (job: Job) => putOutput(core, job, 'preview.png', () => makePng(90, 160, ...coloursFor(job.id)));
 
 function renderPlan(core: SandboxCore, template: SandboxTemplate, previewSeconds: number) {
@@ -77,7 +81,10 @@ function createJob(core: SandboxCore, body: TemplateJobCreate, path: string, ren
     price: render ? templateRenderCredits(template.seconds) : 0, webhookUrl: body.webhook_url,
     fields: { template_id: template.template_id, name: body.name ?? template.name, variables, model_version: body.model_version ?? 'standard', rendering: render },
     plan: () => {
-      if (!render) return { phases: [{ status: 'pending', ms: core.ms(PREVIEW_SECONDS), leave: previewReady(core) }], end: { status: 'pending', rest: true } };
+      if (!render) {
+        const phases = [{ status: 'pending', ms: core.ms(PREVIEW_SECONDS), leave: previewReady(core) }];
+        return { phases, restProgress: previewShare(template), end: { status: 'pending', rest: true } };
+      }
       const plan = renderPlan(core, template, PREVIEW_SECONDS);
       plan.phases[0]!.leave = previewReady(core);
       return plan;
@@ -112,13 +119,10 @@ export const registerTemplates: Registrar = (router, core) => {
     if (job.fields.rendering) throw nonFieldError('This job is already rendering or rendered.');
     if (!job.files['preview.png']) throw nonFieldError('The preview is not ready yet: poll the job until preview is set.');
     const template = TEMPLATES.find((t) => t.template_id === job.fields.template_id)!;
-    const price = templateRenderCredits(template.seconds);
-    core.requireCredits(price);
-    core.stats.creation('custom_template_render', ctx.path, body);
-    core.ledger.charge(job, price);
-    job.fields.rendering = true;
-    if (body.webhook_url) job.webhookUrl = body.webhook_url;
-    core.engine.start(job, renderPlan(core, template, 0));
+    core.continue(job, {
+      kind: 'custom_template_render', path: ctx.path, request: body, price: templateRenderCredits(template.seconds),
+      webhookUrl: body.webhook_url, fields: { rendering: true }, plan: () => renderPlan(core, template, 0),
+    });
     return json(200, jobView(core, job));
   }, { creates: true });
 
