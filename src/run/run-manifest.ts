@@ -18,6 +18,7 @@ import type { RunEvents } from './run-events.js';
 import { resolveRunOptions, type RunOptions } from './run-options.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
+import { checkHtmlAdStyles } from './check-styles.js';
 import { SANDBOX_STATE_PATH } from './defaults.js';
 
 export { DEFAULT_SANDBOX_SPEED, SANDBOX_STATE_PATH } from './defaults.js';
@@ -73,6 +74,10 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     input.prepare?.(store, plan);
     const limiter = new AdaptiveRateLimiter({ ratePerSecond: options.ratePerSecond, clock });
     const client = await connect(input, limiter, closers);
+    await checkHtmlAdStyles(plan, client, input.progress, (key) => {
+      const row = store.jobs([key])[0];
+      return row === undefined || row.status === 'planned';
+    });
     const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
     const result = await executePlan(plan, {
       store,
