@@ -1,16 +1,15 @@
 import { existsSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
-import { loadManifest } from '../../manifest/index.js';
-import { assertWithinBudget, planManifest, planToJson, renderPlanTable, type Plan } from '../../plan/index.js';
-import { SANDBOX_STATE_PATH } from '../../run/run-manifest.js';
-import { readJobStatuses, resolveStatePath } from '../../state/index.js';
+import type { Plan } from '../../plan/index.js';
+import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
 
 /**
  * `reelpipe plan MANIFEST [--json] [--max-credits N] [--state PATH | --sandbox]`: what would be
  * made and what it would cost, with no network access. Each job shows as the state database
  * knows it (new, done, changed, in flight, failed, in doubt; read-only, no lock). Prints the plan,
- * then refuses (exit 3) when the expected total is over the budget.
+ * then refuses (exit 3) when the expected total is over the budget. Heavy modules (the manifest
+ * schemas, the planner, SQLite) load inside the action, so other commands start without them.
  */
 interface PlanFlags {
   json?: boolean;
@@ -29,23 +28,36 @@ export const registerPlan: RegisterCommand = (program, io) => {
     .option('--state <path>', 'state database to show job status from (default state/reelpipe.db)')
     .option('--sandbox', "show status from the embedded sandbox runs' state (state/sandbox.db)")
     .action(async (file: string, flags: PlanFlags) => {
+      // In `run`, --sandbox picks the service and --state where its state goes; here both only
+      // pick which database to read, so together they contradict each other.
+      if (flags.state !== undefined && flags.sandbox) {
+        throw new UsageError("--state and --sandbox both choose the state database to read: give one (--sandbox reads the embedded sandbox runs' state)");
+      }
+      const [{ loadManifest }, planner] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
       const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
-      const plan = planManifest(manifest, { maxCredits: flags.maxCredits });
-      const statuses = statusesOf(plan, resolveStatePath(io.cwd, flags.state ?? (flags.sandbox ? SANDBOX_STATE_PATH : undefined)));
+      const plan = planner.planManifest(manifest, { maxCredits: flags.maxCredits });
+      const statuses = await statusesOf(plan, io, flags);
       const statusOf = (key: string) => statuses.get(key);
-      io.stdout(flags.json ? `${JSON.stringify(planToJson(plan, statusOf), null, 2)}\n` : renderPlanTable(plan, statusOf));
-      assertWithinBudget(plan);
+      if (flags.json) {
+        for (const chunk of planner.planJsonChunks(plan, statusOf)) io.stdout(chunk);
+      } else io.stdout(planner.renderPlanTable(plan, statusOf));
+      planner.assertWithinBudget(plan);
     });
 };
 
 /**
  * A missing database means every job is new. Checked here too: readJobStatuses throws when the
  * database's folder does not exist yet (better-sqlite3 reports that without SQLITE_CANTOPEN).
+ * SQLite and the runner's sandbox path load only when they are needed.
  */
-const statusesOf = (plan: Plan, dbPath: string) =>
-  existsSync(dbPath)
+async function statusesOf(plan: Plan, io: CliIo, flags: PlanFlags): Promise<Map<string, string>> {
+  const statePath = flags.sandbox ? (await import('../../run/run-manifest.js')).SANDBOX_STATE_PATH : flags.state;
+  const { readJobStatuses, resolveStatePath } = await import('../../state/index.js');
+  const dbPath = resolveStatePath(io.cwd, statePath);
+  return existsSync(dbPath)
     ? readJobStatuses(dbPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, outputName: j.outputName })))
     : new Map<string, string>();
+}
 
 function parseCredits(value: string): number {
   const n = Number(value);
