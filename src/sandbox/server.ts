@@ -88,7 +88,7 @@ async function runHandler(core: SandboxCore, route: Route, req: IncomingMessage,
       method: route.method, path: url.pathname, params, query: url.searchParams, headers: req.headers, body,
       parse: (schema) => validate(schema, body),
     };
-    return await route.handler(ctx);
+    return await (route.method === 'GET' ? core.cdn.asRead(() => route.handler(ctx)) : route.handler(ctx));
   } catch (error) {
     if (error instanceof HttpError) return error.toReply();
     throw error;

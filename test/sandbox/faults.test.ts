@@ -167,6 +167,19 @@ describe('webhook and download faults', () => {
     expect(t.sandbox.stats().faults.urlExpired).toBe(refused);
   });
 
+  test('urlExpired is drawn only for outputs a job read hands out, never for previews or webhook payloads', async () => {
+    const t = await sandboxFor({ speed: 100, faults: { rates: { urlExpired: 1 } } });
+    const hook = 'http://127.0.0.1:9/hook'; // nothing listens: the payloads are built, their delivery fails
+    const id = (await t.post('/api/ai_shorts/', { aspect_ratio: '9x16', script: 'Hi there.', style: '3D', webhook_url: hook })).body.id;
+    t.advance(HOUR);
+    expect(t.sandbox.stats().faults.urlExpired ?? 0).toBe(0); // the done webhook carried video_output unexpired
+    const read = (await t.get(`/api/ai_shorts/${id}/`)).body;
+    expect(t.sandbox.stats().faults.urlExpired).toBe(1); // video_output only, not preview
+    expect((await fetch(read.video_output)).status).toBe(403);
+    expect((await fetch(read.preview)).status).toBe(200);
+    await t.sandbox.close();
+  });
+
   test('downloadCut stops a body halfway at its rate', async () => {
     const t = await withFault('downloadCut');
     const id = await doneVideo(t);

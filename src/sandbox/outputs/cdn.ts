@@ -25,6 +25,7 @@ export class Cdn {
   baseUrl = '';
   private readonly files = new Map<string, { file: CdnFile; cached?: Buffer }>();
   private readonly signer: UrlSigner;
+  private readDepth = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -35,14 +36,32 @@ export class Cdn {
     this.signer = new UrlSigner(secret);
   }
 
+  /**
+   * Runs `answer` (a GET handler) as a job read: outputs it signs may draw urlExpired. Handlers
+   * build their answers synchronously, so the flag covers exactly that request's signing.
+   */
+  asRead<T>(answer: () => T): T {
+    this.readDepth += 1;
+    try {
+      return answer();
+    } finally {
+      this.readDepth -= 1;
+    }
+  }
+
   put(path: string, file: CdnFile): void {
     this.files.set(path, { file });
   }
 
-  /** A signed URL valid for the TTL; under the urlExpired fault it is issued already expired. */
-  url(path: string): string {
+  /**
+   * A signed URL valid for the TTL. An output (`download`) signed while a job read is answered may
+   * be issued already expired under the urlExpired fault; previews, webhook payloads and creation
+   * answers never draw it, so the fault's count is what a downloader meets.
+   */
+  url(path: string, download = false): string {
     const nowSeconds = Math.floor(this.clock.now() / 1000);
-    const expires = this.faults.draw('urlExpired') ? nowSeconds : nowSeconds + this.ttlSeconds;
+    const expired = download && this.readDepth > 0 && this.faults.draw('urlExpired');
+    const expires = expired ? nowSeconds : nowSeconds + this.ttlSeconds;
     return `${this.baseUrl}/cdn/${path}?expires=${expires}&signature=${this.signer.sign(path, expires)}`;
   }
 

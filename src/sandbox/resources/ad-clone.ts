@@ -6,7 +6,7 @@ import { DEFAULT_LENGTHS, mediaSeconds } from '../media-length.js';
 import { SAMPLE_MP4 } from '../outputs/media.js';
 import { adCloneCredits } from '../prices.js';
 import type { Job } from '../store.js';
-import { findJob, jobBasics, newestFirst, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, newestFirst, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * Ad clones: pending → in_queue → running → done | failed | rejected. The pending step is instant,
@@ -18,7 +18,7 @@ const RENDER_SECONDS_PER_VIDEO_SECOND = 6;
 function cloneView(core: SandboxCore, job: Job): Record<string, unknown> {
   return {
     ...jobBasics(core, job), ...job.fields, status: job.status,
-    video_output: outputUrl(core, job, 'video.mp4'),
+    video_output: downloadUrl(core, job, 'video.mp4'),
     failed_reason: (job.fields.failed_reason as string | undefined) ?? '',
   };
 }

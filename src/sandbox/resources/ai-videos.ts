@@ -6,7 +6,7 @@ import { json } from '../http/reply.js';
 import { DEFAULT_LENGTHS, mediaSeconds } from '../media-length.js';
 import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import type { Job } from '../store.js';
-import { findJob, jobBasics, listFilter, newestFirst, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, listFilter, newestFirst, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * AI Shorts and AI Editing: pending → in_queue (no free render slot) → running → done | failed
@@ -27,7 +27,7 @@ function videoView(core: SandboxCore, job: Job): Record<string, unknown> {
   return {
     ...jobBasics(core, job),
     status: job.status,
-    video_output: outputUrl(core, job, 'video.mp4'),
+    video_output: downloadUrl(core, job, 'video.mp4'),
     preview: outputUrl(core, job, 'preview.png'),
     editor_url: null,
     is_hidden: false,

@@ -7,7 +7,7 @@ import { badField, fieldError, json, nonFieldError } from '../http/reply.js';
 import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import { ASSET_CREDITS_PER_OUTPUT } from '../prices.js';
 import type { Job } from '../store.js';
-import { findJob, jobBasics, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * Asset generation: initializing → generating → done | failed. input_params must satisfy the
@@ -53,7 +53,7 @@ function assetView(core: SandboxCore, job: Job): Record<string, unknown> {
   const media = job.fields.media as string;
   const assets = Array.from({ length: count }, (_, k) => {
     const name = `asset-${k + 1}.${FILE_EXTENSION[media as keyof typeof FILE_EXTENSION]}`;
-    return { id: `${job.id}-${k + 1}`, type: media, url: outputUrl(core, job, name), thumbnail_url: outputUrl(core, job, media === 'image' ? name : `thumbnail-${k + 1}.png`), name };
+    return { id: `${job.id}-${k + 1}`, type: media, url: downloadUrl(core, job, name), thumbnail_url: outputUrl(core, job, media === 'image' ? name : `thumbnail-${k + 1}.png`), name };
   });
   const { media: _media, ...fields } = job.fields;
   const { progress: _progress, ...basics } = jobBasics(core, job);

@@ -6,7 +6,7 @@ import { json } from '../http/reply.js';
 import { DEFAULT_LENGTHS, mediaSeconds } from '../media-length.js';
 import { SAMPLE_MP4 } from '../outputs/media.js';
 import type { Job } from '../store.js';
-import { findJob, jobBasics, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * Boreal and Boreal-H3: pending → in_queue → running → done | failed | rejected. Rendering takes
@@ -35,7 +35,7 @@ export function borealQuote(body: BorealCreate, seed: number): { seconds: number
 function borealView(core: SandboxCore, job: Job): Record<string, unknown> {
   return {
     ...jobBasics(core, job), ...job.fields, status: job.status,
-    video_output: outputUrl(core, job, 'video.mp4'),
+    video_output: downloadUrl(core, job, 'video.mp4'),
     failed_reason: (job.fields.failed_reason as string | undefined) ?? '',
   };
 }

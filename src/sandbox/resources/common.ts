@@ -28,8 +28,13 @@ export function putOutput(core: SandboxCore, job: Job, name: string, bytes: () =
   job.files[name] = path;
 }
 
+/** A signed URL of a preview, thumbnail or other side file: never issued expired. */
 export const outputUrl = (core: SandboxCore, job: Job, name: string): string | null =>
   job.files[name] ? core.cdn.url(job.files[name]) : null;
+
+/** A signed URL of an output a client downloads: on a job read it may draw the urlExpired fault. */
+export const downloadUrl = (core: SandboxCore, job: Job, name: string): string | null =>
+  job.files[name] ? core.cdn.url(job.files[name], true) : null;
 
 /** Fields every job shows the same way. */
 export function jobBasics(core: SandboxCore, job: Job) {

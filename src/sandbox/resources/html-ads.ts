@@ -6,7 +6,7 @@ import { fail, workPlan } from '../engine/plans.js';
 import { badField, fieldError, json } from '../http/reply.js';
 import { adBytes, imagesFor, notionalImageBytes, renderHtmlAd, type AdImage, type AdInput } from '../outputs/html-ad.js';
 import type { Job } from '../store.js';
-import { findJob, jobBasics, listFilter, newestFirst, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, listFilter, newestFirst, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * HTML interactive ads: pending → running → done | failed. One self-contained HTML file per style,
@@ -23,7 +23,7 @@ interface AdItem { style_id: string; name: string; status: 'done' | 'failed'; fi
 
 function adsView(core: SandboxCore, job: Job): Record<string, unknown> {
   const ads = ((job.fields.ads as AdItem[] | undefined) ?? []).map(({ file, ...item }) => ({
-    ...item, url: file ? outputUrl(core, job, file) : null,
+    ...item, url: file ? downloadUrl(core, job, file) : null,
   }));
   const { ad_input: _input, ads: _ads, ...fields } = job.fields;
   return { ...jobBasics(core, job), status: job.status, ...fields, failed_reason: (job.fields.failed_reason as string | undefined) ?? null, ads };

@@ -5,7 +5,7 @@ import { workPlan } from '../engine/plans.js';
 import { json } from '../http/reply.js';
 import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import type { Job } from '../store.js';
-import { findJob, jobBasics, listFilter, newestFirst, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, listFilter, newestFirst, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * AI Avatar v2 (lipsync): pending → in_queue → running → done | failed | rejected. The video lasts
@@ -22,7 +22,7 @@ function lipsyncView(core: SandboxCore, job: Job): Record<string, unknown> {
     status: job.status,
     // Lipsync items report progress as a string (behaviour notes).
     progress: String(core.engine.progress(job)),
-    output: outputUrl(core, job, 'video.mp4'),
+    output: downloadUrl(core, job, 'video.mp4'),
     video_thumbnail: outputUrl(core, job, 'thumbnail.png'),
     preview: outputUrl(core, job, 'thumbnail.png'),
     editor_url: null,

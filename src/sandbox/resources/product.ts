@@ -7,7 +7,7 @@ import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import { PRODUCT_IMAGE_CREDITS, PRODUCT_VIDEO_CREDITS } from '../prices.js';
 import type { RequestContext } from '../http/router.js';
 import type { Job } from '../store.js';
-import { findJob, isoOffset, outputUrl, putOutput, type Registrar } from './common.js';
+import { downloadUrl, findJob, isoOffset, putOutput, type Registrar } from './common.js';
 
 /**
  * Product to video tasks:
@@ -30,7 +30,7 @@ function productView(core: SandboxCore, job: Job): Record<string, unknown> {
     failed_reason: (f.failed_reason as string | undefined) ?? '', id: job.id, type: f.type, product_url: f.product_url,
     aspect_ratio: f.aspect_ratio, override_avatar: f.override_avatar ?? null, motion_style: f.motion_style ?? '',
     product_showcase_url: f.product_showcase_url ?? null, image_prompt: f.image_prompt ?? '', video_prompt: f.video_prompt ?? '',
-    status: job.status, generated_video_url: outputUrl(core, job, 'video.mp4'), generated_photo_url: outputUrl(core, job, 'photo.png'),
+    status: job.status, generated_video_url: downloadUrl(core, job, 'video.mp4'), generated_photo_url: downloadUrl(core, job, 'photo.png'),
     created_at: isoOffset(job.createdAt), updated_at: isoOffset(job.updatedAt), webhook_url: job.webhookUrl ?? null,
     credits_used: job.creditsUsed, progress: core.engine.progress(job),
   };

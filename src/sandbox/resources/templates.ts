@@ -6,7 +6,7 @@ import { badField, fieldError, json, nonFieldError, notFound } from '../http/rep
 import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import { templateRenderCredits } from '../prices.js';
 import type { Job } from '../store.js';
-import { findJob, iso, outputUrl, putOutput, type Registrar } from './common.js';
+import { downloadUrl, findJob, iso, outputUrl, putOutput, type Registrar } from './common.js';
 
 /**
  * Custom template jobs. A preview is ready about 10 s after creation; the render then takes about
@@ -51,7 +51,7 @@ function resolveVariables(template: SandboxTemplate, given: Record<string, unkno
 function jobView(core: SandboxCore, job: Job): Record<string, unknown> {
   return {
     id: job.id, status: job.status, template_id: job.fields.template_id, name: job.fields.name, variables: job.fields.variables,
-    preview: outputUrl(core, job, 'preview.png'), video_output: outputUrl(core, job, 'video.mp4'), credits_used: job.creditsUsed,
+    preview: outputUrl(core, job, 'preview.png'), video_output: downloadUrl(core, job, 'video.mp4'), credits_used: job.creditsUsed,
     failed_reason: (job.fields.failed_reason as string | undefined) ?? '', progress: core.engine.progress(job),
     model_version: job.fields.model_version, webhook_url: job.webhookUrl ?? null, created_at: iso(job.createdAt), updated_at: iso(job.updatedAt),
   };
