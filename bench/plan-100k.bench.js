@@ -1,7 +1,11 @@
 // Plans a 100,000-row CSV manifest: loadManifest (YAML, CSV, every request checked by the
-// client's schema) then planManifest (keys, estimates, ordering). Prints time and peak RSS.
+// client's schema) then planManifest (keys, estimates, ordering). Prints time and peak RSS, in
+// process, then runs the real CLI on it (`plan`, `plan --json > /dev/null`, `validate`) as child
+// processes and prints each one's wall time and peak RSS.
 // Targets (issue 4): under 3 s and under 300 MB. Figures only; no thresholds asserted.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,10 +48,39 @@ const plan = planManifest(manifest);
 const planned = performance.now();
 clearInterval(sampler);
 peak = Math.max(peak, process.memoryUsage().rss);
-rmSync(dir, { recursive: true, force: true });
 
 const ms = (n) => `${Math.round(n)} ms`;
 console.log(`rows: ${ROWS.toLocaleString('en-US')}, jobs planned: ${plan.totals.jobs.toLocaleString('en-US')}`);
 console.log(`loadManifest: ${ms(loaded - started)}  planManifest: ${ms(planned - loaded)}  total: ${ms(planned - started)} (target < 3000 ms)`);
 console.log(`peak RSS: ${Math.round(peak / 2 ** 20)} MB (target < 300 MB)`);
 console.log(`expected credits: ${plan.totals.credits.expected.toLocaleString('en-US')}`);
+
+// The CLI, as a user runs it. Peak RSS from GNU time where there is one; otherwise the child
+// reports its own maximum resident set size (process.resourceUsage) on exit.
+const CLI = fileURLToPath(new URL('../bin/reelpipe.js', import.meta.url));
+const GNU_TIME = '/usr/bin/time';
+const REPORT_RSS = "data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxrss '+process.resourceUsage().maxRSS+'\\n'))";
+
+function runCli(args, stdoutFile) {
+  const out = openSync(stdoutFile, 'w');
+  const rssFile = path.join(dir, 'rss.txt');
+  const node = [process.execPath, ...(existsSync(GNU_TIME) ? [] : ['--import', REPORT_RSS]), CLI, ...args];
+  const command = existsSync(GNU_TIME) ? [GNU_TIME, '-f', '%M', '-o', rssFile, ...node] : node;
+  const begun = performance.now();
+  const result = spawnSync(command[0], command.slice(1), { cwd: dir, stdio: ['ignore', out, 'pipe'], encoding: 'utf8', maxBuffer: 2 ** 26 });
+  const wall = performance.now() - begun;
+  closeSync(out);
+  const kb = existsSync(GNU_TIME) ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) : Number(/maxrss (\d+)/.exec(result.stderr)?.[1]);
+  return { wall, mb: Math.round(kb / 1024), status: result.status };
+}
+
+console.log(`CLI (child processes; peak RSS from ${existsSync(GNU_TIME) ? 'GNU time' : 'process.resourceUsage'}):`);
+for (const [label, args, stdout] of [
+  ['plan FILE', ['plan', 'manifest.yaml'], path.join(dir, 'table.txt')],
+  ['plan FILE --json > /dev/null', ['plan', 'manifest.yaml', '--json'], '/dev/null'],
+  ['validate FILE', ['validate', 'manifest.yaml'], path.join(dir, 'ok.txt')],
+]) {
+  const { wall, mb, status } = runCli(args, stdout);
+  console.log(`  ${label.padEnd(30)} ${ms(wall).padStart(8)}  peak RSS ${mb} MB  exit ${status}`);
+}
+rmSync(dir, { recursive: true, force: true });
