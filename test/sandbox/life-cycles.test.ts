@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { sandboxFor, makeLink, type TestSandbox } from './helpers.js';
+import { sandboxFor, makeLink, DAY, HOUR, type TestSandbox } from './helpers.js';
 
 /**
  * Each resource walks its own state set from the spec, at a high speed on a manual clock: the
@@ -148,6 +148,32 @@ describe('life cycles walk the spec states at high speed', () => {
     expect(t.sandbox.jobs().find((j) => j.id === id)!.history.map((h) => h.status)).toEqual(['pending', 'in_queue', 'running', 'done']);
   });
 
+  const productFailure: Walk = {
+    name: 'product', read: '/api/product_to_videos/', output: 'generated_photo_url', walk: [],
+    create: async (t) => (await t.post('/api/product_to_videos/gen_image/', { product_url: 'https://i.example.com/p.png' })).body.id,
+  };
+  test.each([...walks, productFailure])('$name with jobFailure at rate 1 ends failed with a reason and no output', async (w) => {
+    const t = await sandboxFor({ speed: SPEED, faults: { rates: { jobFailure: 1 } } });
+    const id = await w.create(t);
+    t.advance(3 * DAY);
+    const { body } = await t.get(`${w.read}${id}/`);
+    expect(body[w.statusField ?? 'status']).toBe('failed');
+    expect(body.failed_reason).toMatch(/\S/);
+    const output = body[w.output];
+    expect(Array.isArray(output) ? output : [output].filter((o) => o !== null && o !== undefined)).toEqual([]);
+    if (w.name === 'product') expect(body.generated_video_url).toBeNull();
+  });
+
+  test('a product gen_video under jobFailure fails with the fault reason and no video', async () => {
+    const t = await sandboxFor({ speed: SPEED, faults: { rates: { jobFailure: 0.5 } }, seed: 3 });
+    const id = await firstProductWithImage(t);
+    await t.post(`/api/product_to_videos/${id}/gen_video/`, {});
+    t.advance(HOUR);
+    const done = (await t.get(`/api/product_to_videos/${id}/`)).body;
+    // Seed 3 draws a failure for this gen_video: the draws are reproducible by seed.
+    expect(done).toMatchObject({ status: 'failed', failed_reason: expect.stringMatching(/jobFailure/), generated_video_url: null });
+  });
+
   test.each([
     ['jobFailure', 'failed'],
     ['jobRejection', 'rejected'],
@@ -160,6 +186,16 @@ describe('life cycles walk the spec states at high speed', () => {
     expect(body.video_output).toBeNull();
   });
 });
+
+/** Makes product tasks until one gets its image (jobFailure may fail some), then returns its id. */
+async function firstProductWithImage(t: TestSandbox): Promise<string> {
+  for (let i = 0; i < 50; i += 1) {
+    const id = (await t.post('/api/product_to_videos/gen_image/', { product_url: `https://i.example.com/${i}.png` })).body.id as string;
+    t.advance(HOUR);
+    if ((await t.get(`/api/product_to_videos/${id}/`)).body.status === 'image_generated') return id;
+  }
+  throw new Error('no product image made it');
+}
 
 describe('render slots', () => {
   test('beyond capacity jobs wait in_queue and start first come, first served', async () => {

@@ -193,6 +193,14 @@ describe('every rule the spec states is enforced with a DRF 400 naming the field
     { name: 'template unknown id', path: '/api/custom_template_jobs/', body: { template_id: 'vid_nope' }, field: 'template_id' },
     { name: 'template unknown variable', path: '/api/custom_template_jobs/', body: { template_id: 'vid_2b81e4d0', variables: { colour: 'red' } }, field: 'variables' },
     { name: 'template avatar variable without avatar_id', path: '/api/custom_template_jobs/', body: { template_id: 'vid_c4d2a9e7', variables: { speaker: 'Ada' } }, field: 'variables' },
+    { name: 'product unknown type', path: '/api/product_to_videos/gen_image/', body: { product_url: 'https://i.example.com/p.png', type: 'product_robot' }, field: 'type' },
+    { name: 'product aspect_ratio 4x5', path: '/api/product_to_videos/gen_image/', body: { product_url: 'https://i.example.com/p.png', aspect_ratio: '4x5' }, field: 'aspect_ratio' },
+    { name: 'product unknown motion_style', path: () => `/api/product_to_videos/${ids.imageTask}/gen_video/`, body: { motion_style: 'dancing' }, field: 'motion_style' },
+    { name: 'boreal unknown aspect_ratio', path: '/api/boreal/', body: { prompt: 'p', duration: 5, aspect_ratio: '2:1' }, field: 'aspect_ratio' },
+    { name: 'boreal unknown prompt_enhancement', path: '/api/boreal/', body: { prompt: 'p', duration: 5, prompt_enhancement: 'always' }, field: 'prompt_enhancement' },
+    { name: 'boreal unknown model', path: '/api/boreal/', body: { prompt: 'p', duration: 5, model: 'boreal-h4' }, field: 'model' },
+    { name: 'lipsync aspect_ratio 4x5', path: '/api/lipsyncs_v2/', body: lipsyncBody('Hi', { aspect_ratio: '4x5' }), field: 'aspect_ratio' },
+    { name: 'ad clone aspect_ratio 4x5', path: '/api/ads_clone/', body: () => ({ link: ids.link, video_url: 'https://v.example.com/r.mp4', aspect_ratio: '4x5' }), field: 'aspect_ratio' },
     { name: 'product regen with an unknown field', path: () => `/api/product_to_videos/${ids.videoTask}/regen_video/`, body: { prompt: 'x' }, field: 'prompt' },
   ];
 
@@ -239,6 +247,20 @@ describe('unknown ids and missing credentials', () => {
     const answer = await t.get(path.replace('{id}', GHOST));
     expect(answer.status).toBe(404);
     expect(answer.body).toEqual({ detail: `No ${model} matches the given query.` });
+  });
+
+  test.each([
+    ['PUT', '/api/links/{id}/', { title: 'T' }, 'Link'],
+    ['DELETE', '/api/personas/{id}/', undefined, 'Persona'],
+    ['POST', '/api/product_to_videos/{id}/regen_video/', { video_prompt: 'again' }, 'ProductToVideo'],
+    ['POST', '/api/product_to_videos/{id}/gen_video/', {}, 'ProductToVideo'],
+    ['POST', '/api/custom_template_jobs/{id}/render/', {}, 'CustomTemplateJob'],
+  ])('%s %s with an unknown id → 404 "No %s matches the given query."', async (method, path, body, model) => {
+    const before = t.sandbox.stats().credits.balance;
+    const answer = await t.call(method, path.replace('{id}', GHOST), body);
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({ detail: `No ${model} matches the given query.` });
+    expect(t.sandbox.stats().credits.balance).toBe(before);
   });
 
   test('a deleted avatar is gone', async () => {
