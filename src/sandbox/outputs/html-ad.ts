@@ -40,8 +40,10 @@ const escape = (text: string) =>
 const SCRIPTS: Record<HtmlAdStyleEntry['type'], string> = {
   game: `let score=0;document.querySelectorAll('.tile').forEach(t=>t.addEventListener('click',()=>{t.classList.add('open');score++;
 if(score>=3)document.getElementById('cta').hidden=false;}));`,
-  quiz: `const qs=[...document.querySelectorAll('.q')];let i=0;qs.forEach(q=>q.addEventListener('click',e=>{if(!e.target.matches('button'))return;
-q.hidden=true;i++;if(qs[i])qs[i].hidden=false;else document.getElementById('cta').hidden=false;}));qs.slice(1).forEach(q=>q.hidden=true);`,
+  quiz: `const qs=[...document.querySelectorAll('.q')];let i=0;
+qs.forEach(q=>q.addEventListener('click',e=>{if(!e.target.matches('button'))return;
+q.hidden=true;i++;if(qs[i])qs[i].hidden=false;else document.getElementById('cta').hidden=false;}));
+qs.slice(1).forEach(q=>q.hidden=true);`,
   showcase: `const s=[...document.querySelectorAll('.slide')];let i=0;const show=()=>s.forEach((e,k)=>e.hidden=k!==i);show();
 document.getElementById('next').onclick=()=>{i=(i+1)%s.length;show();};document.getElementById('cta').hidden=false;`,
   swipe: `const c=[...document.querySelectorAll('.slide')];let i=0;document.getElementById('next').onclick=()=>{if(c[i])c[i].hidden=true;i++;
@@ -51,7 +53,8 @@ if(i>=c.length)document.getElementById('cta').hidden=false;};`,
 function body(style: HtmlAdStyleEntry, ad: AdInput, images: AdImage[]): string {
   const pictures = images.map((img, k) => `<img class="slide" src="${escape(img.src)}" alt="${escape(ad.title)} ${k + 1}">`).join('');
   if (style.type === 'game') {
-    return `${pictures}<div class="tiles">${[1, 2, 3, 4, 5, 6].map((n) => `<button class="tile">${n}</button>`).join('')}</div><p>Open three tiles to unlock the offer</p>`;
+    const tiles = [1, 2, 3, 4, 5, 6].map((n) => `<button class="tile">${n}</button>`).join('');
+    return `${pictures}<div class="tiles">${tiles}</div><p>Open three tiles to unlock the offer</p>`;
   }
   if (style.type === 'quiz') {
     const questions = ['Would you try it?', 'Is it for you or a gift?', 'Ready today?'];

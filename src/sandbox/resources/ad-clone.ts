@@ -19,7 +19,6 @@ function cloneView(core: SandboxCore, job: Job): Record<string, unknown> {
   return {
     ...jobBasics(core, job), ...job.fields, status: job.status,
     video_output: downloadUrl(core, job, 'video.mp4'),
-    failed_reason: (job.fields.failed_reason as string | undefined) ?? '',
   };
 }
 

@@ -36,17 +36,18 @@ function videoView(core: SandboxCore, job: Job): Record<string, unknown> {
     workspace: null,
     created_from_api: true,
     ...job.fields,
-    progress: core.engine.progress(job),
-    failed_reason: (job.fields.failed_reason as string | undefined) ?? '',
   };
 }
 
-function videoJob(core: SandboxCore, kind: 'ai_short' | 'ai_editing', seconds: number, body: Record<string, unknown>, fields: Record<string, unknown>) {
+type Body = Record<string, unknown>;
+
+function videoJob(core: SandboxCore, kind: 'ai_short' | 'ai_editing', seconds: number, body: Body, fields: Body) {
   return core.create({
     family: kind, kind, path: kind, request: body, price: aiVideoCredits(seconds), webhookUrl: body.webhook_url as string | undefined,
     fields: {
       name: body.name ?? '', script: null, aspect_ratio: body.aspect_ratio ?? '9x16', duration: seconds, brand: body.brand ?? null,
-      caption_setting: { ...CAPTION_DEFAULTS, ...(body.caption_setting as object | undefined) }, background_music_url: body.background_music_url ?? null,
+      caption_setting: { ...CAPTION_DEFAULTS, ...(body.caption_setting as object | undefined) },
+      background_music_url: body.background_music_url ?? null,
       background_music_volume: body.background_music_volume ?? 0.5, voiceover_volume: body.voiceover_volume ?? 1,
       webhook_url: body.webhook_url ?? null, media_job: core.newId(), ...fields,
     },

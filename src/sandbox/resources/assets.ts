@@ -20,6 +20,12 @@ const FILE_EXTENSION = { image: 'png', video: 'mp4', audio: 'm4a', text: 'txt' }
 const ajv = new Ajv({ allErrors: true });
 const validators = new Map<string, ValidateFunction>(ASSET_MODELS.map((m) => [m.model_name, ajv.compile(m.input_params_schema as object)]));
 
+/** An ajv message, naming the accepted values of an enum. */
+function schemaMessage(e: ErrorObject): string {
+  const allowed = e.keyword === 'enum' ? `: ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}` : '';
+  return `${e.message ?? 'invalid'}${allowed}`;
+}
+
 /** ajv errors as DRF's nested field errors: `{"input_params": {"prompt": ["This field is required."]}}`. */
 function inputErrors(errors: ErrorObject[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -29,7 +35,7 @@ function inputErrors(errors: ErrorObject[]): Record<string, string[]> {
       ? [params.missingProperty, 'This field is required.']
       : params.additionalProperty
         ? [params.additionalProperty, 'This field is not accepted by this model.']
-        : [e.instancePath.replace(/^\//, '').replace(/\//g, '.') || 'non_field_errors', `${e.message ?? 'invalid'}${e.keyword === 'enum' ? `: ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}` : ''}`];
+        : [e.instancePath.replace(/^\//, '').replace(/\//g, '.') || 'non_field_errors', schemaMessage(e)];
     (out[key] ??= []).push(message);
   }
   return out;
@@ -53,11 +59,13 @@ function assetView(core: SandboxCore, job: Job): Record<string, unknown> {
   const media = job.fields.media as string;
   const assets = Array.from({ length: count }, (_, k) => {
     const name = `asset-${k + 1}.${FILE_EXTENSION[media as keyof typeof FILE_EXTENSION]}`;
-    return { id: `${job.id}-${k + 1}`, type: media, url: downloadUrl(core, job, name), thumbnail_url: outputUrl(core, job, media === 'image' ? name : `thumbnail-${k + 1}.png`), name };
+    const thumbnail = media === 'image' ? name : `thumbnail-${k + 1}.png`;
+    const url = downloadUrl(core, job, name);
+    return { id: `${job.id}-${k + 1}`, type: media, url, thumbnail_url: outputUrl(core, job, thumbnail), name };
   });
   const { media: _media, ...fields } = job.fields;
   const { progress: _progress, ...basics } = jobBasics(core, job);
-  return { ...basics, ...fields, status: job.status, assets, failed_reason: (job.fields.failed_reason as string | undefined) ?? '' };
+  return { ...basics, ...fields, status: job.status, assets };
 }
 
 export const registerAssets: Registrar = (router, core) => {
@@ -66,7 +74,9 @@ export const registerAssets: Registrar = (router, core) => {
   router.add('GET', '/api/asset_generator/schemas/', (ctx) => {
     const wanted = ctx.query.get('model_name')?.split(',').map((s) => s.trim()).filter(Boolean);
     const models = ASSET_MODELS.filter((m) => !wanted || wanted.includes(m.model_name));
-    return json(200, models.map(({ model_name, generation_type, input_params_schema }) => ({ model_name, generation_type, input_params_schema })));
+    const entries = models.map(({ model_name, generation_type, input_params_schema }) =>
+      ({ model_name, generation_type, input_params_schema }));
+    return json(200, entries);
   });
 
   router.add('POST', '/api/asset_generator/', (ctx) => {
@@ -79,9 +89,11 @@ export const registerAssets: Registrar = (router, core) => {
     // Sandbox assumption: the spec shows only the 32-bit range; fewer than one output makes no asset.
     if (count < 1) throw badField('output_nums', 'Ensure this value is greater than or equal to 1.');
     const job = core.create({
-      family: 'asset', kind: 'asset_generation', path: ctx.path, request: body, price: ASSET_CREDITS_PER_OUTPUT[model.media] * count, webhookUrl: body.webhook_url,
+      family: 'asset', kind: 'asset_generation', path: ctx.path, request: body,
+      price: ASSET_CREDITS_PER_OUTPUT[model.media] * count, webhookUrl: body.webhook_url,
       fields: {
-        model_name: model.model_name, gen_type: model.generation_type, input_params: body.input_params, output_nums: count, media: model.media,
+        model_name: model.model_name, gen_type: model.generation_type, input_params: body.input_params, output_nums: count,
+        media: model.media,
         aspect_ratio: body.aspect_ratio ?? null, resolution: body.resolution ?? null, duration: null, webhook_url: body.webhook_url ?? null,
       },
       plan: () => workPlan(core, {

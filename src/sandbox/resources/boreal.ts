@@ -23,7 +23,8 @@ export function borealQuote(body: BorealCreate, seed: number): { seconds: number
     const referenceVideoSeconds = (body.reference_video_urls ?? [])
       .reduce((sum, url) => sum + mediaSeconds(url, seed, DEFAULT_LENGTHS.referenceVideo), 0);
     const seconds = body.duration!;
-    return { seconds, resolution, price: h3Credits({ resolution, seconds, referenceImages: body.reference_image_urls?.length ?? 0, referenceVideoSeconds }) };
+    const referenceImages = body.reference_image_urls?.length ?? 0;
+    return { seconds, resolution, price: h3Credits({ resolution, seconds, referenceImages, referenceVideoSeconds }) };
   }
   // With audio_url the video lasts as long as the audio, within the resolution's limit; duration is ignored.
   const seconds = body.audio_url
@@ -36,7 +37,6 @@ function borealView(core: SandboxCore, job: Job): Record<string, unknown> {
   return {
     ...jobBasics(core, job), ...job.fields, status: job.status,
     video_output: downloadUrl(core, job, 'video.mp4'),
-    failed_reason: (job.fields.failed_reason as string | undefined) ?? '',
   };
 }
 
@@ -50,7 +50,8 @@ export const registerBoreal: Registrar = (router, core) => {
       family: 'boreal', kind: 'boreal', path: ctx.path, request: body, price: quote.price, webhookUrl: body.webhook_url,
       fields: {
         prompt: body.prompt, model: body.model ?? 'boreal', image_url: body.image_url ?? null, end_image_url: body.end_image_url ?? null,
-        audio_url: body.audio_url ?? null, reference_image_urls: body.reference_image_urls ?? [], reference_video_urls: body.reference_video_urls ?? [],
+        audio_url: body.audio_url ?? null, reference_image_urls: body.reference_image_urls ?? [],
+        reference_video_urls: body.reference_video_urls ?? [],
         reference_audio_urls: body.reference_audio_urls ?? [], resolution: quote.resolution, aspect_ratio: body.aspect_ratio ?? 'auto',
         duration: quote.seconds, negative_prompt: body.negative_prompt ?? null, prompt_enhancement: body.prompt_enhancement ?? 'auto',
         webhook_url: body.webhook_url ?? null,

@@ -90,7 +90,8 @@ function parseInstant(field: string, text: string): number {
   const zone = m?.[5] ? (m[5].toUpperCase() === 'Z' ? 'Z' : `${m[5].slice(0, 3)}:${m[5].slice(-2)}`) : 'Z';
   const ms = m ? Date.parse(`${m[1]}T${m[2] ?? '00:00'}:${m[3] ?? '00'}.${(m[4] ?? '').padEnd(3, '0').slice(0, 3)}${zone}`) : NaN;
   if (Number.isNaN(ms)) {
-    throw fieldError({ [field]: ['Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'] });
+    const formats = 'YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]';
+    throw fieldError({ [field]: [`Datetime has wrong format. Use one of these formats instead: ${formats}.`] });
   }
   return ms;
 }

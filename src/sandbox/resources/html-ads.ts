@@ -19,19 +19,30 @@ const SECONDS_PER_AD = 8;
 const MB = 1024 * 1024;
 const STYLES = new Map(HTML_AD_STYLES.map((style) => [style.id, style]));
 
-interface AdItem { style_id: string; name: string; status: 'done' | 'failed'; file?: string; failed_reason: string | null; size_bytes: number }
+interface AdItem {
+  style_id: string;
+  name: string;
+  status: 'done' | 'failed';
+  file?: string;
+  failed_reason: string | null;
+  size_bytes: number;
+}
 
 function adsView(core: SandboxCore, job: Job): Record<string, unknown> {
   const ads = ((job.fields.ads as AdItem[] | undefined) ?? []).map(({ file, ...item }) => ({
     ...item, url: file ? downloadUrl(core, job, file) : null,
   }));
   const { ad_input: _input, ads: _ads, ...fields } = job.fields;
-  return { ...jobBasics(core, job), status: job.status, ...fields, failed_reason: (job.fields.failed_reason as string | undefined) ?? null, ads };
+  // The spec types an HTML ad job's failed_reason as "string, null": null until it fails.
+  const failed_reason = (job.fields.failed_reason as string | undefined) ?? null;
+  return { ...jobBasics(core, job), status: job.status, ...fields, failed_reason, ads };
 }
 
 function checkStyles(styleIds: string[]): void {
   const unknown = Object.fromEntries(
-    styleIds.flatMap((id, i) => (STYLES.has(id) ? [] : [[String(i), [`"${id}" is not a valid choice. See GET /api/html_interactive_ads/styles/.`]]])),
+    styleIds.flatMap((id, i) =>
+      STYLES.has(id) ? [] : [[String(i), [`"${id}" is not a valid choice. See GET /api/html_interactive_ads/styles/.`]]],
+    ),
   );
   if (Object.keys(unknown).length > 0) throw fieldError({ style_ids: unknown });
   const repeated = styleIds.filter((id, i) => styleIds.indexOf(id) !== i);
@@ -68,7 +79,10 @@ function buildAd(core: SandboxCore, job: Job, style: HtmlAdStyleEntry, media: Ad
 
 function finishAds(core: SandboxCore, job: Job): void {
   const input = job.fields.ad_input as AdInput;
-  const media = { images: input.imageUrls.map((url) => adImage(core, url)), logo: input.logoUrl ? adImage(core, input.logoUrl) : undefined };
+  const media: AdMedia = {
+    images: input.imageUrls.map((url) => adImage(core, url)),
+    logo: input.logoUrl ? adImage(core, input.logoUrl) : undefined,
+  };
   const ads = (job.fields.style_ids as string[]).map((id) => buildAd(core, job, STYLES.get(id)!, media));
   job.fields.ads = ads;
   const failed = ads.filter((ad) => ad.status === 'failed').length;
@@ -94,8 +108,13 @@ export const registerHtmlAds: Registrar = (router, core) => {
       logoUrl: String(l.logo_url ?? ''), promotionInfo: body.promotion_info ?? '', customPrompt: body.custom_prompt ?? '',
     };
     const job = core.create({
-      family: 'html_ads', kind: 'html_ads', path: ctx.path, request: body, price: htmlAdsCredits(body.style_ids.length), webhookUrl: body.webhook_url,
-      fields: { link: link.id, style_ids: body.style_ids, promotion_info: body.promotion_info ?? null, custom_prompt: body.custom_prompt ?? null, max_size_mb: body.max_size_mb ?? HTML_AD_SIZE_MB.default, webhook_url: body.webhook_url ?? null, ad_input: adInput },
+      family: 'html_ads', kind: 'html_ads', path: ctx.path, request: body, price: htmlAdsCredits(body.style_ids.length),
+      webhookUrl: body.webhook_url,
+      fields: {
+        link: link.id, style_ids: body.style_ids, promotion_info: body.promotion_info ?? null,
+        custom_prompt: body.custom_prompt ?? null, max_size_mb: body.max_size_mb ?? HTML_AD_SIZE_MB.default,
+        webhook_url: body.webhook_url ?? null, ad_input: adInput,
+      },
       plan: () => workPlan(core, {
         initial: { status: 'pending', seconds: PENDING_SECONDS },
         work: [{ status: 'running', seconds: SECONDS_PER_AD * body.style_ids.length, leave: (job) => finishAds(core, job) }],
@@ -109,5 +128,6 @@ export const registerHtmlAds: Registrar = (router, core) => {
     const keep = listFilter(ctx.query);
     return json(200, newestFirst(core.store.list('html_ads').filter(keep)).map((job) => adsView(core, job)));
   });
-  router.add('GET', '/api/html_interactive_ads/{id}/', (ctx) => json(200, adsView(core, findJob(core, 'html_ads', ctx, 'HtmlInteractiveAd'))));
+  router.add('GET', '/api/html_interactive_ads/{id}/', (ctx) =>
+    json(200, adsView(core, findJob(core, 'html_ads', ctx, 'HtmlInteractiveAd'))));
 };

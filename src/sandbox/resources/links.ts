@@ -41,9 +41,12 @@ export const registerLinks: Registrar = (router, core) => {
     const body = ctx.parse(LinkWithParams);
     const fields = {
       url: body.url ?? '', title: body.title, description: body.description ?? '', image_urls: body.image_urls,
-      video_urls: body.video_urls ?? [], reviews: null, logo_url: body.logo_url ?? '', ai_summary: '', ai_industry: '', ai_target_audiences: null,
+      video_urls: body.video_urls ?? [], reviews: null, logo_url: body.logo_url ?? '', ai_summary: '', ai_industry: '',
+      ai_target_audiences: null,
     };
-    const job = core.create({ family: 'link', kind: 'link_with_params', path: ctx.path, request: body, price: LINK_WITH_PARAMS_CREDITS, fields });
+    const job = core.create({
+      family: 'link', kind: 'link_with_params', path: ctx.path, request: body, price: LINK_WITH_PARAMS_CREDITS, fields,
+    });
     return json(201, linkView(job));
   }, { creates: true });
 
@@ -58,7 +61,9 @@ export const registerLinks: Registrar = (router, core) => {
 
   router.add('POST', '/api/voices/', (ctx) => {
     const body = ctx.parse(VoiceCreate);
-    const job = core.create({ family: 'voice', kind: 'voice_clone', path: ctx.path, request: body, price: VOICE_CLONE_CREDITS, fields: { ...body } });
+    const job = core.create({
+      family: 'voice', kind: 'voice_clone', path: ctx.path, request: body, price: VOICE_CLONE_CREDITS, fields: { ...body },
+    });
     putOutput(core, job, 'preview.m4a', () => SAMPLE_MP4);
     const gender = Number.parseInt(job.id.slice(0, 2), 16) % 2 === 0 ? 'male' : 'female';
     const accents = [{ id: job.id, accent_name: body.name, preview_url: outputUrl(core, job, 'preview.m4a') }];

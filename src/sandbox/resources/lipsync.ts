@@ -26,7 +26,6 @@ function lipsyncView(core: SandboxCore, job: Job): Record<string, unknown> {
     video_thumbnail: outputUrl(core, job, 'thumbnail.png'),
     preview: outputUrl(core, job, 'thumbnail.png'),
     editor_url: null,
-    failed_reason: (job.fields.failed_reason as string | undefined) ?? '',
   };
 }
 
@@ -38,7 +37,8 @@ export const registerLipsync: Registrar = (router, core) => {
     const model = body.model_version ?? 'standard';
     const seconds = spokenSeconds(body.video_inputs.map((scene) => scene.voice.input_text).join(' ')).expected;
     const job = core.create({
-      family: 'lipsync', kind: 'lipsync_v2', path: ctx.path, request: body, price: lipsyncCredits(model, seconds), webhookUrl: body.webhook_url,
+      family: 'lipsync', kind: 'lipsync_v2', path: ctx.path, request: body, price: lipsyncCredits(model, seconds),
+      webhookUrl: body.webhook_url,
       fields: {
         name: body.name ?? '', aspect_ratio: body.aspect_ratio ?? '9x16', video_inputs: body.video_inputs, model_version: model,
         duration: seconds, media_job: core.newId(), webhook_url: body.webhook_url ?? null,

@@ -36,7 +36,8 @@ function productView(core: SandboxCore, job: Job): Record<string, unknown> {
   };
 }
 
-const photo = (core: SandboxCore) => (job: Job) => putOutput(core, job, 'photo.png', () => makePng(160, 160, ...coloursFor(`${job.id}:photo`)));
+const photo = (core: SandboxCore) => (job: Job) =>
+  putOutput(core, job, 'photo.png', () => makePng(160, 160, ...coloursFor(`${job.id}:photo`)));
 const video = (core: SandboxCore) => (job: Job) => putOutput(core, job, 'video.mp4', () => SAMPLE_MP4);
 
 /**
@@ -60,7 +61,11 @@ function createImageTask(core: SandboxCore, ctx: RequestContext): Job {
   const body = ctx.parse(ProductGenImage);
   return core.create({
     family: 'product', kind: 'product_image', path: ctx.path, request: body, price: PRODUCT_IMAGE_CREDITS, webhookUrl: body.webhook_url,
-    fields: { product_url: body.product_url, type: body.type ?? 'product_anyshot', aspect_ratio: body.aspect_ratio ?? '9x16', override_avatar: body.override_avatar ?? null, image_prompt: body.image_prompt ?? '', product_showcase_url: body.product_url },
+    fields: {
+      product_url: body.product_url, type: body.type ?? 'product_anyshot', aspect_ratio: body.aspect_ratio ?? '9x16',
+      override_avatar: body.override_avatar ?? null, image_prompt: body.image_prompt ?? '',
+      product_showcase_url: body.product_url,
+    },
     plan: () => workPlan(core, {
       initial: { status: 'initializing', seconds: INIT_SECONDS },
       work: [{ status: 'image_generating', seconds: IMAGE_SECONDS }],
@@ -74,12 +79,16 @@ export const registerProduct: Registrar = (router, core) => {
   core.webhookPolicies.product = (job, to) =>
     ['image_generated', 'video_generated', 'failed'].includes(to) ? productView(core, job) : undefined;
 
-  router.add('POST', '/api/product_to_videos/gen_image/', (ctx) => json(201, productView(core, createImageTask(core, ctx))), { creates: true });
+  router.add('POST', '/api/product_to_videos/gen_image/', (ctx) => json(201, productView(core, createImageTask(core, ctx))), {
+    creates: true,
+  });
 
   router.add('POST', '/api/product_to_videos/{id}/gen_video/', (ctx) => {
     const job = findJob(core, 'product', ctx, MODEL);
     const body = ctx.parse(ProductGenVideo);
-    if (job.status !== 'image_generated') throw nonFieldError(`The task's image is not ready: its status is ${job.status}, gen_video needs image_generated.`);
+    if (job.status !== 'image_generated') {
+      throw nonFieldError(`The task's image is not ready: its status is ${job.status}, gen_video needs image_generated.`);
+    }
     continueWithVideo(core, job, body, ctx.path);
     return json(200, productView(core, job));
   }, { creates: true });
@@ -87,10 +96,15 @@ export const registerProduct: Registrar = (router, core) => {
   router.add('POST', '/api/product_to_videos/{id}/regen_video/', (ctx) => {
     const source = findJob(core, 'product', ctx, MODEL);
     const body = ctx.parse(ProductRegen);
-    if (source.status !== 'video_generated') throw nonFieldError(`Only a finished task can be regenerated: its status is ${source.status}.`);
+    if (source.status !== 'video_generated') {
+      throw nonFieldError(`Only a finished task can be regenerated: its status is ${source.status}.`);
+    }
     const job = core.create({
       family: 'product', kind: 'product_regen', path: ctx.path, request: body, price: REGEN_CREDITS, webhookUrl: body.webhook_url,
-      fields: { ...source.fields, failed_reason: undefined, regen_source_id: source.id, regen_type: 'regen_video', video_prompt: body.video_prompt ?? source.fields.video_prompt },
+      fields: {
+        ...source.fields, failed_reason: undefined, regen_source_id: source.id, regen_type: 'regen_video',
+        video_prompt: body.video_prompt ?? source.fields.video_prompt,
+      },
       plan: (created) => {
         putOutput(core, created, 'photo.png', () => core.cdn.bytesOf(source.files['photo.png']!) ?? Buffer.alloc(0));
         return workPlan(core, {

@@ -53,7 +53,8 @@ function jobView(core: SandboxCore, job: Job): Record<string, unknown> {
     id: job.id, status: job.status, template_id: job.fields.template_id, name: job.fields.name, variables: job.fields.variables,
     preview: outputUrl(core, job, 'preview.png'), video_output: downloadUrl(core, job, 'video.mp4'), credits_used: job.creditsUsed,
     failed_reason: (job.fields.failed_reason as string | undefined) ?? '', progress: core.engine.progress(job),
-    model_version: job.fields.model_version, webhook_url: job.webhookUrl ?? null, created_at: iso(job.createdAt), updated_at: iso(job.updatedAt),
+    model_version: job.fields.model_version, webhook_url: job.webhookUrl ?? null, created_at: iso(job.createdAt),
+    updated_at: iso(job.updatedAt),
   };
 }
 
@@ -61,7 +62,8 @@ function jobView(core: SandboxCore, job: Job): Record<string, unknown> {
 const previewShare = (t: SandboxTemplate) =>
   Math.round((PREVIEW_SECONDS / (PREVIEW_SECONDS + 1 + t.seconds * RENDER_SECONDS_PER_VIDEO_SECOND)) * 100);
 
-const previewReady = (core: SandboxCore) => (job: Job) => putOutput(core, job, 'preview.png', () => makePng(90, 160, ...coloursFor(job.id)));
+const previewReady = (core: SandboxCore) => (job: Job) =>
+  putOutput(core, job, 'preview.png', () => makePng(90, 160, ...coloursFor(job.id)));
 
 function renderPlan(core: SandboxCore, template: SandboxTemplate, previewSeconds: number) {
   return workPlan(core, {
@@ -79,7 +81,10 @@ function createJob(core: SandboxCore, body: TemplateJobCreate, path: string, ren
   const job = core.create({
     family: 'template_job', kind: render ? 'custom_template' : 'custom_template_preview', path, request: body,
     price: render ? templateRenderCredits(template.seconds) : 0, webhookUrl: body.webhook_url,
-    fields: { template_id: template.template_id, name: body.name ?? template.name, variables, model_version: body.model_version ?? 'standard', rendering: render },
+    fields: {
+      template_id: template.template_id, name: body.name ?? template.name, variables,
+      model_version: body.model_version ?? 'standard', rendering: render,
+    },
     plan: () => {
       if (!render) {
         const phases = [{ status: 'pending', ms: core.ms(PREVIEW_SECONDS), leave: previewReady(core) }];
@@ -105,11 +110,14 @@ export const registerTemplates: Registrar = (router, core) => {
   router.add('GET', '/api/custom_templates/{template_id}/', (ctx) => {
     const template = TEMPLATES.find((t) => t.template_id === ctx.params.template_id);
     if (!template) throw notFound('CustomTemplate');
-    const variables = Object.fromEntries(Object.entries(template.variables).map(([name, v]) => [name, { type: v.type, description: v.description }]));
+    const variables = Object.fromEntries(
+      Object.entries(template.variables).map(([name, v]) => [name, { type: v.type, description: v.description }]),
+    );
     return json(200, { ...entry(core, template), variables });
   });
 
-  router.add('POST', '/api/custom_template_jobs/', (ctx) => json(201, jobView(core, createJob(core, ctx.parse(TemplateJobCreate), ctx.path, true))), { creates: true });
+  router.add('POST', '/api/custom_template_jobs/', (ctx) =>
+    json(201, jobView(core, createJob(core, ctx.parse(TemplateJobCreate), ctx.path, true))), { creates: true });
   router.add('POST', '/api/custom_template_jobs/preview_async/', (ctx) =>
     json(201, jobView(core, createJob(core, ctx.parse(TemplateJobCreate), ctx.path, false))), { creates: true });
 

@@ -23,7 +23,7 @@ function answer(body: TextCreate): string {
 
 function textView(core: SandboxCore, job: Job): Record<string, unknown> {
   const { progress: _progress, ...basics } = jobBasics(core, job);
-  return { ...basics, ...job.fields, status: job.status, failed_reason: (job.fields.failed_reason as string | undefined) ?? '' };
+  return { ...basics, ...job.fields, status: job.status };
 }
 
 export const registerText: Registrar = (router, core) => {
@@ -34,7 +34,8 @@ export const registerText: Registrar = (router, core) => {
     const job = core.create({
       family: 'text', kind: 'text_generation', path: ctx.path, request: body, price: TEXT_CREDITS, webhookUrl: body.webhook_url,
       fields: {
-        model_name: body.model_name, messages: body.messages, config: body.config ?? {}, system_instruction: body.system_instruction ?? null,
+        model_name: body.model_name, messages: body.messages, config: body.config ?? {},
+        system_instruction: body.system_instruction ?? null,
         response_function_calls: [], response_text: null,
       },
       plan: () => workPlan(core, {
@@ -46,5 +47,6 @@ export const registerText: Registrar = (router, core) => {
     return json(201, textView(core, job));
   }, { creates: true });
 
-  router.add('GET', '/sse/text_generator/{id}/', (ctx) => json(200, textView(core, findJob(core, 'text', ctx, 'TextGenerationTask'))), { sse: true });
+  router.add('GET', '/sse/text_generator/{id}/', (ctx) =>
+    json(200, textView(core, findJob(core, 'text', ctx, 'TextGenerationTask'))), { sse: true });
 };
