@@ -1,5 +1,7 @@
 // Starts `reelpipe sandbox --port 0` as its own process, as a user would, and measures:
-// 1. start-up: from spawn to the "sandbox listening on" line (target: under 1 s);
+// 1. start-up: from spawn to the "sandbox listening on" line (target: under 1 s), both through
+//    `node bin/reelpipe.js sandbox` and through `npx reelpipe sandbox` (warm: npx's own start-up
+//    and package resolution included, after one unmeasured run has warmed its caches);
 // 2. job reads per second over keep-alive with undici for ~5 s (target: at least 1,000/s).
 // Figures only; no thresholds asserted.
 import { spawn } from 'node:child_process';
@@ -8,16 +10,21 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 
 const CLI = fileURLToPath(new URL('../bin/reelpipe.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ARGS = ['sandbox', '--port', '0', '--speed', '100', '--credits', '1000000'];
 const AUTH = { 'x-api-id': 'bench', 'x-api-key': 'bench' };
 const SECONDS = 5;
 const IN_FLIGHT = 16;
 const JOBS = 200;
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
-function startSandbox() {
+/**
+ * Spawns a sandbox and resolves at its listening line. `detached` puts it in its own process
+ * group, so an npx wrapper and the node process under it can be stopped together by group id.
+ */
+function startSandbox(command, args) {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0', '--speed', '100', '--credits', '1000000'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -25,8 +32,27 @@ function startSandbox() {
       const match = /sandbox listening on (\S+)\n/.exec(out);
       if (match) resolve({ child, url: match[1], startupMs: performance.now() - started });
     });
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code} before listening`)));
+    child.once('exit', (code) => reject(new Error(`${command} exited with ${code} before listening`)));
   });
+}
+
+/** Stops a sandbox started here: SIGTERM to its process group (npx and the node under it). */
+async function stop(child) {
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  process.kill(-child.pid, 'SIGTERM');
+  return exited;
+}
+
+/** Start-up through npx, warm: one unmeasured run first, then the median of three. */
+async function npxStartupMs() {
+  await stop((await startSandbox(NPX, ['reelpipe', ...ARGS])).child);
+  const runs = [];
+  for (let i = 0; i < 3; i++) {
+    const { child, startupMs } = await startSandbox(NPX, ['reelpipe', ...ARGS]);
+    runs.push(startupMs);
+    await stop(child);
+  }
+  return runs.sort((a, b) => a - b)[1];
 }
 
 async function json(pool, method, path, body) {
@@ -36,7 +62,8 @@ async function json(pool, method, path, body) {
   return response.body.json();
 }
 
-const { child, url, startupMs } = await startSandbox();
+const npxMs = await npxStartupMs();
+const { child, url, startupMs } = await startSandbox(process.execPath, [CLI, ...ARGS]);
 const pool = new Pool(url, { connections: 8, pipelining: 1 });
 const ids = [];
 for (let i = 0; i < JOBS; i++) {
@@ -64,10 +91,10 @@ latencies.sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))].toFixed(2);
 
 await pool.close();
-child.kill('SIGTERM');
-const exitCode = await new Promise((resolve) => child.once('exit', resolve));
+const exitCode = await stop(child);
 
-console.log(`start-up to listening line: ${startupMs.toFixed(0)} ms (target < 1000 ms)`);
+console.log(`start-up to listening line, node bin/reelpipe.js sandbox: ${startupMs.toFixed(0)} ms (target < 1000 ms)`);
+console.log(`start-up to listening line, npx reelpipe sandbox (warm, median of 3): ${npxMs.toFixed(0)} ms`);
 console.log(`job reads: ${reads} in ${elapsed.toFixed(2)} s = ${Math.round(reads / elapsed)} reads/s over 8 keep-alive connections, ${IN_FLIGHT} in flight (target ≥ 1,000/s)`);
 console.log(`read latency: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms`);
 console.log(`sandbox exit code after SIGTERM: ${exitCode}`);
