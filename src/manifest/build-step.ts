@@ -6,7 +6,7 @@ import { compileTemplate, type Path } from './template.js';
 import type { DeclaredEstimate, ManifestStep } from './types.js';
 
 /** Turns a step as parsed into a ManifestStep: defaults merged, templates compiled, needs inferred. */
-export function buildStep(input: StepInput, index: number, manifest: ManifestInput): ManifestStep {
+export function buildStep(input: StepInput, index: number, manifest: Pick<ManifestInput, 'defaults'>): ManifestStep {
   const defaults = manifest.defaults?.[input.kind] ?? {};
   const merged = deepMerge(defaults, input.with);
   const mode = input.kind === 'custom_template' ? (input.mode ?? DEFAULT_TEMPLATE_MODE) : undefined;

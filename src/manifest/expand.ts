@@ -41,6 +41,19 @@ const memo = new WeakMap<Manifest, Expansion>();
 export function expandManifest(manifest: Manifest): Expansion {
   const cached = memo.get(manifest);
   if (cached) return cached;
+  const expansion = expandSteps(manifest);
+  memo.set(manifest, expansion);
+  return expansion;
+}
+
+/** What expansion reads of a manifest: some of its steps, the environment they use, the YAML. */
+export type Scope = Pick<Manifest, 'steps' | 'env' | 'source'>;
+
+/**
+ * Expands the given steps alone (loadManifest checks the sound steps of a manifest that has other
+ * problems this way). Steps in a cycle are left out of `order` and not expanded.
+ */
+export function expandSteps(manifest: Scope): Expansion {
   const sink = new IssueSink();
   const warnings: string[] = [];
   const byId = new Map(manifest.steps.map((s) => [s.id, s]));
@@ -55,9 +68,7 @@ export function expandManifest(manifest: Manifest): Expansion {
     if (jobCounts.get(id) === 0) warnings.push(`step ${id} has no jobs${step.rows ? ` (${step.rows.file} has no rows)` : ''}`);
   }
   for (const step of manifest.steps) checkSingleJobReferences(manifest, step, jobCounts, sink);
-  const expansion = { order, instances, jobCounts, issues: sink.issues, warnings };
-  memo.set(manifest, expansion);
-  return expansion;
+  return { order, instances, jobCounts, issues: sink.issues, warnings };
 }
 
 /** Collects issues once each: the same bad literal repeats on every row, but is one problem. */
@@ -85,7 +96,7 @@ function* contextsOf(step: ManifestStep): Generator<Context> {
   }
 }
 
-function expandStep(manifest: Manifest, step: ManifestStep, sink: IssueSink, warnings: string[]): StepInstance[] {
+function expandStep(manifest: Scope, step: ManifestStep, sink: IssueSink, warnings: string[]): StepInstance[] {
   const schema = requestSchemaFor(step.kind, step.mode);
   const pathId = takesPathId(step.kind, step.mode);
   const out: StepInstance[] = [];
@@ -165,7 +176,7 @@ function originOf(step: ManifestStep, ctx: Context): StepInstance['origin'] {
   return { file: step.rows.file, line: step.rows.lines[ctx.rowIndex] ?? 0 };
 }
 
-function missingValue(manifest: Manifest, step: ManifestStep, ctx: Context, p: Placeholder, origin: StepInstance['origin']): InputIssue {
+function missingValue(manifest: Scope, step: ManifestStep, ctx: Context, p: Placeholder, origin: StepInstance['origin']): InputIssue {
   if (p.ns === 'row' && origin) {
     const fields = Object.keys(ctx.row ?? {}).join(', ');
     return { ...origin, path: dotted(['steps', step.index, 'for_each']), message: `this row has no ${p.name} (fields: ${fields})` };
@@ -177,7 +188,7 @@ function missingValue(manifest: Manifest, step: ManifestStep, ctx: Context, p: P
 }
 
 /** A problem in a value that came from a row is reported at that row; otherwise in the YAML. */
-function locate(manifest: Manifest, step: ManifestStep, issue: ReadableIssue, origin: StepInstance['origin']): InputIssue {
+function locate(manifest: Scope, step: ManifestStep, issue: ReadableIssue, origin: StepInstance['origin']): InputIssue {
   const full = issue.key === undefined ? issue.path : [...issue.path, issue.key];
   if (origin && fromRow(step.template.root, full)) {
     return { ...origin, path: dotted(['steps', step.index, 'with', ...full]), message: issue.message };
@@ -197,7 +208,7 @@ function fromRow(template: Template, path: Path): boolean {
 }
 
 /** `{{ steps.ID.FIELD }}` binds to one job; a step of many jobs is read with for_each: { step }. */
-function checkSingleJobReferences(manifest: Manifest, step: ManifestStep, counts: Map<string, number>, sink: IssueSink) {
+function checkSingleJobReferences(manifest: Scope, step: ManifestStep, counts: Map<string, number>, sink: IssueSink) {
   const at = locatedIn(manifest.source);
   for (const f of step.template.placeholders) {
     const { placeholder: p } = f;

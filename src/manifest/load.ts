@@ -3,20 +3,21 @@ import path from 'node:path';
 import { InvalidInputError, type InputIssue } from '../errors.js';
 import type { StepKind } from '../step-kinds.js';
 import { buildStep } from './build-step.js';
-import { credentialKeys, CREDENTIAL_MESSAGE } from './credentials.js';
-import { expandManifest } from './expand.js';
+import { expandManifest, expandSteps } from './expand.js';
 import { readCsv, readJsonl, type RowSet } from './rows.js';
 import { runRules } from './rules.js';
-import { ManifestSchema, type ManifestInput } from './schema.js';
+import type { ManifestInput, StepInput } from './schema.js';
+import { checkShape, type Shape } from './shape.js';
 import type { Manifest, ManifestStep } from './types.js';
 import { locatedIn, parseYaml, type Located, type YamlSource } from './yaml-source.js';
-import { readableIssues } from './zod-issues.js';
 
 /**
- * Loads a manifest in stages, each reporting every problem it finds, and each needing the one
- * before it to be clean: YAML syntax → the manifest's shape → cross-field rules and the row files
- * → every job's request, checked by the client's schema. Throws InvalidInputError with every
- * located issue of the first stage that has any.
+ * Loads a manifest in stages: YAML syntax → the manifest's shape → cross-field rules and the row
+ * files → every job's request, checked by the client's schema. A problem stops only what depends
+ * on it: YAML that does not parse stops everything; a step whose own shape is broken stops that
+ * step; a rule that leaves a step's placeholder without a value, or a row file that cannot be
+ * read, stops that step's request checks. Everything else is checked, and InvalidInputError
+ * carries every problem found, ending with a line naming what could not be checked yet.
  */
 export interface LoadOptions {
   /** Where `{{ env.X }}` values come from; only the variables referenced are kept. */
@@ -35,32 +36,44 @@ export async function loadManifest(file: string, options: LoadOptions): Promise<
     throw invalid(file, [{ file, message: why }]);
   });
   const { source, issues: yamlIssues } = parseYaml(file, text);
-  if (yamlIssues.length > 0) throw invalid(file, yamlIssues);
+  if (yamlIssues.length > 0) throw invalid(file, yamlIssues, "the manifest's fields are not checked yet");
   const at = locatedIn(source);
 
-  const parsed = ManifestSchema.safeParse(source.data, { reportInput: true });
-  if (!parsed.success) {
-    const shape = readableIssues(parsed.error.issues, ManifestSchema).map((r) => at(r.path, r.message, r.key));
-    const secrets = credentialKeys(source.doc).map((p) => at(p.slice(0, -1), CREDENTIAL_MESSAGE, String(p.at(-1))));
-    throw invalid(file, [...secrets, ...shape]);
-  }
-  const input = parsed.data;
-  const steps = input.steps.map((s, i) => buildStep(s, i, input));
-  const ruleIssues = runRules({ input, steps, env: options.env, source, at });
-  const rowIssues = await loadRows(absolute, file, input, steps, at);
-  const early = [...ruleIssues, ...rowIssues, ...columnIssues(steps, at)];
-  if (early.length > 0) throw invalid(file, early);
+  const shape = checkShape(source, at);
+  const steps = shape.steps.flatMap((s, i) => [buildStep(s, i, shape)]);
+  const rules = runRules({ input: shape, steps, stepIds: shape.ids, env: options.env, source, at });
+  const blocked = rules.blocked;
+  const rowIssues = await loadRows(absolute, file, shape.steps, steps, at, blocked);
+  const early = [...shape.issues, ...rules.issues, ...rowIssues, ...columnIssues(steps, at, blocked)];
 
-  const manifest = assemble(absolute, file, input, steps, options.env, source);
-  const expansion = expandManifest(manifest);
-  if (expansion.issues.length > 0) throw invalid(file, expansion.issues);
-  manifest.warnings.push(...expansion.warnings);
-  return manifest;
+  if (early.length === 0 && shape.input) {
+    const manifest = assemble(absolute, file, shape.input, steps, options.env, source);
+    const expansion = expandManifest(manifest);
+    if (expansion.issues.length > 0) throw invalid(file, expansion.issues, uncheckedNote(notExpanded(steps, expansion.order), shape));
+    manifest.warnings.push(...expansion.warnings);
+    return manifest;
+  }
+  const checkable = steps.filter((s) => !blocked.has(s.index));
+  const expansion = expandSteps({ steps: checkable, env: referencedEnv(checkable, options.env), source });
+  const unchecked = [...shape.stopped, ...blocked, ...notExpanded(checkable, expansion.order)];
+  throw invalid(file, [...early, ...expansion.issues], uncheckedNote(unchecked, shape));
 }
 
-function invalid(file: string, issues: InputIssue[]): InvalidInputError {
+/** Steps in a cycle have no place in the order, so their requests were not checked. */
+const notExpanded = (steps: readonly ManifestStep[], order: readonly string[]) => steps.filter((s) => !order.includes(s.id)).map((s) => s.index);
+
+/** The last line when something could not be checked: which steps, and when they will be. */
+function uncheckedNote(indexes: readonly number[], shape: Shape): string | undefined {
+  const unique = [...new Set(indexes)].sort((a, b) => a - b);
+  if (unique.length === 0) return undefined;
+  const names = unique.map((i) => `steps.${i}${shape.ids[i] ? ` (${shape.ids[i]})` : ''}`);
+  return `not fully checked yet: ${names.join(', ')}`;
+}
+
+function invalid(file: string, issues: InputIssue[], unchecked?: string): InvalidInputError {
   const shown = [...issues].sort(byPlace(file)).slice(0, MAX_REPORTED_ISSUES);
   if (issues.length > shown.length) shown.push({ message: `… and ${issues.length - shown.length} more problems` });
+  if (unchecked) shown.push({ message: `… ${unchecked}; further checks run once these are fixed` });
   const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
   return new InvalidInputError(shown, `${file}: ${count}`);
 }
@@ -110,18 +123,22 @@ function referencedEnv(steps: readonly ManifestStep[], env: NodeJS.ProcessEnv): 
   return out;
 }
 
-/** Reads each step's CSV/JSONL (relative to the manifest), naming files as the user would. */
-async function loadRows(absolute: string, file: string, input: ManifestInput, steps: ManifestStep[], at: Located): Promise<InputIssue[]> {
+/**
+ * Reads each step's CSV/JSONL (relative to the manifest), naming files as the user would. A step
+ * whose rows cannot be read joins `blocked`: its requests cannot be checked.
+ */
+async function loadRows(absolute: string, file: string, inputs: StepInput[], steps: ManifestStep[], at: Located, blocked: Set<number>): Promise<InputIssue[]> {
   const [dir, shownDir] = [path.dirname(absolute), path.dirname(file)];
   const issues: InputIssue[] = [];
   for (const step of steps) {
-    const forEach = input.steps[step.index]?.for_each;
+    const forEach = inputs[step.index]?.for_each;
     let loaded: { rows?: RowSet; issues: InputIssue[] } | undefined;
     if (forEach?.csv !== undefined) loaded = await readCsv(path.resolve(dir, forEach.csv), path.join(shownDir, forEach.csv));
     else if (forEach?.jsonl !== undefined) loaded = await readJsonl(path.resolve(dir, forEach.jsonl), path.join(shownDir, forEach.jsonl));
     else if (forEach?.rows !== undefined) loaded = { rows: inlineRows(forEach.rows, step, at), issues: [] };
     if (!loaded) continue;
     if (loaded.rows) step.rows = loaded.rows;
+    if (loaded.issues.length > 0) blocked.add(step.index);
     issues.push(...loaded.issues.map((i) => (i.line === undefined && i.message === 'file not found' ? at(['steps', step.index, 'for_each'], `${i.file}: file not found`) : i)));
   }
   return issues;
@@ -133,15 +150,17 @@ function inlineRows(rows: Record<string, unknown>[], step: ManifestStep, at: Loc
   return { source: 'rows', file: first.file ?? '', rows, lines: rows.map((_, i) => where(i).line ?? 0), text: false };
 }
 
-/** `{{ row.X }}` over a CSV needs the column X (or a step default for it). */
-function columnIssues(steps: readonly ManifestStep[], at: Located): InputIssue[] {
+/** `{{ row.X }}` over a CSV needs the column X (or a step default for it); without it, the step's requests wait. */
+function columnIssues(steps: readonly ManifestStep[], at: Located, blocked: Set<number>): InputIssue[] {
   return steps.flatMap((step) => {
     const columns = step.rows?.columns;
     if (!columns) return [];
-    return [...step.template.placeholders, ...(step.nameTemplate?.placeholders ?? []).map((f) => ({ ...f, inName: true }))]
+    const found = [...step.template.placeholders, ...(step.nameTemplate?.placeholders ?? []).map((f) => ({ ...f, inName: true }))]
       .filter(({ placeholder: p }) => p.ns === 'row' && !columns.includes(p.name) && !Object.hasOwn(step.rowDefaults, p.name))
       .map((f) =>
         at('inName' in f ? ['steps', step.index, 'name'] : step.withOrigin(f.path), `${f.placeholder.text}: ${step.rows?.file} has no column ${f.placeholder.name} (columns: ${columns.join(', ')})`),
       );
+    if (found.length > 0) blocked.add(step.index);
+    return found;
   });
 }

@@ -11,12 +11,15 @@ import type { ManifestStep } from './types.js';
 import type { Located, YamlSource } from './yaml-source.js';
 
 /**
- * Cross-field rules over a manifest whose shape is valid: one small named rule each, every one
+ * Cross-field rules over the steps whose shape is valid: one small named rule each, every one
  * run, every violation reported (rows are not read yet; column checks come after).
  */
 export interface RuleContext {
-  input: ManifestInput;
+  /** The steps as parsed, at their index in `steps:` (holes where a step's shape failed). */
+  input: Pick<ManifestInput, 'steps'>;
   steps: readonly ManifestStep[];
+  /** Every step id written, including steps whose shape failed: a reference to one is no error here. */
+  stepIds: readonly (string | undefined)[];
   env: NodeJS.ProcessEnv;
   source: YamlSource;
   at: Located;
@@ -84,8 +87,8 @@ export const MANIFEST_RULES: Record<string, Rule> = {
         .map((f) => at(stepPath(step, 'name'), `${f.placeholder.text} is only known at run time (accepted here: row.COLUMN, matrix.AXIS, env.NAME)`)),
     ),
 
-  knownSteps: ({ input, steps, at }) => {
-    const ids = new Set(steps.map((s) => s.id));
+  knownSteps: ({ input, steps, stepIds, at }) => {
+    const ids = new Set(stepIds.filter((id) => id !== undefined));
     const list = [...ids].join(', ');
     return steps.flatMap((step) => [
       ...placeholdersOf(step, ['steps'])
@@ -161,12 +164,35 @@ export const MANIFEST_RULES: Record<string, Rule> = {
     }),
 };
 
-function matrixKeysOf(input: ManifestInput, index: number): Set<string> {
+function matrixKeysOf(input: Pick<ManifestInput, 'steps'>, index: number): Set<string> {
   const matrix = input.steps[index]?.matrix;
   return matrix ? matrixKeys(matrix as MatrixInput) : new Set();
 }
 
-export function runRules(ctx: RuleContext): InputIssue[] {
-  return Object.values(MANIFEST_RULES).flatMap((rule) => rule(ctx));
+/**
+ * Rules whose violation leaves a placeholder without a value (or a credential in a body), so the
+ * step's requests cannot be checked until it is fixed: checking them would only repeat the
+ * problem, or quote a secret. The other rules leave the requests checkable.
+ */
+const BLOCKING = new Set(['placeholderSyntax', 'rowNeedsRows', 'matrixKeysKnown', 'envVariables', 'noCredentials']);
+
+/** Every violation, and the indexes of the steps whose requests cannot be checked because of one. */
+export function runRules(ctx: RuleContext): { issues: InputIssue[]; blocked: Set<number> } {
+  const issues: InputIssue[] = [];
+  const blocked = new Set<number>();
+  for (const [name, rule] of Object.entries(MANIFEST_RULES)) {
+    const found = rule(ctx);
+    issues.push(...found);
+    if (BLOCKING.has(name)) for (const issue of found) stepsOfPath(issue.path ?? '', ctx.steps).forEach((i) => blocked.add(i));
+  }
+  return { issues, blocked };
+}
+
+/** The steps a path is in: `steps.N…`, or every step of KIND for a value of `defaults.KIND…`. */
+function stepsOfPath(path: string, steps: readonly ManifestStep[]): number[] {
+  const step = /^steps\.(\d+)(\.|$)/.exec(path);
+  if (step) return [Number(step[1])];
+  const kind = /^defaults\.([^.]+)(\.|$)/.exec(path)?.[1];
+  return kind === undefined ? [] : steps.filter((s) => s.kind === kind).map((s) => s.index);
 }
 

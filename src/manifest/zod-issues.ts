@@ -80,7 +80,7 @@ function messageFor(issue: Issue): string {
   switch (issue.code) {
     case 'invalid_type':
       if (input === undefined) return 'required';
-      return `expected ${issue.expected === 'int' ? 'a whole number' : `a ${issue.expected}`}, got ${show(input)}`;
+      return `expected ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}, got ${show(input)}`;
     case 'invalid_value':
       return issue.values.length === 1
         ? `must be ${show(issue.values[0])}, got ${show(input)}`
@@ -95,6 +95,9 @@ function messageFor(issue: Issue): string {
       return issue.message;
   }
 }
+
+/** zod's type names as a YAML author knows them. */
+const EXPECTED: Record<string, string> = { int: 'a whole number', object: 'a map', record: 'a map', array: 'a list', undefined: 'nothing' };
 
 function tooSmall(issue: z.core.$ZodIssueTooSmall, input: unknown): string {
   const n = Number(issue.minimum);

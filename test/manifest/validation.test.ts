@@ -9,21 +9,24 @@ const SHORT = `  - id: shorts
     kind: ai_short
     with: { script: Hello there, aspect_ratio: 9x16, style: Cinematic }
 `;
+/** The last line when part of a manifest could not be checked yet. */
+const stopped = (steps: string) => `… not fully checked yet: ${steps}; further checks run once these are fixed`;
+const YAML_NOTE = "… the manifest's fields are not checked yet; further checks run once these are fixed";
 const head = (steps: string, top = '') => `version: 1\nname: test\n${top}steps:\n${steps}`;
 
 describe('YAML and the manifest shape', () => {
   test.each([
-    ['YAML syntax', 'version: 1\nname: [unclosed\n', ['manifest.yaml:3:1  YAML: Flow sequence in block collection must be sufficiently indented and end with a ]']],
-    ['a duplicate key', 'version: 1\nversion: 1\nname: t\nsteps: []\n', ['manifest.yaml:2:1  YAML: Map keys must be unique']],
+    ['YAML syntax', 'version: 1\nname: [unclosed\n', ['manifest.yaml:3:1  YAML: Flow sequence in block collection must be sufficiently indented and end with a ]', YAML_NOTE]],
+    ['a duplicate key', 'version: 1\nversion: 1\nname: t\nsteps: []\n', ['manifest.yaml:2:1  YAML: Map keys must be unique', YAML_NOTE]],
     ['a wrong version', head(SHORT).replace('version: 1', 'version: 2'), ['manifest.yaml:1:10  version: must be 1, got 2']],
     ['a missing name', `version: 1\nsteps:\n${SHORT}`, ['manifest.yaml:1:1  name: required']],
     ['an unknown top-level key', head(SHORT, 'concurency: 8\n'), ['manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, description, budget, concurrency, kind_concurrency, outputs, defaults, steps)']],
     ['a concurrency out of range', head(SHORT, 'concurrency: 0\n'), ['manifest.yaml:3:14  concurrency: must be at least 1, got 0']],
     ['a negative budget', head(SHORT, 'budget: { max_credits: -5 }\n'), ['manifest.yaml:3:24  budget.max_credits: must be above 0, got -5']],
-    ['an unknown kind', head(SHORT.replace('ai_short', 'ai_shorts')), ['manifest.yaml:5:11  steps.0.kind: "ai_shorts" is not accepted; did you mean ai_short? (accepted: ai_short, ai_editing, product_regen, persona, persona_delete, voice_clone, link, link_with_params, link_update, html_ads, lipsync_v2, boreal, ad_clone, text_generation, asset_generation, custom_template, music)']],
-    ['a bad step id', head(SHORT.replace('id: shorts', 'id: My Shorts')), ['manifest.yaml:4:9  steps.0.id: must be lower case letters, digits, _ or -, starting with a letter, got "My Shorts"']],
+    ['an unknown kind', head(SHORT.replace('ai_short', 'ai_shorts')), ['manifest.yaml:5:11  steps.0.kind: "ai_shorts" is not accepted; did you mean ai_short? (accepted: ai_short, ai_editing, product_regen, persona, persona_delete, voice_clone, link, link_with_params, link_update, html_ads, lipsync_v2, boreal, ad_clone, text_generation, asset_generation, custom_template, music)', stopped('steps.0 (shorts)')]],
+    ['a bad step id', head(SHORT.replace('id: shorts', 'id: My Shorts')), ['manifest.yaml:4:9  steps.0.id: must be lower case letters, digits, _ or -, starting with a letter, got "My Shorts"', stopped('steps.0 (My Shorts)')]],
     ['an unknown defaults kind', head(SHORT, 'defaults: { ai_shorts: {} }\n'), ['manifest.yaml:3:13  defaults.ai_shorts: unknown field; did you mean ai_short? (accepted: ai_short, ai_editing, product_regen, persona, persona_delete, voice_clone, link, link_with_params, link_update, html_ads, lipsync_v2, boreal, ad_clone, text_generation, asset_generation, custom_template, music)']],
-    ['an estimate of the wrong type', head(`${SHORT}    estimate_credits: lots\n`), ['manifest.yaml:7:23  steps.0.estimate_credits: expected a number or an object {low, expected, high}, got "lots"']],
+    ['an estimate of the wrong type', head(`${SHORT}    estimate_credits: lots\n`), ['manifest.yaml:7:23  steps.0.estimate_credits: expected a number or an object {low, expected, high}, got "lots"', stopped('steps.0 (shorts)')]],
     ['no steps', 'version: 1\nname: t\nsteps: []\n', ['manifest.yaml:3:8  steps: needs at least 1 item']],
   ])('%s', async (_, yaml, expected) => {
     expect(await problems({ 'manifest.yaml': yaml })).toEqual(expected);
@@ -39,6 +42,7 @@ describe('cross-field rules', () => {
       [
         'manifest.yaml:7:15  steps.0.for_each: takes exactly one of rows, csv, jsonl, step (got csv, jsonl)',
         'manifest.yaml:7:15  steps.0.for_each: a.csv: file not found',
+        stopped('steps.0 (shorts)'),
       ],
     ],
     ['mode on another kind', head(`${SHORT}    mode: preview\n`), ['manifest.yaml:7:11  steps.0.mode: applies only to kind custom_template (this step is ai_short)']],
@@ -50,12 +54,12 @@ describe('cross-field rules', () => {
     [
       'a malformed placeholder',
       head(SHORT.replace('Hello there', '"{{ rows.text }}"')),
-      ['manifest.yaml:6:21  steps.0.with.script: unknown placeholder (accepted: row.COLUMN, matrix.AXIS, env.NAME, steps.ID.FIELD, item.FIELD) in {{ rows.text }}'],
+      ['manifest.yaml:6:21  steps.0.with.script: unknown placeholder (accepted: row.COLUMN, matrix.AXIS, env.NAME, steps.ID.FIELD, item.FIELD) in {{ rows.text }}', stopped('steps.0 (shorts)')],
     ],
     [
       'a step reference without a field',
       head(SHORT.replace('Hello there', '"{{ steps.other }}"')),
-      ['manifest.yaml:6:21  steps.0.with.script: a step reference needs a field: {{ steps.ID.FIELD }} in {{ steps.other }}'],
+      ['manifest.yaml:6:21  steps.0.with.script: a step reference needs a field: {{ steps.ID.FIELD }} in {{ steps.other }}', stopped('steps.0 (shorts)')],
     ],
     [
       'a reference to an unknown step',
@@ -78,17 +82,17 @@ describe('cross-field rules', () => {
       head(SHORT.replace('Hello there', '"{{ item.response_text }}"')),
       ['manifest.yaml:6:21  steps.0.with.script: {{ item.response_text }} needs for_each: { step: ID } on this step'],
     ],
-    ['row without rows', head(SHORT.replace('Hello there', '"{{ row.text }}"')), ['manifest.yaml:6:21  steps.0.with.script: {{ row.text }} needs for_each: { rows | csv | jsonl } on this step']],
+    ['row without rows', head(SHORT.replace('Hello there', '"{{ row.text }}"')), ['manifest.yaml:6:21  steps.0.with.script: {{ row.text }} needs for_each: { rows | csv | jsonl } on this step', stopped('steps.0 (shorts)')]],
     [
       'an unknown matrix axis',
       head(`${SHORT.replace('9x16', '"{{ matrix.ratio }}"')}    matrix: { aspect_ratio: [9x16, 1x1] }\n`),
-      ['manifest.yaml:6:48  steps.0.with.aspect_ratio: {{ matrix.ratio }}: no matrix axis "ratio" (axes: aspect_ratio)'],
+      ['manifest.yaml:6:48  steps.0.with.aspect_ratio: {{ matrix.ratio }}: no matrix axis "ratio" (axes: aspect_ratio)', stopped('steps.0 (shorts)')],
     ],
-    ['an unset environment variable', head(SHORT.replace('Hello there', '"{{ env.SCRIPT }}"')), ['manifest.yaml:6:21  steps.0.with.script: {{ env.SCRIPT }}: environment variable SCRIPT is not set']],
+    ['an unset environment variable', head(SHORT.replace('Hello there', '"{{ env.SCRIPT }}"')), ['manifest.yaml:6:21  steps.0.with.script: {{ env.SCRIPT }}: environment variable SCRIPT is not set', stopped('steps.0 (shorts)')]],
     [
       'a credential from the environment',
       head(SHORT.replace('Hello there', '"{{ env.REELPIPE_API_KEY }}"')),
-      ['manifest.yaml:6:21  steps.0.with.script: credentials never go in a manifest: set REELPIPE_API_ID and REELPIPE_API_KEY in the environment'],
+      ['manifest.yaml:6:21  steps.0.with.script: credentials never go in a manifest: set REELPIPE_API_ID and REELPIPE_API_KEY in the environment', stopped('steps.0 (shorts)')],
     ],
     [
       'a credential key in the manifest',
@@ -98,7 +102,7 @@ describe('cross-field rules', () => {
     [
       'a credential key in a request',
       head(SHORT.replace('style: Cinematic', 'style: Cinematic, X-API-KEY: abc')),
-      ['manifest.yaml:6:72  steps.0.with.X-API-KEY: credentials never go in a manifest: set REELPIPE_API_ID and REELPIPE_API_KEY in the environment'],
+      ['manifest.yaml:6:72  steps.0.with.X-API-KEY: credentials never go in a manifest: set REELPIPE_API_ID and REELPIPE_API_KEY in the environment', stopped('steps.0 (shorts)')],
     ],
     [
       'a run-time value in a file name',
@@ -108,7 +112,7 @@ describe('cross-field rules', () => {
     [
       'a cycle',
       head(`  - id: a\n    kind: link\n    needs: [b]\n    with: { url: https://example.com/a }\n  - id: b\n    kind: link\n    needs: [a]\n    with: { url: https://example.com/b }\n`),
-      ['manifest.yaml:4:9  steps.0.id: steps depend on each other in a cycle: a → b → a'],
+      ['manifest.yaml:4:9  steps.0.id: steps depend on each other in a cycle: a → b → a', stopped('steps.0 (a), steps.1 (b)')],
     ],
   ])('%s', async (_, yaml, expected) => {
     expect(await problems({ 'manifest.yaml': yaml })).toEqual(expected);
@@ -119,16 +123,16 @@ describe('row files', () => {
   const csvStep = (file: string) => head(`${SHORT.replace('Hello there', '"{{ row.script }}"')}    for_each: { csv: ${file} }\n`);
 
   test.each([
-    ['a missing CSV file', { 'manifest.yaml': csvStep('nope.csv') }, ['manifest.yaml:7:15  steps.0.for_each: nope.csv: file not found']],
-    ['a CSV without the column', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,text\na,hello\n' }, ['manifest.yaml:6:21  steps.0.with.script: {{ row.script }}: s.csv has no column script (columns: sku, text)']],
-    ['a CSV with a ragged row', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,hello\nb,hi,extra\n' }, ['s.csv:3  CSV: Invalid Record Length: expect 2, got 3 on line 3']],
-    ['an unclosed quote', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,"hello\n' }, ['s.csv:2  CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2']],
+    ['a missing CSV file', { 'manifest.yaml': csvStep('nope.csv') }, ['manifest.yaml:7:15  steps.0.for_each: nope.csv: file not found', stopped('steps.0 (shorts)')]],
+    ['a CSV without the column', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,text\na,hello\n' }, ['manifest.yaml:6:21  steps.0.with.script: {{ row.script }}: s.csv has no column script (columns: sku, text)', stopped('steps.0 (shorts)')]],
+    ['a CSV with a ragged row', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,hello\nb,hi,extra\n' }, ['s.csv:3  CSV: Invalid Record Length: expect 2, got 3 on line 3', stopped('steps.0 (shorts)')]],
+    ['an unclosed quote', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,"hello\n' }, ['s.csv:2  CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2', stopped('steps.0 (shorts)')]],
     [
       'a JSONL line that is not JSON',
       { 'manifest.yaml': csvStep('s.jsonl').replace('csv:', 'jsonl:'), 's.jsonl': '{"script": "a"}\n{"script": \n' },
-      ['s.jsonl:2  JSONL: Unexpected end of JSON input'],
+      ['s.jsonl:2  JSONL: Unexpected end of JSON input', stopped('steps.0 (shorts)')],
     ],
-    ['a JSONL line that is not an object', { 'manifest.yaml': csvStep('s.jsonl').replace('csv:', 'jsonl:'), 's.jsonl': '[1, 2]\n' }, ['s.jsonl:1  JSONL: each line must be a JSON object']],
+    ['a JSONL line that is not an object', { 'manifest.yaml': csvStep('s.jsonl').replace('csv:', 'jsonl:'), 's.jsonl': '[1, 2]\n' }, ['s.jsonl:1  JSONL: each line must be a JSON object', stopped('steps.0 (shorts)')]],
   ])('%s', async (_, files, expected) => {
     expect(await problems(files)).toEqual(expected);
   });
