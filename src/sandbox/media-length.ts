@@ -4,7 +4,7 @@ import { statedSeconds } from '../pricing/stated-length.js';
 /**
  * How long a media file at a URL lasts. The sandbox never downloads inputs, yet prices and
  * durations depend on the length of reference videos, input videos and audio. The rule, in order:
- * 1. the length the URL states (src/pricing/stated-length.ts: `#t=…` or `?duration=…`);
+ * 1. the length the URL states (src/pricing/stated-length.ts: `#t=START,END` or `?duration=…`);
  * 2. otherwise a whole number of seconds in [min, max], chosen by a hash of (seed, URL): the same
  *    URL always has the same length within one seed.
  */

@@ -58,7 +58,7 @@ describe('rule 5: Boreal, per started 10 s: 1 at 720p, 3 at 1080p, 12 at 2k', ()
     ['audio sets the length: 1 block up to the 60 s limit at 720p', { audio_url: 'https://example.com/a.mp3' }, range(1, 3, 6)],
     ['audio at 2k: up to 15 s', { resolution: '2k', audio_url: 'https://example.com/a.mp3' }, range(12, 12, 24)],
     ['audio that states 25 s (?duration=25) at 720p', { audio_url: 'https://example.com/a.mp3?duration=25' }, exact(3)],
-    ['a stated length past the limit is cut to it (2k, 40 s → 15 s)', { resolution: '2k', audio_url: 'https://example.com/a.mp3#t=40' }, exact(24)],
+    ['a stated length past the limit is cut to it (2k, 40 s → 15 s)', { resolution: '2k', audio_url: 'https://example.com/a.mp3#t=0,40' }, exact(24)],
   ])('%s', (_, fields, expected) => {
     expect(estimateCredits('boreal', { prompt: 'p', ...fields })).toEqual(expected);
   });
@@ -77,8 +77,8 @@ describe('rule 6: Boreal-H3, per second plus references, rounded up to half a cr
     ['a reference video of unknown length at 768p 10 s: 0..15 s at 0.4/s', { duration: 10, reference_video_urls: ['https://example.com/v.mp4'] }, range(4, 7, 10)],
     ['at 1088p 5 s: 0..15 s at 0.6/s', { resolution: '1088p', duration: 5, reference_video_urls: ['https://example.com/v.mp4'] }, range(6, 10.5, 15)],
     ['stated lengths (#t=2,6 and ?duration=3) are exact: 5 s + 7 s × 0.4 = 4.8 → 5', { duration: 5, reference_video_urls: ['https://example.com/a.mp4#t=2,6', 'https://example.com/b.mp4?duration=3'] }, exact(5)],
-    ['stated lengths count up to 15 s: 2 + 15 × 0.4 = 8', { duration: 5, reference_video_urls: ['https://example.com/a.mp4#t=12', 'https://example.com/b.mp4#t=9'] }, exact(8)],
-    ['one stated (4 s), one not: 2 + 4..15 s × 0.4, i.e. 3.6 → 4, 6.6 → 7, 8', { duration: 5, reference_video_urls: ['https://example.com/a.mp4#t=4', 'https://example.com/b.mp4'] }, range(4, 7, 8)],
+    ['stated lengths count up to 15 s: 2 + 15 × 0.4 = 8', { duration: 5, reference_video_urls: ['https://example.com/a.mp4#t=0,12', 'https://example.com/b.mp4#t=0,9'] }, exact(8)],
+    ['one stated (4 s), one not: 2 + 4..15 s × 0.4, i.e. 3.6 → 4, 6.6 → 7, 8', { duration: 5, reference_video_urls: ['https://example.com/a.mp4#t=0,4', 'https://example.com/b.mp4'] }, range(4, 7, 8)],
   ])('%s', (_, fields, expected) => {
     expect(h3(fields)).toEqual(expected);
   });

@@ -118,11 +118,13 @@ describe('spoken length: words at 3 / 2.5 / 2 per second, plus 2 s, whole second
 
 describe('a URL may state its media length', () => {
   test.each([
-    ['a media fragment #t=12', 'https://x.example.com/a.mp4#t=12', 12],
+    ['a segment from 0, #t=,12', 'https://x.example.com/a.mp4#t=,12', 12],
     ['a range #t=2,6 lasts 4', 'https://x.example.com/a.mp4#t=2,6', 4],
     ['a query duration=3', 'https://x.example.com/a.mp4?duration=3', 3],
-    ['the fragment wins over the query', 'https://x.example.com/a.mp4?duration=9#t=4', 4],
-    ['a fragment of 0 states nothing', 'https://x.example.com/a.mp4#t=0', undefined],
+    ['the fragment wins over the query', 'https://x.example.com/a.mp4?duration=9#t=0,4', 4],
+    ['a lone start time #t=12 states nothing (it is where playback starts)', 'https://x.example.com/a.mp4#t=12', undefined],
+    ['a lone start time defers to the query', 'https://x.example.com/a.mp4?duration=9#t=12', 9],
+    ['an empty segment #t=3,3 states nothing', 'https://x.example.com/a.mp4#t=3,3', undefined],
     ['a backwards range states nothing', 'https://x.example.com/a.mp4#t=6,2', undefined],
     ['a plain URL states nothing', 'https://x.example.com/a.mp4', undefined],
     ['not a URL', 'clip.mp4#t=5', undefined],

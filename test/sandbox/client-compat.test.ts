@@ -32,7 +32,7 @@ const steps: [OperationName, () => Promise<unknown>][] = [
   ['aiShorts.create', async () => (ids.short = (await client.aiShorts.create({ aspect_ratio: '9x16', script: 'A lamp for late nights.', style: 'Cinematic' })).id)],
   ['aiShorts.get', () => client.aiShorts.get(ids.short!)],
   ['aiShorts.list', async () => expect(await client.aiShorts.list({ ids: [ids.short!] })).toHaveLength(1)],
-  ['aiEditing.create', async () => (ids.editing = (await client.aiEditing.create({ video_url: 'https://v.example.com/in.mp4#t=20', editing_style: 'paper' })).id)],
+  ['aiEditing.create', async () => (ids.editing = (await client.aiEditing.create({ video_url: 'https://v.example.com/in.mp4#t=0,20', editing_style: 'paper' })).id)],
   ['aiEditing.get', () => client.aiEditing.get(ids.editing!)],
   ['productToVideos.genImage', async () => (ids.task = (await client.productToVideos.genImage({ product_url: 'https://i.example.com/lamp.png' })).id)],
   ['productToVideos.genVideo', async () => (later(), client.productToVideos.genVideo(ids.task!, { video_prompt: 'slow pan' }))],

@@ -4,7 +4,7 @@ import { sandboxFor, makeLink, HOUR, type TestSandbox } from './helpers.js';
 /**
  * Credits charged, written from the spec's text ("Limits → Credits") with every expected number
  * worked out by hand here, never by calling src/pricing. Where the price depends on a length, the
- * length is stated in the input: a `#t=SECONDS` media fragment (docs/sandbox.md), or for scripts
+ * length is stated in the input: a `#t=0,SECONDS` media fragment (docs/sandbox.md), or for scripts
  * the spoken-length model: ceil(words / 2.5 + 2) seconds.
  */
 const GHOST = '00000000-0000-4000-8000-000000000000';
@@ -15,7 +15,7 @@ const lipsync = (n: number, model_version: string) => ({
 });
 const h3 = (resolution: string, duration: number, extra: Record<string, unknown> = {}) => ({ prompt: 'p', model: 'boreal-h3', resolution, duration, ...extra });
 const images = (n: number) => Array.from({ length: n }, (_, i) => `https://i.example.com/${i}.png`);
-const video = (seconds: number, i = 0) => `https://v.example.com/${i}.mp4#t=${seconds}`;
+const video = (seconds: number, i = 0) => `https://v.example.com/${i}.mp4#t=0,${seconds}`;
 
 interface PriceCase { rule: string; path: string; body: unknown; credits: number; read?: string }
 
@@ -50,8 +50,8 @@ const cases: PriceCase[] = [
   { rule: '5 1080p 25 s', path: '/api/boreal/', body: { prompt: 'p', duration: 25, resolution: '1080p' }, credits: 9 },
   { rule: '5 2k 5 s', path: '/api/boreal/', body: { prompt: 'p', duration: 5, resolution: '2k' }, credits: 12 },
   { rule: '5 2k 15 s', path: '/api/boreal/', body: { prompt: 'p', duration: 15, resolution: '2k' }, credits: 24 },
-  { rule: '5 audio-driven: 25 s of audio, duration ignored', path: '/api/boreal/', body: { prompt: 'p', audio_url: 'https://a.example.com/s.mp3#t=25', duration: 60 }, credits: 3 },
-  { rule: '5 audio-driven: 90 s of audio at 1080p is held to 30 s', path: '/api/boreal/', body: { prompt: 'p', audio_url: 'https://a.example.com/s.mp3#t=90', resolution: '1080p' }, credits: 9 },
+  { rule: '5 audio-driven: 25 s of audio, duration ignored', path: '/api/boreal/', body: { prompt: 'p', audio_url: 'https://a.example.com/s.mp3#t=0,25', duration: 60 }, credits: 3 },
+  { rule: '5 audio-driven: 90 s of audio at 1080p is held to 30 s', path: '/api/boreal/', body: { prompt: 'p', audio_url: 'https://a.example.com/s.mp3#t=0,90', resolution: '1080p' }, credits: 9 },
   // Rule 6: boreal-h3, 0.4 / 1.2 / 2.6 per second plus references; total rounded up to half a credit.
   { rule: '6 768p 5 s: 2.0', path: '/api/boreal/', body: h3('768p', 5), credits: 2 },
   { rule: '6 768p 7 s: 2.8 → 3', path: '/api/boreal/', body: h3('768p', 7), credits: 3 },

@@ -26,7 +26,7 @@ const walks: Walk[] = [
   { name: 'AI Short', read: '/api/ai_shorts/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
     create: async (t) => (await t.post('/api/ai_shorts/', { aspect_ratio: '9x16', script: 'One two three four five six seven.', style: '3D' })).body.id },
   { name: 'AI Editing', read: '/api/ai_editing/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
-    create: async (t) => (await t.post('/api/ai_editing/', { video_url: 'https://v.example.com/a.mp4#t=20' })).body.id },
+    create: async (t) => (await t.post('/api/ai_editing/', { video_url: 'https://v.example.com/a.mp4#t=0,20' })).body.id },
   { name: 'Boreal', read: '/api/boreal/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
     create: async (t) => (await t.post('/api/boreal/', { prompt: 'Fox', duration: 10 })).body.id },
   { name: 'ad clone', read: '/api/ads_clone/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],

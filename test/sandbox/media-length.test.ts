@@ -6,13 +6,18 @@ const RANGE = { min: 3, max: 15 };
 
 describe('the length of a media URL', () => {
   test.each([
-    ['a #t= fragment', 'https://v.example.com/a.mp4#t=12', 12],
-    ['a fractional #t=', 'https://v.example.com/a.mp4#t=2.5', 2.5],
+    ['a #t=,end segment', 'https://v.example.com/a.mp4#t=,12', 12],
+    ['a fractional #t=0,end', 'https://v.example.com/a.mp4#t=0,2.5', 2.5],
     ['a #t=start,end range', 'https://v.example.com/a.mp4#t=10,25', 15],
     ['a duration= query', 'https://v.example.com/a.mp4?duration=40', 40],
-    ['the fragment wins over the query', 'https://v.example.com/a.mp4?duration=40#t=5', 5],
+    ['the fragment wins over the query', 'https://v.example.com/a.mp4?duration=40#t=0,5', 5],
   ])('%s states it', (_name, url, seconds) => {
     expect(mediaSeconds(url, 1, RANGE)).toBe(seconds);
+  });
+
+  test('a lone #t=START is a start time, not a length: the seeded length applies', () => {
+    const url = 'https://v.example.com/a.mp4#t=40';
+    expect(mediaSeconds(url, 1, RANGE)).toBeLessThanOrEqual(15);
   });
 
   test('otherwise a whole number in the range, the same for the same URL and seed', () => {

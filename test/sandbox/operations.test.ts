@@ -73,7 +73,7 @@ describe('every operation answers valid input', () => {
     { name: 'lipsync list with window', path: '/api/lipsyncs_v2/?created_after=2025-01-01T00:00:00&created_before=2030-01-01T00:00:00Z', status: 200 },
     { name: 'lipsync read', path: () => `/api/lipsyncs_v2/${ids.lipsync}/`, status: 200 },
     { name: 'Boreal create', method: 'POST', path: '/api/boreal/', body: { prompt: 'Waves', resolution: '1080p', duration: 30, aspect_ratio: '9:16' }, status: 201 },
-    { name: 'Boreal audio-driven create', method: 'POST', path: '/api/boreal/', body: { prompt: 'Sing', audio_url: 'https://a.example.com/s.mp3#t=12' }, status: 201 },
+    { name: 'Boreal audio-driven create', method: 'POST', path: '/api/boreal/', body: { prompt: 'Sing', audio_url: 'https://a.example.com/s.mp3#t=0,12' }, status: 201 },
     { name: 'Boreal-H3 reference render', method: 'POST', path: '/api/boreal/', body: { prompt: 'Image 1 walks', model: 'boreal-h3', duration: 8, reference_image_urls: ['https://i.example.com/1.png'], reference_audio_urls: ['https://a.example.com/1.mp3'] }, status: 201 },
     { name: 'Boreal-H3 start and end frame', method: 'POST', path: '/api/boreal/', body: { prompt: 'Morph', model: 'boreal-h3', duration: 5, image_url: 'https://i.example.com/a.png', end_image_url: 'https://i.example.com/b.png' }, status: 201 },
     { name: 'Boreal read', path: () => `/api/boreal/${ids.boreal}/`, status: 200 },
@@ -97,7 +97,7 @@ describe('every operation answers valid input', () => {
   ];
   const bodies: Record<string, () => unknown> = {
     'HTML ads create': () => ({ link: ids.link, style_ids: ['scratch-card', 'carousel'], max_size_mb: 15, promotion_info: '20% off' }),
-    'ad clone create': () => ({ link: ids.link, video_url: 'https://v.example.com/ref.mp4#t=30', language: 'de', aspect_ratio: '1x1' }),
+    'ad clone create': () => ({ link: ids.link, video_url: 'https://v.example.com/ref.mp4#t=0,30', language: 'de', aspect_ratio: '1x1' }),
   };
 
   test.each(cases)('$name → $status', async (c) => {
