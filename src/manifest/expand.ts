@@ -115,7 +115,7 @@ function expandStep(manifest: Scope, step: ManifestStep, sink: IssueSink, warnin
     bodies.forEach((body, i) => {
       const result = schema.safeParse(checks[i], { reportInput: true });
       if (!result.success) {
-        for (const r of readableIssues(result.error.issues, schema)) sink.add(locate(manifest, step, r, origin));
+        for (const r of readableIssues(result.error.issues, schema)) sink.add(locate(manifest, step, r, origin, ctx.rowIndex));
         return;
       }
       if (step.kind === 'html_ads') unknownStyleIds(body).forEach((id) => unknownStyles.add(id));
@@ -187,24 +187,30 @@ function missingValue(manifest: Scope, step: ManifestStep, ctx: Context, p: Plac
   return where(found ? step.withOrigin(found.path) : ['steps', step.index], `${p.text} has no value in matrix combination${combo}`);
 }
 
-/** A problem in a value that came from a row is reported at that row; otherwise in the YAML. */
-function locate(manifest: Scope, step: ManifestStep, issue: ReadableIssue, origin: StepInstance['origin']): InputIssue {
+/**
+ * A problem in a value that came from a row is reported at that row — at the cell (CSV), the
+ * value (JSONL) or the row's field (inline rows) it came from; otherwise in the YAML.
+ */
+function locate(manifest: Scope, step: ManifestStep, issue: ReadableIssue, origin: StepInstance['origin'], row?: number): InputIssue {
   const full = issue.key === undefined ? issue.path : [...issue.path, issue.key];
-  if (origin && fromRow(step.template.root, full)) {
-    return { ...origin, path: dotted(['steps', step.index, 'with', ...full]), message: issue.message };
+  const field = origin ? rowFieldOf(step.template.root, full) : undefined;
+  if (origin && field !== undefined) {
+    const cell = row === undefined ? undefined : step.rows?.locate?.(row, field);
+    return { ...origin, ...cell, path: dotted(['steps', step.index, 'with', ...full]), message: issue.message };
   }
   return locatedIn(manifest.source)(step.withOrigin(issue.path), issue.message, issue.key);
 }
 
-function fromRow(template: Template, path: Path): boolean {
+/** The row field whose `{{ row.FIELD }}` produced the value at `path`, if one did (the first, in text). */
+function rowFieldOf(template: Template, path: Path): string | undefined {
   let node: Template | undefined = template;
   for (const segment of [...path, undefined]) {
-    if (!node) return false;
-    if (node.t === 'str') return node.parts.some((p) => typeof p === 'object' && p.ns === 'row');
-    if (segment === undefined || node.t === 'lit') return false;
+    if (!node) return undefined;
+    if (node.t === 'str') return node.parts.find((p): p is Placeholder => typeof p === 'object' && p.ns === 'row')?.name;
+    if (segment === undefined || node.t === 'lit') return undefined;
     node = node.t === 'obj' ? node.entries.find(([k]) => k === segment)?.[1] : node.t === 'arr' ? node.items[Number(segment)] : undefined;
   }
-  return false;
+  return undefined;
 }
 
 /** `{{ steps.ID.FIELD }}` binds to one job; a step of many jobs is read with for_each: { step }. */

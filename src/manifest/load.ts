@@ -147,7 +147,11 @@ async function loadRows(absolute: string, file: string, inputs: StepInput[], ste
 function inlineRows(rows: Record<string, unknown>[], step: ManifestStep, at: Located): RowSet {
   const where = (i: number) => at(['steps', step.index, 'for_each', 'rows', i], '');
   const first = where(0);
-  return { source: 'rows', file: first.file ?? '', rows, lines: rows.map((_, i) => where(i).line ?? 0), text: false };
+  const locate = (row: number, field: string) => {
+    const { line, column } = at(['steps', step.index, 'for_each', 'rows', row, field], '');
+    return line === undefined ? undefined : { line, column: column ?? 1 };
+  };
+  return { source: 'rows', file: first.file ?? '', rows, lines: rows.map((_, i) => where(i).line ?? 0), text: false, locate };
 }
 
 /** `{{ row.X }}` over a CSV needs the column X (or a step default for it); without it, the step's requests wait. */

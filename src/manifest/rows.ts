@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import type { InputIssue } from '../errors.js';
+import { csvFieldPosition, jsonValueColumn, lineStarts, type Position } from './row-positions.js';
 
 /**
  * The rows a step fans out over, each with the line it came from so a bad value is reported at
@@ -17,6 +18,14 @@ export interface RowSet {
   lines: number[];
   /** CSV cells are always text; JSON and YAML values keep their types. */
   text: boolean;
+  /** Where field `field` of row `row` was written, when that can be told. */
+  locate?: (row: number, field: string) => Position | undefined;
+}
+
+/** Builds the line index on first use: most files never have a problem to point at. */
+function withLines(text: string, find: (starts: readonly number[], row: number, field: string) => Position | undefined) {
+  let starts: number[] | undefined;
+  return (row: number, field: string) => find((starts ??= lineStarts(text)), row, field);
 }
 
 type Loaded = { rows?: RowSet; issues: InputIssue[] };
@@ -52,8 +61,10 @@ export async function readCsv(file: string, display: string): Promise<Loaded> {
       },
     });
   } catch (error) {
-    const where = (error as { lines?: number }).lines;
-    return { issues: [{ file: display, line: where, message: `CSV: ${(error as Error).message}` }] };
+    const failed = error as CsvError;
+    const start = previousEnd + 1 + ((failed.empty_lines ?? previousEmpty) - previousEmpty);
+    const at = csvFieldPosition(text, lineStarts(text), start, failedField(failed, records[0]?.length));
+    return { issues: [{ file: display, line: at?.line ?? failed.lines, column: at?.column, message: `CSV: ${failed.message}` }] };
   }
   const [header, ...body] = records;
   if (!header) return { issues: [{ file: display, line: 1, message: 'CSV: no header row' }] };
@@ -62,7 +73,22 @@ export async function readCsv(file: string, display: string): Promise<Loaded> {
     for (let c = 0; c < header.length; c++) row[header[c] as string] = record[c];
     return row;
   });
-  return { rows: { source: 'csv', file: display, columns: header, rows, lines: lines.slice(1), text: true }, issues: [] };
+  const starts = lines.slice(1);
+  const cell = withLines(text, (all, row: number, field: string) => csvFieldPosition(text, all, starts[row] ?? 0, header.indexOf(field)));
+  return { rows: { source: 'csv', file: display, columns: header, rows, lines: starts, text: true, locate: cell }, issues: [] };
+}
+
+type CsvError = Error & { code?: string; lines?: number; empty_lines?: number; index?: number; record?: string[] };
+
+/**
+ * The field a csv-parse error is about: the first extra one (or the last) of a record of the
+ * wrong length; the field being read for a quoting error.
+ */
+function failedField(error: CsvError, expected: number | undefined): number {
+  if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' && error.record && expected !== undefined) {
+    return Math.min(expected, error.record.length - 1);
+  }
+  return error.index ?? 0;
 }
 
 /** JSON Lines: one object per non-empty line. */
@@ -92,5 +118,10 @@ export async function readJsonl(file: string, display: string): Promise<Loaded> 
       });
     }
   });
-  return { rows: { source: 'jsonl', file: display, rows, lines, text: false }, issues };
+  const value = withLines(text, (all, row: number, field: string) => {
+    const line = lines[row] ?? 0;
+    const column = jsonValueColumn(text.slice(all[line - 1], all[line] ?? text.length).replace(/^\uFEFF/, ''), field);
+    return column === undefined ? undefined : { line, column };
+  });
+  return { rows: { source: 'jsonl', file: display, rows, lines, text: false, locate: value }, issues };
 }

@@ -125,8 +125,8 @@ describe('row files', () => {
   test.each([
     ['a missing CSV file', { 'manifest.yaml': csvStep('nope.csv') }, ['manifest.yaml:7:15  steps.0.for_each: nope.csv: file not found', stopped('steps.0 (shorts)')]],
     ['a CSV without the column', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,text\na,hello\n' }, ['manifest.yaml:6:21  steps.0.with.script: {{ row.script }}: s.csv has no column script (columns: sku, text)', stopped('steps.0 (shorts)')]],
-    ['a CSV with a ragged row', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,hello\nb,hi,extra\n' }, ['s.csv:3  CSV: Invalid Record Length: expect 2, got 3 on line 3', stopped('steps.0 (shorts)')]],
-    ['an unclosed quote', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,"hello\n' }, ['s.csv:2  CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2', stopped('steps.0 (shorts)')]],
+    ['a CSV with a ragged row', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,hello\nb,hi,extra\n' }, ['s.csv:3:6  CSV: Invalid Record Length: expect 2, got 3 on line 3', stopped('steps.0 (shorts)')]],
+    ['an unclosed quote', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,"hello\n' }, ['s.csv:2:3  CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2', stopped('steps.0 (shorts)')]],
     [
       'a JSONL line that is not JSON',
       { 'manifest.yaml': csvStep('s.jsonl').replace('csv:', 'jsonl:'), 's.jsonl': '{"script": "a"}\n{"script": \n' },
@@ -184,8 +184,8 @@ describe('requests, checked per job by the client schemas', () => {
     const yaml = head(`${SHORT.replace('9x16', '"{{ row.ratio }}"')}    for_each: { csv: s.csv }\n`);
     const csv = 'ratio\n9x16\n"9:16"\n\n1x1\nsquare\n';
     expect(await problems({ 'manifest.yaml': yaml, 's.csv': csv })).toEqual([
-      's.csv:3  steps.0.with.aspect_ratio: "9:16" is not accepted; did you mean 9x16? (accepted: 9x16, 16x9, 1x1)',
-      's.csv:6  steps.0.with.aspect_ratio: "square" is not accepted (accepted: 9x16, 16x9, 1x1)',
+      's.csv:3:1  steps.0.with.aspect_ratio: "9:16" is not accepted; did you mean 9x16? (accepted: 9x16, 16x9, 1x1)',
+      's.csv:6:1  steps.0.with.aspect_ratio: "square" is not accepted (accepted: 9x16, 16x9, 1x1)',
     ]);
   });
 
@@ -200,7 +200,7 @@ describe('requests, checked per job by the client schemas', () => {
     const rows = '    for_each:\n      rows:\n        - { ratio: 9x16 }\n        - { ratio: tall }\n';
     const yaml = head(`${SHORT.replace('9x16', '"{{ row.ratio }}"')}${rows}`);
     expect(await problems({ 'manifest.yaml': yaml })).toEqual([
-      'manifest.yaml:10  steps.0.with.aspect_ratio: "tall" is not accepted (accepted: 9x16, 16x9, 1x1)',
+      'manifest.yaml:10:20  steps.0.with.aspect_ratio: "tall" is not accepted (accepted: 9x16, 16x9, 1x1)',
     ]);
   });
 

@@ -36,8 +36,8 @@ describe('reelpipe validate', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr.split('\n')).toEqual([
       'reelpipe: manifest.yaml: 2 problems',
-      'rows.csv:2  steps.0.with.aspect_ratio: "9:16" is not accepted; did you mean 9x16? (accepted: 9x16, 16x9, 1x1)',
-      'rows.csv:3  steps.0.with.script: must not be empty',
+      'rows.csv:2:13  steps.0.with.aspect_ratio: "9:16" is not accepted; did you mean 9x16? (accepted: 9x16, 16x9, 1x1)',
+      'rows.csv:3:1  steps.0.with.script: must not be empty',
     ]);
   });
 
