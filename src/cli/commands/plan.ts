@@ -51,7 +51,7 @@ export const registerPlan: RegisterCommand = (program, io) => {
  * SQLite and the runner's sandbox path load only when they are needed.
  */
 async function statusesOf(plan: Plan, io: CliIo, flags: PlanFlags): Promise<Map<string, string>> {
-  const statePath = flags.sandbox ? (await import('../../run/run-manifest.js')).SANDBOX_STATE_PATH : flags.state;
+  const statePath = flags.sandbox ? (await import('../../run/defaults.js')).SANDBOX_STATE_PATH : flags.state;
   const { readJobStatuses, resolveStatePath } = await import('../../state/index.js');
   const dbPath = resolveStatePath(io.cwd, statePath);
   return existsSync(dbPath)
