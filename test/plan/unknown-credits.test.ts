@@ -39,16 +39,14 @@ describe('a plan whose every job is of unknown cost', () => {
   });
 });
 
-describe('plan --json of the README demo', () => {
+describe('plan --json of a manifest mixing priced and unpriced steps', () => {
   test('gives the all-unknown step null credits and the priced steps figures', async () => {
-    const result = await runCli(['plan', 'examples/demo.yaml', '--json']);
+    const result = await runCli(['plan', 'examples/html-ads.yaml', '--json']);
     const json = JSON.parse(result.stdout) as { steps: { id: string; credits: unknown; unknownJobs: number }[] };
     expect(json.steps.map((s) => [s.id, s.credits, s.unknownJobs])).toEqual([
-      ['shorts', { low: 15, expected: 15, high: 15 }, 0],
       ['product', null, 1],
-      ['clones', { low: 120, expected: 252, high: 360 }, 0],
-      ['playables', { low: 30, expected: 30, high: 30 }, 0],
-      ['teaser', { low: 3, expected: 3, high: 3 }, 0],
+      ['playables', { low: 240, expected: 240, high: 240 }, 0],
+      ['quizzes', { low: 20, expected: 20, high: 20 }, 0],
     ]);
   });
 });
