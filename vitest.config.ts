@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import PlainSummaryReporter from './test/helpers/plain-summary-reporter.js';
 
 export default defineConfig({
   test: {
@@ -7,6 +8,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two cores: forks keep native better-sqlite3 handles and child processes isolated per file.
     pool: 'forks',
-    reporters: ['default'],
+    reporters: ['default', new PlainSummaryReporter()],
   },
 });

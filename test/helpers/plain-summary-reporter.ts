@@ -1,0 +1,21 @@
+import type { Reporter, TestModule } from 'vitest/node';
+
+/**
+ * Ends every run with one plain line, `tests: N passed, N failed` (`, N skipped` when any), so CI
+ * and any log reader can count the tests without parsing vitest's coloured summary.
+ */
+export default class PlainSummaryReporter implements Reporter {
+  onTestRunEnd(testModules: readonly TestModule[]): void {
+    const counts = { passed: 0, failed: 0, skipped: 0 };
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') counts.passed += 1;
+        else if (state === 'failed') counts.failed += 1;
+        else counts.skipped += 1;
+      }
+    }
+    const skipped = counts.skipped > 0 ? `, ${counts.skipped} skipped` : '';
+    process.stdout.write(`\ntests: ${counts.passed} passed, ${counts.failed} failed${skipped}\n`);
+  }
+}
