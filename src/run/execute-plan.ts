@@ -7,6 +7,7 @@ import type { Random } from '../util/random.js';
 import { BudgetLedger } from './budget-ledger.js';
 import { deferred, type Deferred } from './deferred.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
+import { failAlone } from './fail-alone.js';
 import { noKill, type KillHook } from './kill-hook.js';
 import { AdaptiveRateLimiter } from './rate-limiter.js';
 import { StopState, type RunContext } from './run-context.js';
@@ -85,7 +86,9 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const downloads = pLimit(options.downloadConcurrency);
   const deadline = watchDeadline(ctx, tracker);
   const outcomes = new Map<string, JobOutcome>();
-  await Promise.all(
+  // allSettled, and each job catches its own errors: one job's failure never ends the run while
+  // other POSTs are on the wire (their answers decide what is paid for).
+  await Promise.allSettled(
     plan.jobs.map(async (job) => {
       const outcome = await runOne(ctx, job, needs.get(job.key) ?? [], ready, {
         tracker,
@@ -96,6 +99,8 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
       outcomes.set(job.key, outcome);
     }),
   );
+  // Every read still on the wire settles (and is committed) before the caller closes anything.
+  await tracker.settled();
   deadline.cancel();
   return summarise(ctx, plan, outcomes, tracker);
 }
@@ -132,7 +137,8 @@ function recoverInterrupted(ctx: RunContext, plan: Plan): void {
     for (const row of orphans) {
       const attempt = ctx.store.lastAttempt(row.key);
       if (attempt?.state === 'intent') ctx.store.closeAttempt(attempt.id, 'in_doubt', { error: 'the run ended before the answer was recorded' });
-      ctx.store.transition(row.key, 'in_doubt', {}, 'job:in-doubt', { message: 'found submitting at start-up: an earlier run died mid-POST' });
+      const message = 'found submitting at start-up: an earlier run died mid-POST';
+      ctx.store.transition(row.key, 'in_doubt', { doubtReason: message }, 'job:in-doubt', { message });
     }
   });
 }
@@ -174,7 +180,14 @@ async function runOne(
     hooks.ready.resolve(blocked);
     return blocked === 'failed' ? 'failed' : 'unfinished';
   }
-  return driveJob(ctx, job.key, hooks);
+  try {
+    return await driveJob(ctx, job.key, hooks);
+  } catch (error) {
+    const outcome = failAlone(ctx, job.key, error);
+    // Dependents wait on this: a job that threw is unfinished for them too (a no-op if already ready).
+    hooks.ready.resolve(outcome);
+    return outcome;
+  }
 }
 
 /** `--max-wait`: after it, stop everything and leave the rest to a later run. */

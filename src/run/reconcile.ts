@@ -23,6 +23,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<ReconcileResult> {
   const attempt = ctx.store.lastAttempt(job.key);
   const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
+  // The answer came and its id was kept, only handling it failed: no search, the id is the evidence.
+  if (job.remoteId) return adoptRecorded(ctx, job, job.remoteId);
   if (adapter.reconcile === 'resend') return markAbsent(ctx, job, attempt?.id, 'the operation is idempotent: sent again');
   if (adapter.reconcile === 'none' || !adapter.listRecent || !attempt) {
     // Only where the service cannot be searched does the operator's word replace the evidence.
@@ -65,6 +67,14 @@ function markFound(ctx: RunContext, job: JobRow, attemptId: number, resource: Re
   return 'found';
 }
 
+function adoptRecorded(ctx: RunContext, job: JobRow, remoteId: string): ReconcileResult {
+  const row = ctx.store.durably(() =>
+    ctx.store.transition(job.key, 'submitted', { remoteId, submittedAt: job.submittedAt ?? ctx.clock.now() }, 'job:reconciled', { recorded: remoteId }),
+  );
+  announce(ctx, row, `reconciled: the answer's remote id ${remoteId} was recorded`);
+  return 'found';
+}
+
 function markAbsent(ctx: RunContext, job: JobRow, attemptId: number | undefined, why: string): ReconcileResult {
   const row = ctx.store.durably(() => {
     if (attemptId !== undefined) ctx.store.closeAttempt(attemptId, 'absent', { error: why });
@@ -77,7 +87,13 @@ function markAbsent(ctx: RunContext, job: JobRow, attemptId: number | undefined,
 
 function hold(ctx: RunContext, job: JobRow, strategy: string): ReconcileResult {
   const why = strategy === 'none' ? `${job.kind} jobs cannot be listed, so the service cannot be searched` : 'no intent recorded';
-  ctx.store.event('job:in-doubt', job.key, { held: true, why });
+  ctx.store.transition(job.key, 'in_doubt', { doubtReason: heldReason(job.doubtReason, why) }, 'job:in-doubt', { held: true, why });
   announce(ctx, job, `held in doubt: ${why}; rerun with --resubmit-in-doubt to resubmit`);
   return 'held';
+}
+
+/** The reason a held job shows: how it fell in doubt, then why it stays there (said once). */
+function heldReason(previous: string | null, why: string): string {
+  if (!previous) return why;
+  return previous.includes(why) ? previous : `${previous}; ${why}`;
 }

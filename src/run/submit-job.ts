@@ -53,16 +53,64 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
     }, 'job:intent', { attempt: id });
     return id;
   });
-  ctx.kill('before-post');
+  try {
+    ctx.kill('before-post');
+  } catch (error) {
+    notSent(ctx, planned.key, attemptId, error);
+    throw error;
+  }
   let resource: Resource;
   try {
     resource = await adapter.submit(ctx.client, input);
   } catch (error) {
     return recordFailure(ctx, planned, attemptId, judgeSubmitError(error));
   }
-  ctx.kill('after-post');
-  ctx.limiter.succeeded();
-  return recordAnswer(ctx, planned, adapter, attemptId, resource, input);
+  try {
+    ctx.kill('after-post');
+    ctx.limiter.succeeded();
+    return recordAnswer(ctx, planned, adapter, attemptId, resource, input);
+  } catch (error) {
+    keepAnswer(ctx, planned.key, adapter, attemptId, resource, input, error);
+    throw error;
+  }
+}
+
+/** An error between the intent and the POST: the POST was never sent, so the job is simply planned again. */
+function notSent(ctx: RunContext, key: string, attemptId: number, error: unknown): void {
+  const message = `not sent: ${error instanceof Error ? error.message : String(error)}`;
+  ctx.store.durably(() => {
+    ctx.store.closeAttempt(attemptId, 'not_sent', { error: message });
+    ctx.store.transition(key, 'planned', { creditsReserved: 0 }, 'job:not-created', { message });
+  });
+  ctx.ledger.release(key);
+}
+
+/**
+ * The POST was answered but handling the answer threw. Whatever else failed, the remote id must
+ * not be lost (the job exists and is paid for): it is committed durably on the attempt and the
+ * job, which is held in doubt with the reason; the next run adopts that id instead of searching.
+ */
+function keepAnswer(
+  ctx: RunContext,
+  key: string,
+  adapter: KindAdapter,
+  attemptId: number,
+  resource: Resource,
+  input: SubmitInput,
+  error: unknown,
+): void {
+  let remoteId: string | null = null;
+  try {
+    remoteId = adapter.remoteIdOf(resource, input) ?? null;
+  } catch {
+    // An answer without a readable id: in doubt like a lost answer, reconciled by search.
+  }
+  const why = `answered${remoteId ? ` with remote id ${remoteId}` : ''}, but recording the answer failed: ${error instanceof Error ? error.message : String(error)}`;
+  ctx.store.durably(() => {
+    if (ctx.store.job(key)?.status !== 'submitting') return;
+    ctx.store.closeAttempt(attemptId, 'answered', { ...(remoteId ? { remoteId } : {}), error: why });
+    ctx.store.transition(key, 'in_doubt', { remoteId, doubtReason: why }, 'job:in-doubt', { message: why, remoteId });
+  });
 }
 
 /** Kinds whose creating request takes webhook_url (spec, Events). */
@@ -141,7 +189,7 @@ function recordFailure(ctx: RunContext, planned: PlannedJob, attemptId: number, 
     switch (verdict.kind) {
       case 'in-doubt':
         ctx.store.closeAttempt(attemptId, 'in_doubt', { error: verdict.message });
-        return ctx.store.transition(key, 'in_doubt', {}, 'job:in-doubt', { message: verdict.message });
+        return ctx.store.transition(key, 'in_doubt', { doubtReason: verdict.message }, 'job:in-doubt', { message: verdict.message });
       case 'rejected':
         ctx.store.closeAttempt(attemptId, 'rejected', { error: verdict.message });
         return ctx.store.transition(key, 'rejected', { failedReason: verdict.message, creditsReserved: 0, creditsUsed: 0 }, 'job:rejected', {

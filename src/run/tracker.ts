@@ -71,6 +71,14 @@ export class Tracker {
     return true;
   }
 
+  /** Resolves once the polling loop has ended and no read is on the wire any more. */
+  async settled(): Promise<void> {
+    while (this.loop || this.inFlight.size > 0) {
+      await this.loop;
+      await Promise.allSettled([...this.inFlight]);
+    }
+  }
+
   /** Ends tracking: every waiting job resolves `halted` (it stays in flight for the next run). */
   halt(): void {
     for (const entry of this.watched.values()) entry.resolve('halted');

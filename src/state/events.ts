@@ -21,6 +21,7 @@ export type EventType =
   | 'job:downloaded'
   | 'job:output-missing'
   | 'job:retry'
+  | 'job:error'
   | 'budget:stop'
   | 'account:stop'
   | 'lock:acquired'

@@ -22,6 +22,8 @@ export interface JobRow {
   /** The last read of the remote resource: outputs and the fields dependents take. */
   result: Record<string, unknown> | null;
   failedReason: string | null;
+  /** Why the job is in doubt (the lost answer, the error, why it cannot be reconciled); null otherwise. */
+  doubtReason: string | null;
   attemptCount: number;
   createdAt: number;
   updatedAt: number;
@@ -46,6 +48,7 @@ export interface RawJobRow {
   credits_prior: number;
   result: string | null;
   failed_reason: string | null;
+  doubt_reason: string | null;
   attempt_count: number;
   created_at: number;
   updated_at: number;
@@ -71,6 +74,7 @@ export function toJobRow(raw: RawJobRow): JobRow {
     creditsPrior: raw.credits_prior,
     result: raw.result === null ? null : (JSON.parse(raw.result) as Record<string, unknown>),
     failedReason: raw.failed_reason,
+    doubtReason: raw.doubt_reason ?? null,
     attemptCount: raw.attempt_count,
     createdAt: raw.created_at,
     updatedAt: raw.updated_at,

@@ -99,6 +99,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'jobs.credits_prior: what earlier, failed attempts of a retried job cost',
     sql: `ALTER TABLE jobs ADD COLUMN credits_prior REAL NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 3,
+    name: 'jobs.doubt_reason: why a job is held in doubt, for status and the summary',
+    sql: `ALTER TABLE jobs ADD COLUMN doubt_reason TEXT;`,
+  },
 ];
 
 /** The newest schema this build knows. */

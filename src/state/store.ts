@@ -28,6 +28,8 @@ export interface JobChange {
   creditsPrior?: number;
   creditsReserved?: number;
   failedReason?: string | null;
+  /** Set on entering in_doubt; cleared by `transition` on leaving it. */
+  doubtReason?: string | null;
   request?: Record<string, unknown>;
   pathId?: string | null;
   submittedAt?: number | null;
@@ -42,6 +44,7 @@ const CHANGE_COLUMNS: Record<keyof JobChange, string> = {
   creditsPrior: 'credits_prior',
   creditsReserved: 'credits_reserved',
   failedReason: 'failed_reason',
+  doubtReason: 'doubt_reason',
   request: 'request',
   pathId: 'path_id',
   submittedAt: 'submitted_at',
@@ -202,6 +205,8 @@ export class StateStore {
       const current = this.job(key);
       if (!current) throw new Error(`unknown job ${key}`);
       assertTransition(key, current.status, to);
+      // A job out of doubt has no reason to be in doubt: the reason never outlives the status.
+      if (to !== 'in_doubt' && current.doubtReason !== null) change = { ...change, doubtReason: null };
       const sets = ['status = @status', 'updated_at = @now'];
       const params: Record<string, unknown> = { key, status: to, now: this.clock.now() };
       for (const [field, column] of Object.entries(CHANGE_COLUMNS) as [keyof JobChange, string][]) {
