@@ -1,7 +1,7 @@
 import type { JobRow } from '../state/index.js';
 import type { Deferred } from './deferred.js';
 import { downloadOutputs, outputsIntact } from './download-outputs.js';
-import { reconcileJob } from './reconcile.js';
+import { holdInDoubt, reconcileJob } from './reconcile.js';
 import type { RunContext } from './run-context.js';
 import { submitJob } from './submit-job.js';
 import type { Tracker } from './tracker.js';
@@ -11,6 +11,15 @@ export type JobOutcome = 'ok' | 'failed' | 'unfinished';
 
 /** A job not created because the service turned it away for now (429, 503) is tried this many times per run. */
 const MAX_NOT_CREATED = 5;
+
+/**
+ * Consecutive failed reads of a reconciliation list before the job is held in doubt. Why 5: the
+ * client already retries each read through 429s and 503s, and the loop pauses a third of the
+ * settle time between tries (10 s at scale 1), so 5 failures mean the list has been unusable for
+ * about a minute beyond the client's own retries — past a blip, and the run must not hold its
+ * lock waiting on a list that may never come back. A later run tries again.
+ */
+export const MAX_LIST_FAILURES = 5;
 
 export interface DriveHooks {
   tracker: Tracker;
@@ -63,6 +72,7 @@ function current(ctx: RunContext, key: string): JobRow {
 
 async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHooks): Promise<JobOutcome> {
   let notCreated = 0;
+  let listFailures = 0;
   for (;;) {
     if (ctx.stop.halted) return 'unfinished';
     const row = current(ctx, key);
@@ -70,7 +80,12 @@ async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHoo
       case 'in_doubt': {
         const result = await reconcileJob(ctx, row);
         if (result === 'held') return 'unfinished';
-        if (result === 'wait') await pause(ctx, ctx.options.inDoubtSettleMs / 3);
+        listFailures = result === 'list-failed' ? listFailures + 1 : 0;
+        if (listFailures >= MAX_LIST_FAILURES) {
+          holdInDoubt(ctx, current(ctx, key), `the ${row.kind} list failed ${listFailures} times in a row; a later run searches again`);
+          return 'unfinished';
+        }
+        if (result === 'wait' || result === 'list-failed') await pause(ctx, ctx.options.inDoubtSettleMs / 3);
         continue;
       }
       case 'planned': {

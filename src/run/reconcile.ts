@@ -1,3 +1,4 @@
+import { ApiRateLimitError, ApiStatusError } from '../api/index.js';
 import type { JobRow } from '../state/index.js';
 import { adapterFor, type Resource } from './adapters/index.js';
 import { matchesIntent } from './match-intent.js';
@@ -9,16 +10,18 @@ import { announce } from './submit-job.js';
  * - `found`: the job the intent created exists; it is tracked from here (never resubmitted);
  * - `absent`: it provably does not exist (or resending is harmless): back to planned;
  * - `wait`: not found yet, but too soon to call it absent (a slow request may still land);
- * - `held`: the kind cannot be searched; held in doubt for the operator.
+ * - `held`: the kind cannot be searched (or its list is refused); held in doubt for the operator;
+ * - `list-failed`: the list could not be read this time (the caller counts these, see drive-job).
  */
-export type ReconcileResult = 'found' | 'absent' | 'wait' | 'held';
+export type ReconcileResult = 'found' | 'absent' | 'wait' | 'held' | 'list-failed';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Settles a job whose POST may or may not have created something. The intent's request and
  * time are the evidence: a listed job of the same kind, created within the intent's window
- * (allowing for clock skew), whose fields match what was sent, and which no other row claims.
+ * (allowing for clock skew), whose fields match what was sent, and whose id was never recorded
+ * for any job (another row's, or this job's own earlier attempt before a `retry`).
  */
 export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<ReconcileResult> {
   const attempt = ctx.store.lastAttempt(job.key);
@@ -37,14 +40,21 @@ export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<Reconc
   try {
     await ctx.limiter.acquire(ctx.stop.controller.signal);
     listed = await adapter.listRecent(ctx.client, window);
-  } catch {
-    return 'wait';
+  } catch (error) {
+    if (ctx.stop.halted) return 'wait';
+    const message = error instanceof Error ? error.message : String(error);
+    // Why a 4xx holds at once: the service refused the search itself; asking again changes nothing.
+    if (error instanceof ApiStatusError && error.status < 500 && !(error instanceof ApiRateLimitError)) {
+      return holdInDoubt(ctx, job, `the ${job.kind} list was refused, so the service cannot be searched: ${message}`);
+    }
+    ctx.store.event('job:in-doubt', job.key, { listFailed: message });
+    return 'list-failed';
   }
   const match = listed
     .filter((item) => matchesIntent(attempt.request, item))
     .filter((item) => {
       const id = adapter.remoteIdOf(item, { request: attempt.request });
-      return id !== undefined && !ctx.store.jobByRemoteId(job.kind, id);
+      return id !== undefined && !ctx.store.remoteIdKnown(job.kind, id);
     })
     .sort((a, b) => String(a.created_at ?? '').localeCompare(String(b.created_at ?? '')))[0];
   if (match) return markFound(ctx, job, attempt.id, match, adapter.remoteIdOf(match, { request: attempt.request }) as string);
@@ -87,6 +97,11 @@ function markAbsent(ctx: RunContext, job: JobRow, attemptId: number | undefined,
 
 function hold(ctx: RunContext, job: JobRow, strategy: string): ReconcileResult {
   const why = strategy === 'none' ? `${job.kind} jobs cannot be listed, so the service cannot be searched` : 'no intent recorded';
+  return holdInDoubt(ctx, job, why);
+}
+
+/** Keeps `job` in doubt for the operator, recording `why` as its reason (status and the summary show it). */
+export function holdInDoubt(ctx: RunContext, job: JobRow, why: string): ReconcileResult {
   ctx.store.transition(job.key, 'in_doubt', { doubtReason: heldReason(job.doubtReason, why) }, 'job:in-doubt', { held: true, why });
   announce(ctx, job, `held in doubt: ${why}; rerun with --resubmit-in-doubt to resubmit`);
   return 'held';

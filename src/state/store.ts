@@ -190,6 +190,23 @@ export class StateStore {
     }, 'job:retry', { previous: job.status, remoteId: job.remoteId, failedReason: job.failedReason });
   }
 
+  /**
+   * Whether `remoteId` (of `kind`) was ever recorded for any job: a job's current id, or one of
+   * its attempts' (a retried job's old, failed remote job keeps its id there). Reconciliation
+   * must never adopt such a job: it belongs to another row, or to an earlier life of this one.
+   */
+  remoteIdKnown(kind: StepKind, remoteId: string): boolean {
+    const hit = this.db
+      .prepare(
+        `SELECT 1 FROM jobs WHERE kind = @kind AND remote_id = @id
+         UNION ALL
+         SELECT 1 FROM attempts a JOIN jobs j ON j.key = a.job_key WHERE j.kind = @kind AND a.remote_id = @id
+         LIMIT 1`,
+      )
+      .get({ kind, id: remoteId });
+    return hit !== undefined;
+  }
+
   /** The job whose creation answered with `remoteId`, if any: one remote job belongs to one row. */
   jobByRemoteId(kind: StepKind, remoteId: string): JobRow | undefined {
     const raw = this.db.prepare('SELECT * FROM jobs WHERE kind = ? AND remote_id = ?').get(kind, remoteId);

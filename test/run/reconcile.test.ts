@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { createClient, type ServiceClient } from '../../src/api/index.js';
+import { loadManifest } from '../../src/manifest/index.js';
+import { planManifest, type Plan, type PlannedJob } from '../../src/plan/index.js';
+import { executePlan } from '../../src/run/execute-plan.js';
+import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js';
+import { StateStore } from '../../src/state/index.js';
+import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+
+let dir: string;
+let store: StateStore;
+let server: ScriptedServer;
+let client: ServiceClient;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'reelpipe-reconcile-'));
+  store = StateStore.open(join(dir, 'state.db'));
+  server = await startScriptedServer();
+  client = createClient({ baseUrl: server.url, apiId: 'test-id', apiKey: 'test-key', retry: { maxAttempts: 1 } });
+});
+afterEach(async () => {
+  await client.close();
+  await server.close();
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+export const LIPSYNC = `
+version: 1
+name: talk
+outputs: out
+steps:
+  - id: talk
+    kind: lipsync_v2
+    with:
+      video_inputs:
+        - character: { type: avatar, avatar_id: 5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a }
+          voice: { type: text, input_text: "Hello from the trail." }
+`;
+const OLD = 'aaaaaaaa-0000-4000-8000-000000000001';
+const NEW = 'bbbbbbbb-0000-4000-8000-000000000002';
+
+async function planOf(yaml: string): Promise<Plan> {
+  writeFileSync(join(dir, 'm.yaml'), yaml);
+  return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
+}
+
+const run = (plan: Plan, extra: RunOptions = {}) =>
+  executePlan(plan, { store, client }, resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001, ...extra }, { concurrency: 1, maxCredits: null }));
+
+/** As an earlier run leaves it: the intent committed, the POST's answer never recorded. */
+function crashMidPost(job: PlannedJob): void {
+  store.durably(() => {
+    store.insertAttempt(job.key, job.request);
+    store.transition(job.key, 'submitting', {}, 'job:intent');
+  });
+}
+
+describe('reconciling an in-doubt job', () => {
+  test('after retry, the job\'s own old (failed) remote job is never adopted: absent, resubmitted once', async () => {
+    const plan = await planOf(LIPSYNC);
+    const job = plan.jobs[0]!;
+    store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
+    // Its first life: submitted, answered with OLD, failed remotely; then `reelpipe retry`.
+    const first = store.insertAttempt(job.key, job.request);
+    store.transition(job.key, 'submitting', {}, 'job:intent');
+    store.closeAttempt(first, 'answered', { remoteId: OLD });
+    store.transition(job.key, 'submitted', { remoteId: OLD }, 'job:answered');
+    store.transition(job.key, 'failed', { failedReason: 'render failed' }, 'job:failed');
+    store.planAgain(job.key);
+    crashMidPost(job);
+
+    const now = new Date().toISOString();
+    // The window's list shows only the old, failed job: same request, same minute.
+    server.script('GET', '/api/lipsyncs_v2/', { status: 200, json: [{ ...job.request, id: OLD, status: 'failed', created_at: now }] },
+      { status: 200, json: [{ ...job.request, id: NEW, status: 'done', output: `${server.url}/new.mp4`, created_at: now }] });
+    server.script('POST', '/api/lipsyncs_v2/', { status: 201, json: { ...job.request, id: NEW, status: 'pending', created_at: now } });
+    server.script('GET', '/new.mp4', { status: 200, text: 'MP4', headers: { 'content-type': 'video/mp4' } });
+    const result = await run(plan, { inDoubtSettleMs: 0 });
+
+    expect(result.counts).toEqual({ downloaded: 1 });
+    expect(store.job(job.key)?.remoteId).toBe(NEW);
+    expect(store.attempts(job.key).map((a) => a.state)).toEqual(['answered', 'absent', 'answered']);
+    expect(server.requestsTo('POST', '/api/lipsyncs_v2/')).toHaveLength(1);
+  });
+});
+
+describe('a list that cannot be read does not hold the run forever', () => {
+  test.each([
+    ['a 4xx refusal holds the job at once', [{ status: 400, json: { detail: 'created_after: Enter a valid date/time.' } }], 1, /list was refused.*valid date/],
+    ['five failures in a row hold it', Array.from({ length: 5 }, () => ({ status: 500, json: { detail: 'Server Error' } })), 5, /list failed 5 times in a row/],
+  ])('%s, with the reason, and nothing is resent', async (_case, replies, lists, reason) => {
+    const plan = await planOf(LIPSYNC);
+    const job = plan.jobs[0]!;
+    store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
+    crashMidPost(job);
+    server.script('GET', '/api/lipsyncs_v2/', ...replies);
+    const result = await run(plan, { inDoubtSettleMs: 0 });
+    expect(result.heldInDoubt).toEqual([job.key]);
+    expect(store.job(job.key)).toMatchObject({ status: 'in_doubt', doubtReason: expect.stringMatching(reason) });
+    expect(server.requestsTo('GET', '/api/lipsyncs_v2/')).toHaveLength(lists);
+    expect(server.requestsTo('POST', '/api/lipsyncs_v2/')).toEqual([]);
+  });
+});
