@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
 import { seededRandom, type Random } from '../util/random.js';
 import { LifecycleEngine, type Plan } from './engine/lifecycle.js';
+import { OperationClock } from './engine/operation-clock.js';
+import { shortfallPlan } from './engine/plans.js';
 import { Faults } from './faults/injector.js';
+import type { FaultName } from './faults/profile.js';
 import { HttpError } from './http/reply.js';
+import type { JournalFile } from './journal/journal-file.js';
+import type { OperationScope } from './journal/operation.js';
 import { Ledger } from './ledger.js';
 import type { ResolvedOptions } from './options.js';
 import { Cdn } from './outputs/cdn.js';
@@ -54,20 +59,30 @@ export class SandboxCore {
   readonly webhooks: Webhooks;
   readonly engine: LifecycleEngine;
   readonly webhookPolicies: Partial<Record<Family, WebhookPolicy>> = {};
-  private readonly idRandom: Random;
+  readonly clock: OperationClock;
+  /** The journal, when the sandbox is durable; every state-changing operation is appended to it. */
+  journal: JournalFile | undefined;
+  /** The decisions of the state-changing operation being answered or replayed. */
+  scope: OperationScope | undefined;
+  /** Transitions before this instant happened before this process started: no webhook for them. */
+  private readonly quietBefore: number;
+  private idRandom: Random;
+  private readonly knownIds = new Set<string>();
 
   constructor(readonly options: ResolvedOptions) {
+    this.clock = new OperationClock(options.clock);
+    this.quietBefore = options.clock.now();
     this.ledger = new Ledger(options.credits);
     this.faults = new Faults(options.faults, options.seed);
     const secret = createHash('sha256').update(`reelpipe-sandbox:${options.seed}`).digest('hex');
-    this.cdn = new Cdn(options.clock, options.outputTtlSeconds, this.faults, secret);
+    this.cdn = new Cdn(this.clock, options.outputTtlSeconds, this.faults, secret);
     this.webhooks = new Webhooks(this.faults, options.allowAnyWebhookHost, options.logger);
-    this.engine = new LifecycleEngine(options.clock, options.capacity, (job, from, to) => this.transition(job, from, to));
+    this.engine = new LifecycleEngine(this.clock, options.capacity, (job, from, to, at) => this.transition(job, from, to, at));
     this.idRandom = seededRandom(options.seed);
   }
 
   now(): number {
-    return this.options.clock.now();
+    return this.clock.now();
   }
 
   /** A service duration in seconds, as milliseconds of sandbox time (÷ speed). */
@@ -75,8 +90,36 @@ export class SandboxCore {
     return (seconds * 1000) / this.options.speed;
   }
 
-  /** A version-4 UUID from the seeded stream: same seed, same ids. */
+  /** A version-4 UUID from the seeded stream (same seed, same ids), or the journalled one in a replay. */
   newId(): string {
+    return this.scope ? this.scope.id(() => this.freshId()) : this.freshId();
+  }
+
+  /**
+   * After a replay: ids go on from a stream seeded by (seed, number of journalled operations), and
+   * an id the journal already holds is never handed out again. Why not the seed alone: a restarted
+   * sandbox would hand out the first ids again, and a client's records would collide.
+   */
+  resumeIds(operations: number, journalled: Iterable<string>): void {
+    for (const id of journalled) this.knownIds.add(id);
+    if (operations === 0) return;
+    const digest = createHash('sha256').update(`reelpipe-sandbox-ids:${this.options.seed}:${operations}`).digest();
+    this.idRandom = seededRandom(digest.readUInt32LE(0));
+  }
+
+  /** Whether a fault decided when a job is made happens: drawn live (and journalled), or as journalled. */
+  decide(name: FaultName): boolean {
+    return this.scope ? this.scope.draw(name, () => this.faults.draw(name)) : this.faults.draw(name);
+  }
+
+  private freshId(): string {
+    let id = this.uuid();
+    while (this.knownIds.has(id)) id = this.uuid();
+    this.knownIds.add(id);
+    return id;
+  }
+
+  private uuid(): string {
     const bytes = Array.from({ length: 16 }, () => Math.floor(this.idRandom() * 256));
     bytes[6] = (bytes[6]! & 0x0f) | 0x40;
     bytes[8] = (bytes[8]! & 0x3f) | 0x80;
@@ -102,7 +145,9 @@ export class SandboxCore {
     this.store.add(job);
     this.stats.creation(spec.kind, spec.path, spec.request);
     if (!short) this.ledger.charge(job, spec.price);
-    if (spec.plan) this.engine.start(job, short ? shortfallPlan(spec.plan(job)) : spec.plan(job));
+    const plan = spec.plan && (short ? shortfallPlan(spec.plan(job)) : spec.plan(job));
+    this.scope?.job(spec.kind, job.id, spec.price, plan);
+    if (plan) this.engine.start(job, plan);
     return job;
   }
 
@@ -117,7 +162,9 @@ export class SandboxCore {
     if (!short) this.ledger.charge(job, step.price);
     Object.assign(job.fields, step.fields);
     if (step.webhookUrl) job.webhookUrl = step.webhookUrl;
-    this.engine.start(job, short ? shortfallPlan(step.plan(job)) : step.plan(job));
+    const plan = short ? shortfallPlan(step.plan(job)) : step.plan(job);
+    this.scope?.job(step.kind, job.id, step.price, plan);
+    this.engine.start(job, plan);
   }
 
   /** Whether the balance falls short of `price`; in `refuse` mode (or `alwaysRefuse`) a 402 instead. */
@@ -138,27 +185,15 @@ export class SandboxCore {
     });
   }
 
-  /** Reports a status change by webhook when the job asked for one and its family reports it. */
-  private transition(job: Job, from: string, to: string): void {
-    if (from === '' || !job.webhookUrl) return;
+  /**
+   * Reports a status change by webhook when the job asked for one and its family reports it.
+   * Changes dated before this process started (replayed from the journal, or caught up after a
+   * restart) are not reported: the earlier process sent what it lived to send, and a client that
+   * was down with it polls.
+   */
+  private transition(job: Job, from: string, to: string, at: number): void {
+    if (from === '' || !job.webhookUrl || at < this.quietBefore) return;
     const payload = this.webhookPolicies[job.family]?.(job, to);
     if (payload) this.webhooks.notify(job.id, job.webhookUrl, payload);
   }
-}
-
-/**
- * In `fail` mode, a job (or a further step) the balance cannot cover waits in its first state,
- * then fails unpaid.
- */
-function shortfallPlan(plan: Plan): Plan {
-  const first = plan.phases[0]!;
-  return {
-    phases: [{ status: first.status, ms: first.ms }],
-    end: {
-      status: 'failed',
-      enter: (job) => {
-        job.fields.failed_reason = 'Insufficient credits';
-      },
-    },
-  };
 }

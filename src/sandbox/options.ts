@@ -33,6 +33,13 @@ export interface SandboxOptions {
    * notes say the live service does either). @default 'refuse'
    */
   insufficientCredits?: 'refuse' | 'fail';
+  /**
+   * A journal file (JSON lines) that makes the sandbox durable: every state change is appended
+   * before its answer is sent, and a sandbox started on an existing journal replays it, so jobs,
+   * links, credits and counts survive a restart or a killed process (see docs/sandbox.md).
+   * @default none: the sandbox keeps everything in memory and forgets it when it stops
+   */
+  journal?: string;
   /** @default systemClock */
   clock?: Clock;
   /** @default a silent logger */
@@ -51,6 +58,7 @@ export interface ResolvedOptions {
   outputTtlSeconds: number;
   allowAnyWebhookHost: boolean;
   insufficientCredits: 'refuse' | 'fail';
+  journal: string | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -58,6 +66,11 @@ export interface ResolvedOptions {
 function check(name: string, value: number, ok: boolean, accepted: string): number {
   if (!Number.isFinite(value) || !ok) throw new UsageError(`sandbox option ${name}: ${value} is not accepted; ${accepted}`);
   return value;
+}
+
+function checkJournal(file: string): string {
+  if (file.trim() === '') throw new UsageError('sandbox option journal: an empty path is not accepted; give a file path');
+  return file;
 }
 
 /** Defaults filled in and every number checked, so a bad flag fails before anything listens. */
@@ -82,6 +95,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     outputTtlSeconds: check('outputTtlSeconds', ttl, ttl > 0, 'use a number of seconds above 0'),
     allowAnyWebhookHost: options.allowWebhookHosts === 'any',
     insufficientCredits: options.insufficientCredits ?? 'refuse',
+    journal: options.journal === undefined ? undefined : checkJournal(options.journal),
     clock: options.clock ?? systemClock,
     logger: options.logger ?? pino({ level: 'silent' }),
   };

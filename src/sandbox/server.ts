@@ -1,16 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkCredentials } from './auth.js';
 import type { SandboxCore } from './core.js';
-import { decodeBody, readBody, validate } from './http/body.js';
+import { decodeBody, readBody } from './http/body.js';
 import { HttpError, sendReply, type Reply } from './http/reply.js';
-import type { RequestContext, Route, Router } from './http/router.js';
+import { requestContext, type Route, type Router } from './http/router.js';
+import { runOperation } from './journal/operation.js';
 
 const SERVER_ERROR_PAGE = '<!doctype html>\n<html lang="en"><head><title>Server Error (500)</title></head><body><h1>Server Error (500)</h1><p></p></body></html>\n';
 
 /**
  * The request pipeline, in the order a real deployment meets a request:
  * life cycles brought up to now → CDN and library media → route → gateway 503 → credentials →
- * throttling 429 → slow answer → body → handler → faults after a creation (500, reset) → answer.
+ * throttling 429 → slow answer → body → handler (a state-changing one journalled) → faults after a
+ * creation (500, reset) → answer.
  */
 export function createRequestHandler(core: SandboxCore, router: Router) {
   return (req: IncomingMessage, res: ServerResponse): void => {
@@ -84,11 +86,9 @@ async function beforeHandler(core: SandboxCore, route: Route, req: IncomingMessa
 async function runHandler(core: SandboxCore, route: Route, req: IncomingMessage, url: URL, params: Record<string, string>): Promise<Reply> {
   try {
     const body = await decodeBody(await readBody(req), req.headers['content-type']);
-    const ctx: RequestContext = {
-      method: route.method, path: url.pathname, params, query: url.searchParams, headers: req.headers, body,
-      parse: (schema) => validate(schema, body),
-    };
-    return await (route.method === 'GET' ? core.cdn.asRead(() => route.handler(ctx)) : route.handler(ctx));
+    const ctx = requestContext(route, url.pathname, params, url.searchParams, req.headers, body);
+    if (route.method === 'GET') return core.cdn.asRead(() => route.handler(ctx));
+    return runOperation(core, { method: route.method, path: url.pathname, body }, () => route.handler(ctx));
   } catch (error) {
     if (error instanceof HttpError) return error.toReply();
     throw error;

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { SandboxOptions } from '../../sandbox/index.js';
@@ -12,6 +13,7 @@ const number = (flag: string, accepted: string) => (text: string) => {
 interface Flags {
   host: string; port: number; speed: number; capacity: number; credits: number; seed: number; faults: string;
   apiId?: string; apiKey?: string; outputTtl: number; allowWebhooksAnywhere?: boolean; insufficientCredits: 'refuse' | 'fail';
+  journal?: string;
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
@@ -47,6 +49,7 @@ export const registerSandbox: RegisterCommand = (program: Command, io) => {
     .option('--output-ttl <s>', 'seconds an output URL stays valid', number('--output-ttl', 'use a number above 0'), 3600)
     .option('--allow-webhooks-anywhere', 'deliver webhooks to any host, not only loopback')
     .addOption(new Option('--insufficient-credits <mode>', 'when the balance is short: refuse the POST (402) or fail the job').choices(['refuse', 'fail']).default('refuse'))
+    .option('--journal <file>', 'keep every state change in FILE (JSON lines) and replay it on start, so jobs survive a restart')
     .action(async (flags: Flags) => {
       // Loaded on use, so other commands start without the sandbox's modules.
       const [{ pino }, { startSandbox }] = await Promise.all([import('pino'), import('../../sandbox/index.js')]);
@@ -54,6 +57,7 @@ export const registerSandbox: RegisterCommand = (program: Command, io) => {
         host: flags.host, port: flags.port, speed: flags.speed, capacity: flags.capacity, credits: flags.credits, seed: flags.seed,
         faults: flags.faults, apiId: flags.apiId, apiKey: flags.apiKey, outputTtlSeconds: flags.outputTtl,
         allowWebhookHosts: flags.allowWebhooksAnywhere ? 'any' : 'loopback', insufficientCredits: flags.insufficientCredits,
+        journal: flags.journal === undefined ? undefined : resolve(io.cwd, flags.journal),
         logger: pino({ level: 'warn', base: undefined }, pino.destination({ dest: 2, sync: true })),
       };
       const sandbox = await startSandbox(options);

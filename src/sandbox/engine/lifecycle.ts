@@ -67,6 +67,7 @@ export class LifecycleEngine {
   private wake: AbortController | undefined;
   private wakeAt = Infinity;
   private closed = false;
+  private paused = false;
 
   constructor(
     private readonly clock: Clock,
@@ -125,6 +126,17 @@ export class LifecycleEngine {
     const inPhase = phase && !t.waiting ? Math.min(this.clock.now() - t.phaseStart, phase.ms) : 0;
     const share = Math.floor(((t.doneMs + inPhase) / t.totalMs) * (t.to - t.from));
     return Math.max(t.from, Math.min(t.to - 1, t.from + share));
+  }
+
+  /** Holds the background pump (while a journal is replayed on a clock set to past instants). */
+  pause(): void {
+    this.paused = true;
+  }
+
+  /** Lets the pump run again and applies everything due by now. */
+  resume(): void {
+    this.paused = false;
+    this.advance();
   }
 
   /** Stops the background pump. */
@@ -187,7 +199,7 @@ export class LifecycleEngine {
   /** Sleeps on the Clock until the next event, then advances; re-armed when an earlier one comes. */
   private pump(): void {
     const next = this.events.peekTime();
-    if (this.closed || next === undefined || next >= this.wakeAt) return;
+    if (this.closed || this.paused || next === undefined || next >= this.wakeAt) return;
     this.wake?.abort();
     const controller = new AbortController();
     this.wake = controller;

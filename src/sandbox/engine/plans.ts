@@ -43,10 +43,10 @@ export const startBilling = (job: Job) => {
  */
 export function workPlan(core: SandboxCore, spec: WorkSpec): Plan {
   const initial: Phase = { status: spec.initial.status, ms: core.ms(spec.initial.seconds) };
-  if (spec.rejectable && core.faults.draw('jobRejection')) {
+  if (spec.rejectable && core.decide('jobRejection')) {
     return { phases: [initial], end: { status: 'rejected', enter: (job) => reject(core, job) } };
   }
-  const failing = core.faults.draw('jobFailure');
+  const failing = core.decide('jobFailure');
   const work: Phase[] = spec.work.map((w, i) => ({
     status: w.status,
     ms: core.ms(w.seconds),
@@ -72,4 +72,21 @@ function reject(core: SandboxCore, job: Job): void {
   job.fields.failed_reason = FAULT_REJECTED_REASON;
   core.ledger.refund(job, job.charged);
   job.creditsUsed = 0;
+}
+
+/**
+ * In `fail` mode, a job (or a further step) the balance cannot cover waits in its first state,
+ * then fails unpaid.
+ */
+export function shortfallPlan(plan: Plan): Plan {
+  const first = plan.phases[0]!;
+  return {
+    phases: [{ status: first.status, ms: first.ms }],
+    end: {
+      status: 'failed',
+      enter: (job) => {
+        job.fields.failed_reason = 'Insufficient credits';
+      },
+    },
+  };
 }

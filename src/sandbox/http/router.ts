@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
+import { validate } from './body.js';
 import type { Reply } from './reply.js';
 
 /** What a handler gets: the matched request, its path parameters and its decoded body. */
@@ -15,7 +16,18 @@ export interface RequestContext {
   parse<S extends z.ZodType & { shape?: Record<string, z.ZodType> }>(schema: S): z.output<S>;
 }
 
-export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+/**
+ * A route's handler. Synchronous: a state-changing operation runs at one held instant and is
+ * journalled before its answer, which an await in the middle would break.
+ */
+export type Handler = (ctx: RequestContext) => Reply;
+
+/** The context of a request to `route` (a live one, or one replayed from the journal). */
+export function requestContext(
+  route: Route, path: string, params: Record<string, string>, query: URLSearchParams, headers: IncomingHttpHeaders, body: unknown,
+): RequestContext {
+  return { method: route.method, path, params, query, headers, body, parse: (schema) => validate(schema, body) };
+}
 
 /** How the server treats a route before its handler runs. */
 export interface RouteOptions {

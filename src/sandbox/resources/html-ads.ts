@@ -32,7 +32,7 @@ function adsView(core: SandboxCore, job: Job): Record<string, unknown> {
   const ads = ((job.fields.ads as AdItem[] | undefined) ?? []).map(({ file, ...item }) => ({
     ...item, url: file ? downloadUrl(core, job, file) : null,
   }));
-  const { ad_input: _input, ads: _ads, ...fields } = job.fields;
+  const { ad_input: _input, ads: _ads, too_large: _tooLarge, ...fields } = job.fields;
   // The spec types an HTML ad job's failed_reason as "string, null": null until it fails.
   const failed_reason = (job.fields.failed_reason as string | undefined) ?? null;
   return { ...jobBasics(core, job), status: job.status, ...fields, failed_reason, ads };
@@ -69,7 +69,7 @@ function buildAd(core: SandboxCore, job: Job, style: HtmlAdStyleEntry, media: Ad
   const size = adBytes(html, media.logo ? [...chosen, media.logo] : chosen);
   const limit = ((job.fields.max_size_mb as number) ?? HTML_AD_SIZE_MB.default) * MB;
   const base = { style_id: style.id, name: style.name, size_bytes: size };
-  if (size > limit || core.faults.draw('adTooLarge')) {
+  if (size > limit || (job.fields.too_large as string[]).includes(style.id)) {
     const failed_reason = `The ad does not fit within ${limit / MB} MB even with images compressed.`;
     return { ...base, status: 'failed', failed_reason };
   }
@@ -114,6 +114,9 @@ export const registerHtmlAds: Registrar = (router, core) => {
         link: link.id, style_ids: body.style_ids, promotion_info: body.promotion_info ?? null,
         custom_prompt: body.custom_prompt ?? null, max_size_mb: body.max_size_mb ?? HTML_AD_SIZE_MB.default,
         webhook_url: body.webhook_url ?? null, ad_input: adInput,
+        // Why drawn now, not when the ads are built: a fault is decided when the job is made, so
+        // the journal holds it and a replayed job fails the same ads.
+        too_large: body.style_ids.filter(() => core.decide('adTooLarge')),
       },
       plan: () => workPlan(core, {
         initial: { status: 'pending', seconds: PENDING_SECONDS },

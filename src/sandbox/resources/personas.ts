@@ -35,10 +35,10 @@ function personaView(core: SandboxCore, job: Job): Record<string, unknown> {
 
 function personaPlan(core: SandboxCore): Plan {
   const phases: Phase[] = STEPS.map(([status, seconds]) => ({ status, ms: core.ms(seconds) }));
-  if (core.faults.draw('jobRejection')) {
+  if (core.decide('jobRejection')) {
     return { phases, end: { status: 'rejected', enter: (job) => void (job.fields.failed_reason = FAULT_REJECTED_REASON) } };
   }
-  if (core.faults.draw('jobFailure')) {
+  if (core.decide('jobFailure')) {
     return { phases: phases.slice(0, 3), end: { status: 'failed', enter: (job) => void (job.fields.failed_reason = FAULT_FAILED_REASON) } };
   }
   return {
