@@ -29,7 +29,7 @@ const round = (n: number) => Math.round(n * 100) / 100;
 /** Reads (never writes, never locks) the state of every job of `plan`. */
 export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
   const db = openStateDbReadOnly(dbPath);
-  const store = db && new StateStore(db);
+  const store = db && new StateStore(db).useManifest(plan.manifestPath);
   try {
     const jobs: JobStatusLine[] = plan.jobs.map((job) => {
       const row = store?.job(job.key);

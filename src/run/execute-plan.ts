@@ -72,8 +72,9 @@ export function toNewJobs(plan: Plan): NewJob[] {
  * what happened. Never throws for a job's failure; the caller turns the result into an exit code.
  */
 export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): Promise<RunResult> {
+  // Recording the plan also scopes the store to this manifest: every read below is of its jobs.
+  deps.store.syncPlan(plan.manifestPath, toNewJobs(plan));
   const ctx = buildContext(plan, deps, options);
-  ctx.store.syncPlan(plan.manifestPath, toNewJobs(plan));
   recoverInterrupted(ctx, plan);
   if (options.resubmitInDoubt) {
     for (const row of ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.has(row.key)) ctx.resubmit.add(row.key);

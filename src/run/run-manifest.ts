@@ -65,7 +65,9 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   );
   // Before anything is locked or sent: a plan whose expected total is over the cap never starts.
   assertWithinBudget(plan, options.maxCredits ?? undefined);
-  const store = StateStore.open(resolveStatePath(input.cwd, input.statePath ?? (input.sandbox ? SANDBOX_STATE_PATH : undefined)), clock);
+  // Each manifest owns its jobs: the store reads and writes only this manifest's rows.
+  const store = StateStore.open(resolveStatePath(input.cwd, input.statePath ?? (input.sandbox ? SANDBOX_STATE_PATH : undefined)), clock)
+    .useManifest(plan.manifestPath);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   try {
     const lock = acquireLock(store, { name: plan.manifestPath });

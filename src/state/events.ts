@@ -57,12 +57,13 @@ export function appendEvent(
   db: Database.Database,
   at: number,
   type: EventType,
-  where: { runId?: number | null; jobKey?: string | null },
+  where: { runId?: number | null; jobKey?: string | null; manifest?: string | null },
   data?: Record<string, unknown>,
 ): void {
-  db.prepare('INSERT INTO events (at, run_id, job_key, type, data) VALUES (?, ?, ?, ?, ?)').run(
+  db.prepare('INSERT INTO events (at, run_id, manifest, job_key, type, data) VALUES (?, ?, ?, ?, ?, ?)').run(
     at,
     where.runId ?? null,
+    where.manifest ?? null,
     where.jobKey ?? null,
     type,
     data === undefined ? null : JSON.stringify(scrubSecrets(data)),

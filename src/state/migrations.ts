@@ -104,6 +104,88 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'jobs.doubt_reason: why a job is held in doubt, for status and the summary',
     sql: `ALTER TABLE jobs ADD COLUMN doubt_reason TEXT;`,
   },
+  {
+    version: 4,
+    name: 'jobs, attempts and outputs keyed by (manifest, key): each manifest owns its jobs',
+    // Why: the lock is per manifest, so two manifests with an identical job (same key) must not
+    // share a row (outputs, statuses, a concurrent run's recovery). Rows made before this
+    // migration stay with the manifest that first recorded them. SQLite cannot change a primary
+    // key in place: the three tables are rebuilt, children dropped before their parent.
+    sql: `
+      CREATE TABLE jobs_v4 (
+        key TEXT NOT NULL,
+        manifest TEXT NOT NULL,
+        step TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        output_name TEXT,
+        request TEXT NOT NULL,
+        path_id TEXT,
+        remote_id TEXT,
+        status TEXT NOT NULL,
+        remote_status TEXT,
+        credits_estimated REAL,
+        credits_reserved REAL NOT NULL DEFAULT 0,
+        credits_used REAL,
+        result TEXT,
+        failed_reason TEXT,
+        attempt_count INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        submitted_at INTEGER,
+        finished_at INTEGER,
+        credits_prior REAL NOT NULL DEFAULT 0,
+        doubt_reason TEXT,
+        PRIMARY KEY (manifest, key)
+      );
+      INSERT INTO jobs_v4 SELECT key, manifest, step, kind, output_name, request, path_id, remote_id, status,
+        remote_status, credits_estimated, credits_reserved, credits_used, result, failed_reason, attempt_count,
+        created_at, updated_at, submitted_at, finished_at, credits_prior, doubt_reason FROM jobs;
+      CREATE TABLE attempts_v4 (
+        id INTEGER PRIMARY KEY,
+        manifest TEXT NOT NULL,
+        job_key TEXT NOT NULL,
+        run_id INTEGER REFERENCES runs (id),
+        state TEXT NOT NULL,
+        request TEXT NOT NULL,
+        intent_at INTEGER NOT NULL,
+        answered_at INTEGER,
+        remote_id TEXT,
+        error TEXT,
+        FOREIGN KEY (manifest, job_key) REFERENCES jobs_v4 (manifest, key)
+      );
+      INSERT INTO attempts_v4 SELECT a.id, j.manifest, a.job_key, a.run_id, a.state, a.request, a.intent_at,
+        a.answered_at, a.remote_id, a.error FROM attempts a JOIN jobs j ON j.key = a.job_key;
+      CREATE TABLE outputs_v4 (
+        manifest TEXT NOT NULL,
+        job_key TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        path TEXT,
+        bytes INTEGER,
+        sha256 TEXT,
+        content_type TEXT,
+        downloaded_at INTEGER,
+        PRIMARY KEY (manifest, job_key, idx),
+        FOREIGN KEY (manifest, job_key) REFERENCES jobs_v4 (manifest, key)
+      );
+      INSERT INTO outputs_v4 SELECT j.manifest, o.job_key, o.idx, o.url, o.path, o.bytes, o.sha256, o.content_type,
+        o.downloaded_at FROM outputs o JOIN jobs j ON j.key = o.job_key;
+      ALTER TABLE events ADD COLUMN manifest TEXT;
+      UPDATE events SET manifest = (SELECT manifest FROM jobs WHERE jobs.key = events.job_key) WHERE job_key IS NOT NULL;
+      DROP TABLE outputs;
+      DROP TABLE attempts;
+      DROP TABLE jobs;
+      ALTER TABLE jobs_v4 RENAME TO jobs;
+      ALTER TABLE attempts_v4 RENAME TO attempts;
+      ALTER TABLE outputs_v4 RENAME TO outputs;
+      CREATE INDEX jobs_by_status ON jobs (manifest, status);
+      CREATE UNIQUE INDEX jobs_by_remote_id ON jobs (kind, remote_id) WHERE remote_id IS NOT NULL;
+      CREATE INDEX attempts_by_job ON attempts (manifest, job_key);
+      CREATE INDEX attempts_by_remote_id ON attempts (remote_id) WHERE remote_id IS NOT NULL;
+      DROP INDEX events_by_job;
+      CREATE INDEX events_by_job ON events (manifest, job_key);
+    `,
+  },
 ];
 
 /** The newest schema this build knows. */

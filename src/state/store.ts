@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { StepKind } from '../step-kinds.js';
+import { StateError } from '../errors.js';
 import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { appendEvent, type EventType } from './events.js';
@@ -59,6 +60,7 @@ export class StateStore {
   readonly db: Database.Database;
   readonly clock: Clock;
   runId: number | null = null;
+  private scope: string | null = null;
 
   constructor(db: Database.Database, clock: Clock = systemClock) {
     this.db = db;
@@ -92,8 +94,24 @@ export class StateStore {
     return this.db.transaction(fn).immediate();
   }
 
+  /**
+   * Chooses the manifest whose jobs this store reads and writes: a job is identified by
+   * (manifest, key), so two manifests with an identical job each own their row. `syncPlan`
+   * chooses it too.
+   */
+  useManifest(manifest: string): this {
+    this.scope = manifest;
+    return this;
+  }
+
+  /** The manifest chosen by useManifest / syncPlan. */
+  get manifest(): string {
+    if (this.scope === null) throw new StateError('no manifest chosen: call useManifest or syncPlan first');
+    return this.scope;
+  }
+
   event(type: EventType, jobKey: string | null, data?: Record<string, unknown>): void {
-    appendEvent(this.db, this.clock.now(), type, { runId: this.runId, jobKey }, data);
+    appendEvent(this.db, this.clock.now(), type, { runId: this.runId, jobKey, manifest: this.scope }, data);
   }
 
   startRun(manifest: string, host: string, pid: number, maxCredits: number | null): number {
@@ -116,12 +134,13 @@ export class StateStore {
    * and history (a finished job stays finished), only its estimate is refreshed while planned.
    */
   syncPlan(manifest: string, jobs: readonly NewJob[]): { added: number; known: number } {
+    this.useManifest(manifest);
     const now = this.clock.now();
     const insert = this.db.prepare(
       `INSERT INTO jobs (key, manifest, step, kind, output_name, request, path_id, status, credits_estimated,
          created_at, updated_at)
        VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @now, @now)
-       ON CONFLICT (key) DO UPDATE SET credits_estimated = excluded.credits_estimated,
+       ON CONFLICT (manifest, key) DO UPDATE SET credits_estimated = excluded.credits_estimated,
          request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END
        WHERE status = 'planned'`,
     );
@@ -147,28 +166,28 @@ export class StateStore {
 
   private jobKeys(keys: readonly string[]): string[] {
     const found: string[] = [];
-    const select = this.db.prepare('SELECT key FROM jobs WHERE key = ?').pluck();
-    for (const key of keys) if (select.get(key) !== undefined) found.push(key);
+    const select = this.db.prepare('SELECT key FROM jobs WHERE manifest = ? AND key = ?').pluck();
+    for (const key of keys) if (select.get(this.manifest, key) !== undefined) found.push(key);
     return found;
   }
 
   job(key: string): JobRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM jobs WHERE key = ?').get(key) as RawJobRow | undefined;
+    const raw = this.db.prepare('SELECT * FROM jobs WHERE manifest = ? AND key = ?').get(this.manifest, key) as RawJobRow | undefined;
     return raw && toJobRow(raw);
   }
 
   /** Jobs by key, in the order given; unknown keys are skipped. */
   jobs(keys: readonly string[]): JobRow[] {
-    const select = this.db.prepare('SELECT * FROM jobs WHERE key = ?');
+    const select = this.db.prepare('SELECT * FROM jobs WHERE manifest = ? AND key = ?');
     return keys.flatMap((key) => {
-      const raw = select.get(key) as RawJobRow | undefined;
+      const raw = select.get(this.manifest, key) as RawJobRow | undefined;
       return raw ? [toJobRow(raw)] : [];
     });
   }
 
   jobsWithStatus(statuses: readonly JobStatus[]): JobRow[] {
     const marks = statuses.map(() => '?').join(', ');
-    const raws = this.db.prepare(`SELECT * FROM jobs WHERE status IN (${marks}) ORDER BY key`).all(...statuses);
+    const raws = this.db.prepare(`SELECT * FROM jobs WHERE manifest = ? AND status IN (${marks}) ORDER BY key`).all(this.manifest, ...statuses);
     return (raws as RawJobRow[]).map(toJobRow);
   }
 
@@ -200,7 +219,8 @@ export class StateStore {
       .prepare(
         `SELECT 1 FROM jobs WHERE kind = @kind AND remote_id = @id
          UNION ALL
-         SELECT 1 FROM attempts a JOIN jobs j ON j.key = a.job_key WHERE j.kind = @kind AND a.remote_id = @id
+         SELECT 1 FROM attempts a JOIN jobs j ON j.manifest = a.manifest AND j.key = a.job_key
+           WHERE j.kind = @kind AND a.remote_id = @id
          LIMIT 1`,
       )
       .get({ kind, id: remoteId });
@@ -225,14 +245,14 @@ export class StateStore {
       // A job out of doubt has no reason to be in doubt: the reason never outlives the status.
       if (to !== 'in_doubt' && current.doubtReason !== null) change = { ...change, doubtReason: null };
       const sets = ['status = @status', 'updated_at = @now'];
-      const params: Record<string, unknown> = { key, status: to, now: this.clock.now() };
+      const params: Record<string, unknown> = { key, manifest: this.manifest, status: to, now: this.clock.now() };
       for (const [field, column] of Object.entries(CHANGE_COLUMNS) as [keyof JobChange, string][]) {
         if (change[field] === undefined) continue;
         const value = change[field];
         sets.push(`${column} = @${field}`);
         params[field] = value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
       }
-      this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE key = @key`).run(params);
+      this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key`).run(params);
       this.event(type, key, { from: current.status, to, ...data });
       return { ...current, ...stripUndefined(change), status: to } as JobRow;
     });
@@ -245,9 +265,9 @@ export class StateStore {
   /** Opens an attempt: the intent row, committed (durably, by the caller) before the POST. */
   insertAttempt(key: string, request: Record<string, unknown>): number {
     const info = this.db
-      .prepare('INSERT INTO attempts (job_key, run_id, state, request, intent_at) VALUES (?, ?, ?, ?, ?)')
-      .run(key, this.runId, 'intent', JSON.stringify(request), this.clock.now());
-    this.db.prepare('UPDATE jobs SET attempt_count = attempt_count + 1 WHERE key = ?').run(key);
+      .prepare('INSERT INTO attempts (manifest, job_key, run_id, state, request, intent_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(this.manifest, key, this.runId, 'intent', JSON.stringify(request), this.clock.now());
+    this.db.prepare('UPDATE jobs SET attempt_count = attempt_count + 1 WHERE manifest = ? AND key = ?').run(this.manifest, key);
     return Number(info.lastInsertRowid);
   }
 
@@ -259,40 +279,45 @@ export class StateStore {
 
   /** The newest attempt of a job. */
   lastAttempt(key: string): AttemptRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM attempts WHERE job_key = ? ORDER BY id DESC LIMIT 1').get(key) as
+    const raw = this.db.prepare('SELECT * FROM attempts WHERE manifest = ? AND job_key = ? ORDER BY id DESC LIMIT 1').get(this.manifest, key) as
       | Record<string, unknown>
       | undefined;
     return raw && toAttempt(raw);
   }
 
   attempts(key: string): AttemptRow[] {
-    const raws = this.db.prepare('SELECT * FROM attempts WHERE job_key = ? ORDER BY id').all(key);
+    const raws = this.db.prepare('SELECT * FROM attempts WHERE manifest = ? AND job_key = ? ORDER BY id').all(this.manifest, key);
     return (raws as Record<string, unknown>[]).map(toAttempt);
   }
 
   /** Replaces the list of a job's output URLs, keeping what was already downloaded for an unchanged URL. */
   setOutputs(key: string, urls: readonly string[]): void {
+    const manifest = this.manifest;
     this.atomicallyNested(() => {
-      const keep = this.db.prepare('SELECT idx, url FROM outputs WHERE job_key = ?').all(key) as { idx: number; url: string }[];
+      const keep = this.db.prepare('SELECT idx, url FROM outputs WHERE manifest = ? AND job_key = ?').all(manifest, key) as { idx: number; url: string }[];
       const upsert = this.db.prepare(
-        `INSERT INTO outputs (job_key, idx, url) VALUES (?, ?, ?)
-         ON CONFLICT (job_key, idx) DO UPDATE SET url = excluded.url`,
+        `INSERT INTO outputs (manifest, job_key, idx, url) VALUES (?, ?, ?, ?)
+         ON CONFLICT (manifest, job_key, idx) DO UPDATE SET url = excluded.url`,
       );
-      urls.forEach((url, idx) => upsert.run(key, idx, url));
-      for (const row of keep) if (row.idx >= urls.length) this.db.prepare('DELETE FROM outputs WHERE job_key = ? AND idx = ?').run(key, row.idx);
+      urls.forEach((url, idx) => upsert.run(manifest, key, idx, url));
+      const drop = this.db.prepare('DELETE FROM outputs WHERE manifest = ? AND job_key = ? AND idx = ?');
+      for (const row of keep) if (row.idx >= urls.length) drop.run(manifest, key, row.idx);
     });
   }
 
   recordDownload(key: string, idx: number, file: { path: string; bytes: number; sha256: string; contentType: string }): void {
     this.db
       .prepare(
-        `UPDATE outputs SET path = ?, bytes = ?, sha256 = ?, content_type = ?, downloaded_at = ? WHERE job_key = ? AND idx = ?`,
+        `UPDATE outputs SET path = ?, bytes = ?, sha256 = ?, content_type = ?, downloaded_at = ?
+         WHERE manifest = ? AND job_key = ? AND idx = ?`,
       )
-      .run(file.path, file.bytes, file.sha256, file.contentType, this.clock.now(), key, idx);
+      .run(file.path, file.bytes, file.sha256, file.contentType, this.clock.now(), this.manifest, key, idx);
   }
 
   outputs(key: string): OutputRow[] {
-    const raws = this.db.prepare('SELECT * FROM outputs WHERE job_key = ? ORDER BY idx').all(key) as Record<string, unknown>[];
+    const raws = this.db
+      .prepare('SELECT * FROM outputs WHERE manifest = ? AND job_key = ? ORDER BY idx')
+      .all(this.manifest, key) as Record<string, unknown>[];
     return raws.map((r) => ({
       jobKey: r.job_key as string,
       idx: r.idx as number,

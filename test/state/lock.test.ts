@@ -31,9 +31,16 @@ describe('the run lock', () => {
     expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).toThrow(LockedError);
   });
 
-  test('runs of different manifests on one database do not block each other', () => {
+  test('runs of different manifests on one database do not block each other, and each owns its jobs', () => {
     acquireLock(first, { name: 'a.yaml', pid: 100, host: 'h', isAlive: alive });
     expect(() => acquireLock(second, { name: 'b.yaml', pid: 200, host: 'h', isAlive: alive })).not.toThrow();
+    // The lock is per manifest, so must the jobs be: an identical job in both is two rows.
+    const same = { key: 'shorts:abc', step: 'shorts', kind: 'ai_short' as const, request: { script: 'x' }, creditsEstimated: 5 };
+    first.syncPlan('a.yaml', [same]);
+    second.syncPlan('b.yaml', [same]);
+    first.transition(same.key, 'submitting', {}, 'job:intent');
+    expect(second.jobsWithStatus(['submitting'])).toEqual([]);
+    expect(second.job(same.key)?.status).toBe('planned');
   });
 
   test('released, the lock can be taken again', () => {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   JOB_STATUSES,
@@ -151,6 +152,52 @@ describe('jobs', () => {
     expect(store.outputs('a')).toEqual([
       expect.objectContaining({ idx: 0, url: 'http://x/1-fresh.mp4', sha256: 'abc', path: 'out/a.mp4' }),
     ]);
+  });
+});
+
+describe('jobs belong to their manifest', () => {
+  test('two manifests with an identical job each own their row: statuses, attempts and outputs never mix', () => {
+    store.syncPlan('/p/a.yaml', [job('same')]);
+    store.transition('same', 'submitting', {}, 'job:intent');
+    store.insertAttempt('same', { script: 'a' });
+    store.setOutputs('same', ['http://x/a.mp4']);
+    store.syncPlan('/p/b.yaml', [job('same')]);
+    expect(store.job('same')).toMatchObject({ manifest: '/p/b.yaml', status: 'planned', attemptCount: 0 });
+    expect(store.attempts('same')).toEqual([]);
+    expect(store.outputs('same')).toEqual([]);
+    expect(store.jobsWithStatus(['submitting'])).toEqual([]);
+    store.useManifest('/p/a.yaml');
+    expect(store.job('same')).toMatchObject({ manifest: '/p/a.yaml', status: 'submitting', attemptCount: 1 });
+    expect(store.outputs('same')).toHaveLength(1);
+  });
+
+  test('a store that has chosen no manifest refuses to guess', () => {
+    expect(() => store.job('a')).toThrow(/no manifest chosen/);
+  });
+
+  test('migrating a version-3 database keeps every row, each with the manifest that recorded it', () => {
+    const old = new Database(join(dir, 'v3.db'));
+    migrate(old, MIGRATIONS.filter((m) => m.version <= 3));
+    old.prepare(`INSERT INTO jobs (key, manifest, step, kind, request, status, created_at, updated_at) VALUES ('k', '/p/a.yaml', 's', 'ai_short', '{}', 'submitted', 0, 0)`).run();
+    old.prepare(`INSERT INTO attempts (job_key, state, request, intent_at, remote_id) VALUES ('k', 'answered', '{}', 0, 'r-1')`).run();
+    old.prepare(`INSERT INTO outputs (job_key, idx, url) VALUES ('k', 0, 'http://x/k.mp4')`).run();
+    old.prepare(`INSERT INTO events (at, job_key, type) VALUES (0, 'k', 'job:intent')`).run();
+    expect(migrate(old)).toEqual(MIGRATIONS.filter((m) => m.version > 3).map((m) => m.version));
+    const migrated = new StateStore(old).useManifest('/p/a.yaml');
+    expect(migrated.job('k')?.status).toBe('submitted');
+    expect(migrated.lastAttempt('k')?.remoteId).toBe('r-1');
+    expect(migrated.outputs('k')).toHaveLength(1);
+    expect(old.prepare('SELECT manifest FROM events').pluck().get()).toBe('/p/a.yaml');
+    expect(old.pragma('foreign_key_check')).toEqual([]);
+    old.close();
+  });
+
+  test('readJobStatuses with a manifest sees only that manifest\'s jobs', () => {
+    store.syncPlan('/p/a.yaml', [job('same')]);
+    store.transition('same', 'submitting', {}, 'job:intent');
+    store.syncPlan('/p/b.yaml', [job('same')]);
+    expect(readJobStatuses(store.db.name, ['same'], '/p/a.yaml').get('same')).toBe('in flight');
+    expect(readJobStatuses(store.db.name, ['same'], '/p/b.yaml').get('same')).toBe('new');
   });
 });
 
