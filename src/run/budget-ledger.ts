@@ -8,22 +8,35 @@ export interface LedgerStart {
   jobs: readonly JobRow[];
 }
 
+/** A job whose real cost passed what was reserved for it (its estimate's high end). */
+export interface Overrun {
+  key: string;
+  used: number;
+  reserved: number;
+}
+
 /**
  * Money at run time. `spent` is what finished jobs cost (the service's `credits_used`); a job that
  * was (or may have been) created but whose cost is not final holds a reservation of its
  * estimate's high end. Policy: nothing is submitted that could push spent + reserved past the
- * cap, so even if every job in flight costs its worst case, the cap holds.
+ * cap, so if every job in flight costs at most its estimate's high end, the cap holds. A real
+ * cost above the estimate can only be known once it is paid: the ledger then counts the real
+ * cost, records the overrun, and `overCap` tells the runner to send nothing more.
  */
 export class BudgetLedger {
   readonly cap: number | null;
   private spentTotal = 0;
   private readonly reserved = new Map<string, number>();
+  /** Jobs whose real cost passed their reservation, in the order they were settled. */
+  readonly overruns: Overrun[] = [];
 
   constructor(start: LedgerStart) {
     this.cap = start.cap;
     for (const job of start.jobs) {
       this.spentTotal += job.creditsPrior;
       if (job.creditsUsed !== null && isFinal(job)) this.spentTotal += job.creditsUsed;
+      // Ended without a reported cost: it was settled at its reservation, which the row keeps.
+      else if (isFinal(job)) this.spentTotal += job.creditsReserved;
       else if (mayBeCharged(job)) this.reserved.set(job.key, job.creditsReserved);
     }
   }
@@ -48,10 +61,22 @@ export class BudgetLedger {
     return true;
   }
 
-  /** The job's actual cost is known: it replaces the reservation. */
-  settle(key: string, creditsUsed: number): void {
+  /**
+   * The job ended: its cost replaces the reservation. Policy: with no reported cost (null) the
+   * reservation itself — the operator's estimate — is taken as the cost, never 0: assuming a job
+   * was free is the one mistake that can overrun the cap unseen. A real cost above the
+   * reservation is counted in full and recorded as an overrun.
+   */
+  settle(key: string, creditsUsed: number | null): void {
+    const reserved = this.reserved.get(key) ?? 0;
     this.reserved.delete(key);
-    this.spentTotal += creditsUsed;
+    this.spentTotal += creditsUsed ?? reserved;
+    if (creditsUsed !== null && creditsUsed > reserved + 1e-9) this.overruns.push({ key, used: creditsUsed, reserved });
+  }
+
+  /** Whether spent + reserved has passed the cap (only a real cost above its estimate can do that). */
+  get overCap(): boolean {
+    return this.cap !== null && this.spentTotal + this.reservedTotal > this.cap + 1e-9;
   }
 
   /** Nothing was created (rejected, provably not sent): the reservation goes back. */

@@ -4,7 +4,7 @@ import type { Plan, PlannedJob } from '../plan/types.js';
 import type { JobStatus, NewJob, StateStore } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
-import { BudgetLedger } from './budget-ledger.js';
+import { BudgetLedger, type Overrun } from './budget-ledger.js';
 import { deferred, type Deferred } from './deferred.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
 import { failAlone } from './fail-alone.js';
@@ -48,7 +48,11 @@ export interface RunResult {
   undownloaded: string[];
   stop: StopReason | null;
   stopMessage: string | null;
-  credits: { estimated: number; used: number; cap: number | null };
+  /**
+   * `used`: what the service reported; `spent`: what the ledger counts against the cap (a cost not
+   * reported counts as its reservation); `overruns`: jobs whose real cost passed their estimate.
+   */
+  credits: { estimated: number; used: number; spent: number; cap: number | null; overruns: Overrun[] };
   requests: { reads: number };
   outcomes: Map<string, JobOutcome>;
 }
@@ -221,7 +225,9 @@ function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome
     credits: {
       estimated: plan.jobs.reduce((sum, job) => sum + (job.credits?.expected ?? 0), 0),
       used: rows.reduce((sum, row) => sum + (row.creditsUsed ?? 0) + row.creditsPrior, 0),
+      spent: ctx.ledger.spent,
       cap: ctx.ledger.cap,
+      overruns: [...ctx.ledger.overruns],
     },
     requests: { reads: tracker.reads },
     outcomes,

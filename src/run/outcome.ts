@@ -6,6 +6,7 @@ import {
   ReelpipeError,
   UnfinishedError,
 } from '../errors.js';
+import { formatCredits } from '../report/summary.js';
 import type { RunResult } from './execute-plan.js';
 
 /**
@@ -23,7 +24,7 @@ export function runOutcome(result: RunResult, signal = 'a signal'): ReelpipeErro
     case 'credits':
       return new InsufficientCreditsError(`the account ran out of credits; submitting stopped: ${message}`);
     case 'budget':
-      return new BudgetExceededError(`the credit cap stopped submitting; spent so far stays under it: ${message}`);
+      return new BudgetExceededError(budgetMessage(result, message));
     case 'deadline':
       return new UnfinishedError(`${message}; jobs in flight are tracked by the next run`);
     default:
@@ -40,4 +41,21 @@ export function runOutcome(result: RunResult, signal = 'a signal'): ReelpipeErro
   const failed = [...result.outcomes.values()].filter((o) => o === 'failed').length;
   if (failed > 0) return new JobsFailedError(`${failed} job${failed === 1 ? '' : 's'} failed; see the summary, then reelpipe retry`);
   return undefined;
+}
+
+/**
+ * The budget stop, told truthfully: what the ledger counts as spent against the cap, and, when a
+ * job's real cost (known only once paid) passed its estimate and pushed spend over the cap, that
+ * plainly, with the jobs that did it.
+ */
+export function budgetMessage(result: RunResult, why: string): string {
+  const { spent, cap, overruns } = result.credits;
+  const head = `the credit cap stopped submitting; spent ${formatCredits(spent)} of cap ${formatCredits(cap ?? 0)}`;
+  if (cap === null || spent <= cap + 1e-9) return `${head}: ${why}`;
+  const culprits = overruns.map((o) => `${o.key} cost ${formatCredits(o.used)} (${formatCredits(o.reserved)} reserved)`).join(', ');
+  return (
+    `${head} — spend went PAST the cap by ${formatCredits(Math.round((spent - cap) * 100) / 100)}` +
+    (culprits ? ` because real costs exceeded their estimates: ${culprits}` : '') +
+    `; a job's real cost is known only once it is paid. ${why}`
+  );
 }

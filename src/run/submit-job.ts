@@ -3,6 +3,7 @@ import type { PlannedJob } from '../plan/types.js';
 import type { JobRow } from '../state/index.js';
 import { adapterFor, type KindAdapter, type Resource, type SubmitInput } from './adapters/index.js';
 import type { RunContext } from './run-context.js';
+import { settleCost, stopForBudget } from './budget-stop.js';
 import { judgeSubmitError, type SubmitVerdict } from './submit-errors.js';
 
 /** How one submission ended, for the scheduler. */
@@ -40,7 +41,9 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
   if (adapter.mode === 'lookup') return lookup(ctx, planned, adapter, input);
   if (!reserve(ctx, planned)) return 'not-submitted';
   await ctx.limiter.acquire(ctx.stop.controller.signal).catch(() => undefined);
-  if (ctx.stop.refusesReserved) {
+  // A real cost above its estimate may have passed the cap meanwhile: then even a job holding
+  // its reservation is not sent.
+  if (ctx.stop.refusesReserved || ctx.ledger.overCap) {
     ctx.ledger.release(planned.key);
     return 'not-submitted';
   }
@@ -136,25 +139,19 @@ function resolveInput(ctx: RunContext, planned: PlannedJob): SubmitInput {
 function reserve(ctx: RunContext, planned: PlannedJob): boolean {
   const amount = reservationFor(planned);
   if (amount === null && ctx.ledger.cap !== null) {
-    stopForBudget(ctx, planned, `${planned.key} has no credit estimate; under a cap, give its step estimate_credits`);
+    stopForBudget(ctx, planned.key, `${planned.key} has no credit estimate; under a cap, give its step estimate_credits`);
     return false;
   }
   if (ctx.ledger.reserve(planned.key, amount ?? 0)) return true;
   stopForBudget(
     ctx,
-    planned,
+    planned.key,
     `submitting ${planned.key} (up to ${amount} credits) could pass the cap of ${ctx.ledger.cap} ` +
       `(spent ${ctx.ledger.spent}, reserved ${ctx.ledger.reservedTotal})`,
   );
   return false;
 }
 
-function stopForBudget(ctx: RunContext, planned: PlannedJob, message: string): void {
-  if (ctx.stop.stop('budget', message)) {
-    ctx.store.event('budget:stop', planned.key, { message, cap: ctx.ledger.cap, spent: ctx.ledger.spent });
-    ctx.events.emit('run:stopping', { reason: 'budget', message });
-  }
-}
 
 function recordAnswer(
   ctx: RunContext,
@@ -178,7 +175,7 @@ function recordAnswer(
       ...(instant ? { creditsUsed, finishedAt: ctx.clock.now() } : {}),
     }, 'job:answered', { remoteId, remoteStatus: view.remoteStatus });
   });
-  if (instant) ctx.ledger.settle(planned.key, creditsUsed ?? reservationFor(planned) ?? 0);
+  if (instant) settleCost(ctx, planned.key, creditsUsed);
   announce(ctx, row);
   return instant ? 'finished' : 'submitted';
 }

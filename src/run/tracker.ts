@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import { ApiNotFoundError } from '../api/index.js';
 import type { JobRow } from '../state/index.js';
 import { adapterFor, type KindAdapter, type RemoteView, type Resource } from './adapters/index.js';
+import { settleCost } from './budget-stop.js';
 import { pollDelayMs } from './poll-schedule.js';
 import type { RunContext } from './run-context.js';
 import { announce } from './submit-job.js';
@@ -239,11 +240,12 @@ export class Tracker {
       remoteStatus: view.remoteStatus,
       result: resource,
       creditsUsed,
-      creditsReserved: 0,
+      // With no reported cost the reservation stays on the row: it is what the ledger counts.
+      ...(creditsUsed === null ? {} : { creditsReserved: 0 }),
       failedReason: view.failedReason,
       finishedAt: this.ctx.clock.now(),
     }, done ? 'job:done' : 'job:failed', { remoteStatus: view.remoteStatus, creditsUsed, failedReason: view.failedReason });
-    this.ctx.ledger.settle(job.key, creditsUsed ?? 0);
+    settleCost(this.ctx, job.key, creditsUsed);
     announce(this.ctx, entry.job, view.failedReason ?? undefined);
     return done ? 'done' : 'failed';
   }

@@ -80,3 +80,22 @@ describe('the adaptive rate limiter', () => {
     expect(limiter.currentRate).toBe(16);
   });
 });
+
+describe('the budget ledger when costs surprise', () => {
+  test('an unreported cost keeps the reservation as the cost; a cost above it is counted in full and is an overrun', () => {
+    const ledger = new BudgetLedger({ cap: 30, jobs: [] });
+    ledger.reserve('a', 10);
+    ledger.settle('a', null);
+    expect(ledger.spent).toBe(10);
+    ledger.reserve('b', 10);
+    ledger.settle('b', 25);
+    expect(ledger.spent).toBe(35);
+    expect(ledger.overruns).toEqual([{ key: 'b', used: 25, reserved: 10 }]);
+    expect(ledger.overCap).toBe(true);
+  });
+
+  test('a finished job of unreported cost still counts in a later run, from the reservation its row keeps', () => {
+    const ledger = new BudgetLedger({ cap: 100, jobs: [row('a', 'downloaded', null, 12)] });
+    expect(ledger.spent).toBe(12);
+  });
+});
