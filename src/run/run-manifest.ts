@@ -18,6 +18,7 @@ import type { RunEvents } from './run-events.js';
 import { resolveRunOptions, type RunOptions } from './run-options.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
+import { assertKnownCosts } from './budget-gate.js';
 import { checkHtmlAdStyles } from './check-styles.js';
 import { SANDBOX_STATE_PATH } from './defaults.js';
 
@@ -65,6 +66,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   );
   // Before anything is locked or sent: a plan whose expected total is over the cap never starts.
   assertWithinBudget(plan, options.maxCredits ?? undefined);
+  assertKnownCosts(plan, options.maxCredits);
   // Each manifest owns its jobs: the store reads and writes only this manifest's rows.
   const store = StateStore.open(resolveStatePath(input.cwd, input.statePath ?? (input.sandbox ? SANDBOX_STATE_PATH : undefined)), clock)
     .useManifest(plan.manifestPath);

@@ -15,9 +15,14 @@ export type SubmitResult =
   | 'not-created'
   | 'not-submitted';
 
-/** The credits to hold for a job: its estimate's high end; null when nobody prices the kind. */
+/**
+ * The credits to hold for a job: its estimate's high end; else the kind's fixed price (a link
+ * update or a deletion is free, a lookup costs nothing); null when nobody prices it.
+ */
 export function reservationFor(job: PlannedJob): number | null {
-  return job.credits === null ? null : job.credits.high;
+  if (job.credits !== null) return job.credits.high;
+  const adapter = adapterFor(job.kind, job.mode);
+  return adapter.mode === 'lookup' ? 0 : adapter.fixedCredits ?? null;
 }
 
 /**

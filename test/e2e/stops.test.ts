@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
@@ -44,6 +46,33 @@ describe('budget', () => {
     expect(run.exitCode).toBe(3);
     expect(run.stderr).toMatch(/over the budget of 100/);
     expect(project.sandbox.stats().requests).toEqual({});
+  });
+
+  test('under a cap, jobs of unknown cost are refused before the lock (exit 3), every such step named', async () => {
+    project = await openProject();
+    project.write('mixed.yaml', `
+version: 1
+name: mixed
+outputs: out
+budget: { max_credits: 500 }
+steps:
+  - id: product
+    kind: link_with_params
+    download: false
+    with: { title: Trail Runner, image_urls: [https://example.com/tr.jpg] }
+  - id: avatar
+    kind: persona
+    download: false
+    with: { creator_name: Jordan, gender: nb, gdown_url: https://example.com/j.zip, video_scene: studio, keywords: run, labels: [a], original_voice_provider: provider-a }
+  - id: shorts
+    kind: ai_short
+    with: { script: "Run further.", style: 3D, aspect_ratio: 9x16 }
+`);
+    const run = await project.cli(['run', 'mixed.yaml', '--time-scale', TIME_SCALE]);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/nobody prices these steps.*product \(link_with_params, 1 job\), avatar \(persona, 1 job\); give each of them estimate_credits/);
+    expect(project.sandbox.stats().requests).toEqual({});
+    expect(existsSync(join(project.dir, 'state'))).toBe(false);
   });
 
   test('a cap hit at run time stops submitting, and what was spent stays under it', async () => {

@@ -85,6 +85,8 @@ export const personaDelete: KindAdapter = {
   // DELETE is idempotent: after a crash, deleting again is the reconciliation.
   reconcile: 'resend',
   typicalSeconds: 1,
+  // Deleting an avatar is not a priced operation anywhere in the spec: it costs nothing.
+  fixedCredits: 0,
 };
 
 export const voiceClone: KindAdapter = {
