@@ -27,6 +27,7 @@ export async function fetchOutput(url: string, options: FetchOutputOptions): Pro
   const attempts = options.attempts ?? 4;
   let current = url;
   let lastError: unknown;
+  let refreshedUnreachable = false;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
       return await downloadFile(current, {
@@ -40,6 +41,14 @@ export async function fetchOutput(url: string, options: FetchOutputOptions): Pro
         const fresh = await options.refresh();
         if (!fresh) throw new DownloadError(`${redact(current)} expired and the job no longer offers the output`, { cause: error });
         current = fresh;
+      } else if (error instanceof IncompleteDownloadError && unreachable(error) && !refreshedUnreachable) {
+        // Why refresh: a host that refuses connections may be a link recorded from an earlier
+        // service address (an embedded sandbox restarts on a new port; CDN hosts rotate). One
+        // re-read of the job per file; if the link is unchanged, it is retried like any other.
+        refreshedUnreachable = true;
+        const fresh = await options.refresh().catch(() => undefined);
+        if (fresh && fresh !== current) current = fresh;
+        else await options.sleep(options.backoffMs ?? 500);
       } else if (error instanceof IncompleteDownloadError) {
         await options.sleep((options.backoffMs ?? 500) * 2 ** (attempt - 1));
       } else {
@@ -50,6 +59,15 @@ export async function fetchOutput(url: string, options: FetchOutputOptions): Pro
   throw new DownloadError(`gave up on ${redact(current)} after ${attempts} tries: ${(lastError as Error).message}`, {
     cause: lastError,
   });
+}
+
+/** Whether the download failed before any connection was made: nobody listens at that address. */
+function unreachable(error: Error): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return true;
+  }
+  return false;
 }
 
 /**

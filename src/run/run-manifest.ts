@@ -68,8 +68,8 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   assertWithinBudget(plan, options.maxCredits ?? undefined);
   assertKnownCosts(plan, options.maxCredits);
   // Each manifest owns its jobs: the store reads and writes only this manifest's rows.
-  const store = StateStore.open(resolveStatePath(input.cwd, input.statePath ?? (input.sandbox ? SANDBOX_STATE_PATH : undefined)), clock)
-    .useManifest(plan.manifestPath);
+  const statePath = resolveStatePath(input.cwd, input.statePath ?? (input.sandbox ? SANDBOX_STATE_PATH : undefined));
+  const store = StateStore.open(statePath, clock).useManifest(plan.manifestPath);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   try {
     const lock = acquireLock(store, { name: plan.manifestPath });
@@ -77,7 +77,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     store.startRun(plan.manifestPath, hostname(), process.pid, options.maxCredits);
     input.prepare?.(store, plan);
     const limiter = new AdaptiveRateLimiter({ ratePerSecond: options.ratePerSecond, clock });
-    const client = await connect(input, limiter, closers);
+    const client = await connect(input, statePath, limiter, closers);
     await checkHtmlAdStyles(plan, client, input.progress, (key) => {
       const row = store.jobs([key])[0];
       return row === undefined || row.status === 'planned';
@@ -102,10 +102,25 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   }
 }
 
-async function connect(input: RunManifestInput, limiter: AdaptiveRateLimiter, closers: (() => Promise<void> | void)[]): Promise<ServiceClient> {
+/**
+ * The embedded sandbox's journal, beside the state database (`state/sandbox.db` →
+ * `state/sandbox-service.jsonl`). Why: the state remembers jobs across runs, so the service must
+ * too — a job submitted by one run is read by the next, a killed run's POST is found by
+ * reconciliation, and ids never repeat between runs on one state (as with the real service).
+ */
+export function sandboxJournalPath(statePath: string): string {
+  return `${statePath.replace(/\.db$/, '')}-service.jsonl`;
+}
+
+async function connect(
+  input: RunManifestInput,
+  statePath: string,
+  limiter: AdaptiveRateLimiter,
+  closers: (() => Promise<void> | void)[],
+): Promise<ServiceClient> {
   let sandbox: Sandbox | undefined;
   if (input.sandbox) {
-    sandbox = await startSandbox({ port: 0, speed: input.sandbox.speed, credits: 1_000_000, seed: 1 });
+    sandbox = await startSandbox({ port: 0, speed: input.sandbox.speed, credits: 1_000_000, seed: 1, journal: sandboxJournalPath(statePath) });
     closers.unshift(() => sandbox?.close());
   }
   const logger = observeRateLimits(createLogger({ env: input.env, level: input.env.REELPIPE_LOG_LEVEL || 'warn' }), () => limiter.throttled());

@@ -114,6 +114,19 @@ describe('downloading one file', () => {
     expect(file.bytes).toBe(VIDEO.length);
   });
 
+  test('a link to an address nobody listens at any more (a restarted sandbox\'s old port) is refreshed once', async () => {
+    handler = serveVideo;
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    let refreshed = 0;
+    const file = await fetchOutput(`http://127.0.0.1:${port}/v/a.mp4`, fetchOpts(async () => (refreshed++, `${base}/v/a.mp4`)));
+    expect(refreshed).toBe(1);
+    expect(file.sha256).toBe(sha(VIDEO));
+  });
+
   test('an expired link the job no longer offers is a DownloadError that hides the query', async () => {
     handler = (_req, res) => {
       res.writeHead(403);
