@@ -3,6 +3,7 @@ import {
   InsufficientCreditsError,
   InterruptedError,
   JobsFailedError,
+  LockedError,
   ReelpipeError,
   UnfinishedError,
 } from '../errors.js';
@@ -19,6 +20,9 @@ export function runOutcome(result: RunResult, signal = 'a signal'): ReelpipeErro
   switch (result.stop) {
     case 'interrupted':
       return new InterruptedError(signal);
+    // Exit 75, not 4: another run holds this manifest now; rerunning at once would only be refused.
+    case 'lock-lost':
+      return new LockedError(`${message}; this run stopped at once, its work is recorded and the other run carries on`);
     case 'auth':
       return new ReelpipeError('API_UNAUTHORIZED', `the service refused the credentials; nothing more was submitted: ${message}`);
     case 'credits':

@@ -10,8 +10,11 @@ import type { AdaptiveRateLimiter } from './rate-limiter.js';
 import type { RunEvents, StopReason } from './run-events.js';
 import type { ResolvedRunOptions } from './run-options.js';
 
+/** Reasons that also end tracking and downloads: an interruption, the deadline, a lost lock. */
+const HALTING = new Set<StopReason>(['interrupted', 'deadline', 'lock-lost']);
+
 /**
- * Why submitting stopped, first reason wins. `halt` (interrupt, deadline) also ends tracking and
+ * Why submitting stopped, first reason wins. `halt` (interrupt, deadline, lost lock) also ends tracking and
  * downloads; the others let jobs already in flight finish, so money spent is not wasted.
  */
 export class StopState {
@@ -38,11 +41,11 @@ export class StopState {
   }
 
   get halted(): boolean {
-    return this.reason === 'interrupted' || this.reason === 'deadline';
+    return this.reason !== null && HALTING.has(this.reason);
   }
 
   stop(reason: StopReason, message?: string): boolean {
-    if (this.reason !== null && !(reason === 'interrupted' || reason === 'deadline')) return false;
+    if (this.reason !== null && !HALTING.has(reason)) return false;
     if (this.halted) return false;
     this.reason = reason;
     this.message ??= message ?? null;

@@ -13,7 +13,7 @@ export interface RunEventMap {
 }
 
 /** Why submitting stopped before every job was submitted. */
-export type StopReason = 'interrupted' | 'deadline' | 'budget' | 'credits' | 'auth';
+export type StopReason = 'interrupted' | 'deadline' | 'budget' | 'credits' | 'auth' | 'lock-lost';
 
 export class RunEvents {
   private readonly emitter = new EventEmitter();

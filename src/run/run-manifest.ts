@@ -5,7 +5,7 @@ import { loadManifest } from '../manifest/index.js';
 import { assertWithinBudget, planManifest, type Plan } from '../plan/index.js';
 import { renderSummary } from '../report/summary.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
-import { acquireLock, resolveStatePath, StateStore } from '../state/index.js';
+import { acquireLock, resolveStatePath, StateStore, type HeldLock } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger } from '../util/logger.js';
 import { executePlan, type RunResult } from './execute-plan.js';
@@ -13,7 +13,7 @@ import { killHookFromEnv } from './kill-hook.js';
 import { runOutcome } from './outcome.js';
 import { AdaptiveRateLimiter } from './rate-limiter.js';
 import { observeRateLimits } from './retry-observer.js';
-import type { StopState } from './run-context.js';
+import { StopState } from './run-context.js';
 import type { RunEvents } from './run-events.js';
 import { resolveRunOptions, type RunOptions } from './run-options.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
@@ -57,6 +57,7 @@ export interface RunManifestOutput {
  */
 export async function runManifest(input: RunManifestInput): Promise<RunManifestOutput> {
   const clock = input.clock ?? systemClock;
+  const stop = input.stop ?? new StopState();
   const started = clock.now();
   const manifest = await loadManifest(input.manifestFile, { env: input.env, cwd: input.cwd });
   const plan = planManifest(manifest, input.maxCredits === undefined || input.maxCredits === null ? {} : { maxCredits: input.maxCredits });
@@ -72,9 +73,13 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   const store = StateStore.open(statePath, clock).useManifest(plan.manifestPath);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   try {
-    const lock = acquireLock(store, { name: plan.manifestPath });
-    closers.unshift(() => lock.release());
+    // The run row first, so the lock (and a refused run's message) names the run holding it.
     store.startRun(plan.manifestPath, hostname(), process.pid, options.maxCredits);
+    const lock = takeLock(store, plan.manifestPath, () => {
+      const message = `the lock on ${plan.manifestPath} was taken by another run (this run's heartbeat looked stale)`;
+      if (stop.stop('lock-lost', message)) input.progress.emit('run:stopping', { reason: 'lock-lost', message });
+    });
+    closers.unshift(() => lock.release());
     input.prepare?.(store, plan);
     const limiter = new AdaptiveRateLimiter({ ratePerSecond: options.ratePerSecond, clock });
     const client = await connect(input, statePath, limiter, closers);
@@ -90,7 +95,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
       limiter,
       kill: killHookFromEnv(input.env),
       events: input.progress,
-      stop: input.stop,
+      stop,
       webhookUrl: receiver?.url ?? null,
       onTracker: (tracker) => receiver?.onHint((id) => tracker.hint(id)),
     }, options);
@@ -110,6 +115,16 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
  */
 export function sandboxJournalPath(statePath: string): string {
   return `${statePath.replace(/\.db$/, '')}-service.jsonl`;
+}
+
+/** Takes the run lock; a refusal is recorded as the run's outcome before it is thrown (exit 75). */
+function takeLock(store: StateStore, name: string, onLost: () => void): HeldLock {
+  try {
+    return acquireLock(store, { name, onLost });
+  } catch (error) {
+    store.finishRun((error as ReelpipeError).code ?? 'ERROR', {});
+    throw error;
+  }
 }
 
 async function connect(

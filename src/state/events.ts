@@ -26,6 +26,7 @@ export type EventType =
   | 'account:stop'
   | 'lock:acquired'
   | 'lock:broken'
+  | 'lock:lost'
   | 'lock:released';
 
 export interface EventRow {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { LockedError } from '../errors.js';
 import type { StateStore } from './store.js';
@@ -20,11 +21,19 @@ export interface LockOptions {
   heartbeatMs?: number;
   /** Whether a pid is alive on this host. @default signal 0 probe */
   isAlive?: (pid: number) => boolean;
+  /**
+   * Who holds the lock. Why not host + pid: in containers every run may be pid 1 on the same
+   * fixed hostname, so only a random token tells two holders apart.
+   * @default a random UUID per acquisition
+   */
+  token?: string;
+  /** Called once, from a heartbeat, when the lock turns out to be held by someone else now. @default none */
+  onLost?: () => void;
 }
 
 export interface HeldLock {
-  /** Refreshes the heartbeat now (also done on a timer). */
-  beat(): void;
+  /** Refreshes the heartbeat now (also done on a timer); false once the lock was taken from us. */
+  beat(): boolean;
   release(): void;
 }
 
@@ -34,6 +43,7 @@ interface LockRow {
   pid: number;
   run_id: number | null;
   heartbeat_at: number;
+  token: string | null;
 }
 
 export function pidIsAlive(pid: number): boolean {
@@ -58,16 +68,16 @@ export function acquireLock(store: StateStore, options: LockOptions): HeldLock {
   const pid = options.pid ?? process.pid;
   const staleAfter = options.staleAfterMs ?? 60_000;
   const isAlive = options.isAlive ?? pidIsAlive;
+  const token = options.token ?? randomUUID();
   store.atomically(() => {
     const now = store.clock.now();
     const held = store.db.prepare('SELECT * FROM locks WHERE name = ?').get(options.name) as LockRow | undefined;
     if (held) {
       const dead = held.host === host && !isAlive(held.pid);
       const stale = now - held.heartbeat_at > staleAfter;
-      const ours = held.host === host && held.pid === pid;
-      if (!dead && !stale && !ours) {
+      if (!dead && !stale) {
         throw new LockedError(
-          `another run (pid ${held.pid} on ${held.host}, run ${held.run_id ?? '?'}) is working on ${options.name}; ` +
+          `another run (pid ${held.pid} on ${held.host}${held.run_id === null ? '' : `, run ${held.run_id}`}) is working on ${options.name}; ` +
             'try again when it has finished',
         );
       }
@@ -75,19 +85,29 @@ export function acquireLock(store: StateStore, options: LockOptions): HeldLock {
       store.db.prepare('DELETE FROM locks WHERE name = ?').run(options.name);
     }
     store.db
-      .prepare('INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(options.name, store.runId, host, pid, now, now);
+      .prepare('INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at, token) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(options.name, store.runId, host, pid, now, now, token);
     store.event('lock:acquired', null, { name: options.name, host, pid });
   });
-  return holdLock(store, options.name, host, pid, options.heartbeatMs ?? 10_000);
+  return holdLock(store, options.name, token, options.heartbeatMs ?? 10_000, options.onLost);
 }
 
-function holdLock(store: StateStore, name: string, host: string, pid: number, heartbeatMs: number): HeldLock {
-  const beat = () => {
-    if (!store.db.open) return;
-    store.db
-      .prepare('UPDATE locks SET heartbeat_at = ? WHERE name = ? AND host = ? AND pid = ?')
-      .run(store.clock.now(), name, host, pid);
+/**
+ * The holder's side. Policy: every heartbeat checks the lock is still ours (by token); if another
+ * run broke it (our heartbeat looked stale), `onLost` tells the run to stop at once — two runs of
+ * one manifest must never work side by side — and nothing more is written to the lock.
+ */
+function holdLock(store: StateStore, name: string, token: string, heartbeatMs: number, onLost?: () => void): HeldLock {
+  let lost = false;
+  const beat = (): boolean => {
+    if (lost || !store.db.open) return !lost;
+    const info = store.db.prepare('UPDATE locks SET heartbeat_at = ? WHERE name = ? AND token = ?').run(store.clock.now(), name, token);
+    if (info.changes === 0) {
+      lost = true;
+      store.event('lock:lost', null, { name });
+      onLost?.();
+    }
+    return !lost;
   };
   const timer = setInterval(beat, heartbeatMs);
   timer.unref();
@@ -100,7 +120,7 @@ function holdLock(store: StateStore, name: string, host: string, pid: number, he
       clearInterval(timer);
       if (!store.db.open) return;
       store.atomically(() => {
-        store.db.prepare('DELETE FROM locks WHERE name = ? AND host = ? AND pid = ?').run(name, host, pid);
+        store.db.prepare('DELETE FROM locks WHERE name = ? AND token = ?').run(name, token);
         store.event('lock:released', null, { name });
       });
     },

@@ -186,6 +186,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_by_job ON events (manifest, job_key);
     `,
   },
+  {
+    version: 5,
+    name: 'locks.token: a random owner token per holder (host and pid are not unique across containers)',
+    sql: `ALTER TABLE locks ADD COLUMN token TEXT;`,
+  },
 ];
 
 /** The newest schema this build knows. */

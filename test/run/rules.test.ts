@@ -18,6 +18,10 @@ import { killHookFromEnv } from '../../src/run/kill-hook.js';
 import { matchesIntent } from '../../src/run/match-intent.js';
 import { POLL_BOUNDS, pollDelayMs } from '../../src/run/poll-schedule.js';
 import { judgeSubmitError } from '../../src/run/submit-errors.js';
+import type { RunResult } from '../../src/run/execute-plan.js';
+import { runOutcome } from '../../src/run/outcome.js';
+import { StopState } from '../../src/run/run-context.js';
+import type { StopReason } from '../../src/run/run-events.js';
 import { STEP_KINDS } from '../../src/step-kinds.js';
 
 describe('what a failed creating request means', () => {
@@ -158,5 +162,23 @@ describe('the test-only kill hook', () => {
       hook(p);
     }
     expect(fired).toEqual(['mid-download', 'after-post']);
+  });
+});
+
+describe('how a stopped run ends', () => {
+  const result = (stop: StopReason, message: string) =>
+    ({ stop, stopMessage: message, outcomes: new Map(), heldInDoubt: [], credits: { estimated: 0, used: 0, spent: 0, cap: null, overruns: [] } }) as unknown as RunResult;
+  test.each<[StopReason, string]>([
+    ['interrupted', 'INTERRUPTED'],
+    ['lock-lost', 'LOCKED'],
+    ['deadline', 'UNFINISHED'],
+  ])('a %s stop ends with %s', (stop, code) => expect(runOutcome(result(stop, 'why'))?.code).toBe(code));
+
+  test('a lost lock stops the run at once: submitting, tracking and downloads', () => {
+    const state = new StopState();
+    state.stop('budget', 'cap');
+    expect(state.stop('lock-lost', 'taken')).toBe(true);
+    expect(state.halted).toBe(true);
+    expect(state.controller.signal.aborted).toBe(true);
   });
 });

@@ -69,6 +69,30 @@ describe('the run lock', () => {
     expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).toThrow(LockedError);
   });
 
+  test('the same host and pid is not "us": two containers both running as pid 1 on one hostname exclude each other', () => {
+    acquireLock(first, { name: 'm.yaml', pid: 1, host: 'container', isAlive: alive });
+    expect(() => acquireLock(second, { name: 'm.yaml', pid: 1, host: 'container', isAlive: alive })).toThrow(LockedError);
+  });
+
+  test('the refusal names the run holding the lock (its run row exists before the lock is taken)', () => {
+    const runId = first.startRun('m.yaml', 'h', 100, null);
+    acquireLock(first, { name: 'm.yaml', pid: 100, host: 'h', isAlive: alive });
+    expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).toThrow(`another run (pid 100 on h, run ${runId})`);
+  });
+
+  test('a holder whose lock was broken learns it at its next heartbeat, once, and never removes the new holder\'s lock', () => {
+    let lost = 0;
+    const old = acquireLock(first, { name: 'm.yaml', pid: 100, host: 'other', isAlive: alive, onLost: () => lost++ });
+    clock.advance(61_000);
+    acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive });
+    expect(old.beat()).toBe(false);
+    expect(old.beat()).toBe(false);
+    expect(lost).toBe(1);
+    expect(readEvents(first.db, { type: 'lock:lost' })).toHaveLength(1);
+    old.release();
+    expect(first.db.prepare('SELECT pid FROM locks WHERE name = ?').pluck().get('m.yaml')).toBe(200);
+  });
+
   test('pidIsAlive knows this process is alive and a child that exited is not', async () => {
     expect(pidIsAlive(process.pid)).toBe(true);
     const { spawn } = await import('node:child_process');
