@@ -1,3 +1,4 @@
+import { ApiNotFoundError } from '../api/index.js';
 import { resolveJob, UnresolvedReferenceError } from '../plan/resolve.js';
 import type { PlannedJob } from '../plan/types.js';
 import type { JobRow } from '../state/index.js';
@@ -71,6 +72,9 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
   try {
     resource = await adapter.submit(ctx.client, input);
   } catch (error) {
+    if (adapter.goneMeansDone && error instanceof ApiNotFoundError && sentBefore(ctx, planned.key, attemptId)) {
+      return recordAnswer(ctx, planned, adapter, attemptId, { id: input.pathId ?? null, gone: true }, input);
+    }
     return recordFailure(ctx, planned, attemptId, judgeSubmitError(error));
   }
   try {
@@ -81,6 +85,14 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
     keepAnswer(ctx, planned.key, adapter, attemptId, resource, input, error);
     throw error;
   }
+}
+
+/**
+ * Whether an earlier attempt of the job may have reached the service: any attempt but this one
+ * that was not provably unsent (`not_sent`) or refused (`rejected`: a 4xx changed nothing).
+ */
+function sentBefore(ctx: RunContext, key: string, attemptId: number): boolean {
+  return ctx.store.attempts(key).some((a) => a.id !== attemptId && a.state !== 'not_sent' && a.state !== 'rejected');
 }
 
 /** An error between the intent and the POST: the POST was never sent, so the job is simply planned again. */

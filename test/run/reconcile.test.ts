@@ -105,3 +105,37 @@ describe('a list that cannot be read does not hold the run forever', () => {
     expect(server.requestsTo('POST', '/api/lipsyncs_v2/')).toEqual([]);
   });
 });
+
+describe('a persona deletion and a 404', () => {
+  const PERSONA = '0b9f6a1e-2c3d-4e5f-8a7b-6c5d4e3f2a1b';
+  const DELETE = `
+version: 1
+name: retire
+outputs: out
+steps:
+  - id: retire
+    kind: persona_delete
+    download: false
+    with: { id: ${PERSONA} }
+`;
+  const notFound = { status: 404, json: { detail: 'Not found.' } };
+
+  test('resent after a crash mid-DELETE, a 404 means the earlier DELETE did it: done', async () => {
+    const plan = await planOf(DELETE);
+    const job = plan.jobs[0]!;
+    store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, pathId: PERSONA, creditsEstimated: 0 }]);
+    crashMidPost(job);
+    server.script('DELETE', `/api/personas/${PERSONA}/`, notFound);
+    const result = await run(plan);
+    expect(result.counts).toEqual({ downloaded: 1 });
+    expect(store.attempts(job.key).map((a) => a.state)).toEqual(['absent', 'answered']);
+  });
+
+  test('a first attempt\'s 404 is a wrong id: the job fails with the service\'s message', async () => {
+    const plan = await planOf(DELETE);
+    server.script('DELETE', `/api/personas/${PERSONA}/`, notFound);
+    const result = await run(plan);
+    expect(result.counts).toEqual({ rejected: 1 });
+    expect(store.job(plan.jobs[0]!.key)?.failedReason).toMatch(/Not found/);
+  });
+});

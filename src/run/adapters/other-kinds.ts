@@ -78,8 +78,10 @@ export const persona: KindAdapter = {
 export const personaDelete: KindAdapter = {
   kind: 'persona_delete',
   mode: 'instant',
-  // The client treats a 404 after a possibly-delivered DELETE as done; a first-try 404 fails the job.
+  // The client treats a 404 after a possibly-delivered DELETE as done within one call; across
+  // runs (a crash mid-DELETE), goneMeansDone does the same. A first-try 404 fails the job.
   submit: async (client, { pathId }) => (await client.personas.delete(String(pathId)), { id: pathId }),
+  goneMeansDone: true,
   remoteIdOf: noId,
   view: instantView,
   // DELETE is idempotent: after a crash, deleting again is the reconciliation.

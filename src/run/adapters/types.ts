@@ -68,6 +68,12 @@ export interface KindAdapter {
    * durations), which sets how often it is polled.
    */
   typicalSeconds: number;
+  /**
+   * A 404 to a resent request means the earlier attempt already did the work (a DELETE whose
+   * answer was lost): the job is done. Only when an earlier attempt may have reached the service;
+   * a first attempt's 404 is a wrong id and fails the job. @default false
+   */
+  goneMeansDone?: boolean;
   /** Credits when the resource does not carry credits_used (link scraping costs 1, a lookup 0). */
   fixedCredits?: number;
 }
