@@ -6,19 +6,24 @@ export const POLL_BOUNDS = { minMs: 2_000, maxMs: 600_000 } as const;
 const FLOOR_MS = 20;
 
 /**
- * The wait before the next read of a job.
+ * The wait before the next read of a job, from its expected duration (see expected-duration.ts)
+ * and its age.
  *
- * Policy: a sixth of the kind's typical duration, so a job is seen finished soon after it is
- * (a minute-long AI Short is read every 30 s, a 6 s asset every 2 s, an avatar under review every
- * 10 min); doubled once a job runs past twice its typical time, since a slow service gains
- * nothing from being asked more; ±20 % jitter, so a thousand jobs submitted together do not
- * poll together forever.
+ * Policy: the first read comes a third of the expected duration after submission (nothing is
+ * finished before that; a job finishing early is still seen well before its expected end); after
+ * it, a read every sixth of the expected duration, so a job is seen finished soon after it is (a
+ * 3 min AI Short every 30 s, a 6 s asset every 2 s, an avatar under review every 10 min);
+ * doubled once a job runs past twice its expected time, since a slow service gains nothing from
+ * being asked more; every wait within the bounds; ±20 % jitter, so a thousand jobs submitted
+ * together do not poll together forever.
  */
-export function pollDelayMs(typicalSeconds: number, ageMs: number, timeScale: number, random: Random): number {
-  const typicalMs = typicalSeconds * 1000;
-  let interval = typicalMs / 6;
-  if (ageMs > 2 * typicalMs * timeScale) interval *= 2;
-  interval = Math.min(POLL_BOUNDS.maxMs, Math.max(POLL_BOUNDS.minMs, interval)) * timeScale;
+export function pollDelayMs(expectedSeconds: number, ageMs: number, timeScale: number, random: Random): number {
+  const expectedMs = expectedSeconds * 1000;
+  const bounded = (ms: number) => Math.min(POLL_BOUNDS.maxMs, Math.max(POLL_BOUNDS.minMs, ms)) * timeScale;
   const jitter = 0.8 + 0.4 * random();
-  return Math.max(FLOOR_MS, Math.round(interval * jitter));
+  const first = bounded(expectedMs / 3);
+  if (ageMs < first) return Math.max(FLOOR_MS, Math.round((first - ageMs) * jitter));
+  let interval = expectedMs / 6;
+  if (ageMs > 2 * expectedMs * timeScale) interval *= 2;
+  return Math.max(FLOOR_MS, Math.round(bounded(interval) * jitter));
 }

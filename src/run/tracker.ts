@@ -3,6 +3,7 @@ import { ApiNotFoundError } from '../api/index.js';
 import type { JobRow } from '../state/index.js';
 import { adapterFor, type KindAdapter, type RemoteView, type Resource } from './adapters/index.js';
 import { settleCost } from './budget-stop.js';
+import { expectedSeconds } from './expected-duration.js';
 import { pollDelayMs } from './poll-schedule.js';
 import type { RunContext } from './run-context.js';
 import { announce } from './submit-job.js';
@@ -25,6 +26,8 @@ interface Watched {
   /** When to read it next; Infinity while a read of it is on its way. */
   dueAt: number;
   since: number;
+  /** Seconds the job is expected to take at the service (its kind and its media length). */
+  expected: number;
   resolve: (outcome: TrackOutcome) => void;
 }
 
@@ -55,7 +58,8 @@ export class Tracker {
     const now = this.ctx.clock.now();
     return new Promise((resolve) => {
       const since = job.submittedAt ?? now;
-      this.watched.set(job.key, { job, adapter, since, resolve, dueAt: now + this.delay(adapter, now - since) });
+      const expected = expectedSeconds(this.ctx.planned.get(job.key), adapter.typicalSeconds);
+      this.watched.set(job.key, { job, adapter, since, expected, resolve, dueAt: now + this.delay(expected, now - since) });
       if (job.remoteId) this.byRemoteId.set(job.remoteId, job.key);
       this.loop ??= this.run().finally(() => (this.loop = null));
       this.wake?.();
@@ -87,8 +91,8 @@ export class Tracker {
     this.wake?.();
   }
 
-  private delay(adapter: KindAdapter, ageMs: number): number {
-    return pollDelayMs(adapter.typicalSeconds, ageMs, this.ctx.options.timeScale, this.ctx.random);
+  private delay(expected: number, ageMs: number): number {
+    return pollDelayMs(expected, ageMs, this.ctx.options.timeScale, this.ctx.random);
   }
 
   private async run(): Promise<void> {
@@ -138,7 +142,8 @@ export class Tracker {
       const adapter = due[0]!.adapter;
       if (adapter.listByIds && !this.listRefused.has(group)) {
         // Take along jobs due within half an interval: the same request reads them for free.
-        const soon = now + this.delay(adapter, 0) / 2;
+        const expected = due[0]!.expected;
+        const soon = now + this.delay(expected, expected * 1000 * this.ctx.options.timeScale) / 2;
         this.launch(entries.filter((e) => e.dueAt <= soon), (batch) => this.readByList(group, adapter, batch));
       } else {
         this.launch(due, (batch) => this.readSingly(batch));
@@ -153,7 +158,7 @@ export class Tracker {
       .finally(() => {
         // A job whose read failed altogether is simply due again after its interval.
         const now = this.ctx.clock.now();
-        for (const entry of entries) if (entry.dueAt === Infinity) entry.dueAt = now + this.delay(entry.adapter, now - entry.since);
+        for (const entry of entries) if (entry.dueAt === Infinity) entry.dueAt = now + this.delay(entry.expected, now - entry.since);
         this.inFlight.delete(task);
         this.wake?.();
       });
@@ -212,7 +217,7 @@ export class Tracker {
     const finished: [Watched, TrackOutcome][] = [];
     this.ctx.store.atomically(() => {
       for (const [entry, resource] of answers) {
-        entry.dueAt = now + this.delay(entry.adapter, now - entry.since);
+        entry.dueAt = now + this.delay(entry.expected, now - entry.since);
         if (!resource) continue;
         const outcome = this.record(entry, resource, entry.adapter.view(resource));
         if (outcome) finished.push([entry, outcome]);

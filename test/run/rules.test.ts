@@ -16,7 +16,9 @@ import { ADAPTERS, adapterFor } from '../../src/run/adapters/index.js';
 import { ASSET_PHASES, PERSONA_PHASES, PRODUCT_PHASES, SIMPLE_PHASES, VIDEO_JOB_PHASES, phaseOf } from '../../src/run/adapters/status-maps.js';
 import { killHookFromEnv } from '../../src/run/kill-hook.js';
 import { matchesIntent } from '../../src/run/match-intent.js';
+import { expectedSeconds } from '../../src/run/expected-duration.js';
 import { POLL_BOUNDS, pollDelayMs } from '../../src/run/poll-schedule.js';
+import { ManualClock } from '../../src/util/clock.js';
 import { judgeSubmitError } from '../../src/run/submit-errors.js';
 import type { RunResult } from '../../src/run/execute-plan.js';
 import { runOutcome } from '../../src/run/outcome.js';
@@ -132,16 +134,49 @@ describe('matching a listed job to an intent', () => {
 describe('poll intervals', () => {
   const middle = () => 0.5;
   test.each([
-    ['a 6 s asset is read every 2 s (the floor)', 6, 0, 1, 2_000],
-    ['a 3 min AI Short every 30 s', 180, 0, 1, 30_000],
+    ['a 3 min AI Short is first read a third of the way in', 180, 0, 1, 60_000],
+    ['the first read of a resumed job comes when it would have', 180, 50_000, 1, 10_000],
+    ['then every sixth of its expected time', 180, 60_000, 1, 30_000],
     ['an overdue AI Short half as often', 180, 400_000, 1, 60_000],
-    ['an avatar under review every 10 min (the ceiling)', 36 * 3600, 0, 1, POLL_BOUNDS.maxMs],
-    ['a sandbox 1000× faster, a thousandth', 180, 0, 0.001, 30],
-  ])('%s', (_case, typical, age, scale, expected) => expect(pollDelayMs(typical, age, scale, middle)).toBe(expected));
+    ['a 6 s asset is read every 2 s (the floor)', 6, 3_000, 1, 2_000],
+    ['an avatar under review every 10 min (the ceiling)', 36 * 3600, 36 * 3600_000, 1, POLL_BOUNDS.maxMs],
+    ['a sandbox 1000× faster, a thousandth', 180, 60, 0.001, 30],
+  ])('%s', (_case, expected, age, scale, delay) => expect(pollDelayMs(expected, age, scale, middle)).toBe(delay));
 
   test('jitter stays within ±20 %', () => {
-    expect(pollDelayMs(180, 0, 1, () => 0)).toBe(24_000);
-    expect(pollDelayMs(180, 0, 1, () => 0.999999)).toBe(36_000);
+    expect(pollDelayMs(180, 60_000, 1, () => 0)).toBe(24_000);
+    expect(pollDelayMs(180, 60_000, 1, () => 0.999999)).toBe(36_000);
+  });
+
+  const short = (script: string) => ({ kind: 'ai_short' as const, request: { script } });
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
+  test.each([
+    ['an AI Short of a typical ~30 s script takes its kind\'s typical time', short(words(70)), 180, 180],
+    ['a short script, less (at most halved)', short('Hi.'), 180, 90],
+    ['a long script, more (at most 4×)', short(words(1000)), 180, 720],
+    ['a lipsync by the length of its spoken text', { kind: 'lipsync_v2' as const, request: { video_inputs: [{ voice: { type: 'text', input_text: words(45) } }] } }, 30, 60],
+    ['a 20 s Boreal clip twice a 10 s one', { kind: 'boreal' as const, request: { duration: 20 } }, 120, 240],
+    ['a kind without a length: its typical time', { kind: 'html_ads' as const, request: {} }, 60, 60],
+    ['a job the plan does not know: its typical time', undefined, 60, 60],
+  ])('%s', (_case, job, typical, seconds) => expect(Math.round(expectedSeconds(job, typical))).toBe(seconds));
+
+  /** When a job is read, on a ManualClock, following the schedule from submission until `untilMs`. */
+  function readTimes(expected: number, untilMs: number): number[] {
+    const clock = new ManualClock();
+    const start = clock.now();
+    const times: number[] = [];
+    for (;;) {
+      clock.advance(pollDelayMs(expected, clock.now() - start, 1, middle));
+      if (clock.now() - start > untilMs) return times;
+      times.push(clock.now() - start);
+    }
+  }
+
+  test.each([
+    ['a 1 min job', 60, 180_000, [20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 80_000, 90_000, 100_000, 110_000, 120_000, 130_000, 150_000, 170_000]],
+    ['a 12 min job (a long AI Short)', 720, 900_000, [240_000, 360_000, 480_000, 600_000, 720_000, 840_000]],
+  ])('%s is read at the times its expected duration sets', (_case, expected, until, times) => {
+    expect(readTimes(expected, until)).toEqual(times);
   });
 });
 
