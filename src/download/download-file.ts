@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import { DownloadError } from '../errors.js';
+import { writeAtomically } from './atomic-write.js';
 import { isPlausibleContentType, type OutputMedia } from './content-types.js';
 
 /** A finished, verified file. */
@@ -86,53 +85,23 @@ async function writeChecked(
   expectedBytes: number | undefined,
   options: DownloadOptions,
 ): Promise<{ bytes: number; sha256: string }> {
-  await mkdir(dirname(path), { recursive: true });
-  await removeStaleParts(path);
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.part`);
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const file = await open(temp, 'w');
-  try {
-    for await (const chunk of body) {
-      hash.update(chunk);
-      await file.write(chunk);
-      bytes += chunk.length;
-      options.onChunk?.(bytes);
+  return writeAtomically(path, async (file) => {
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      for await (const chunk of body) {
+        hash.update(chunk);
+        await file.write(chunk);
+        bytes += chunk.length;
+        options.onChunk?.(bytes);
+      }
+    } catch (error) {
+      throw new IncompleteDownloadError(`download to ${path} was cut after ${bytes} bytes: ${(error as Error).message}`, { cause: error });
     }
-    await file.sync();
-  } catch (error) {
-    await file.close().catch(() => undefined);
-    await rm(temp, { force: true });
-    throw new IncompleteDownloadError(`download to ${path} was cut after ${bytes} bytes: ${(error as Error).message}`, { cause: error });
-  }
-  await file.close();
-  const problem = bytes === 0 ? 'is empty' : expectedBytes !== undefined && bytes !== expectedBytes ? `has ${bytes} of ${expectedBytes} bytes` : undefined;
-  if (problem) {
-    await rm(temp, { force: true });
-    throw new IncompleteDownloadError(`download to ${path} ${problem}`);
-  }
-  await rename(temp, path);
-  await syncDir(dirname(path));
-  return { bytes, sha256: hash.digest('hex') };
-}
-
-/** Removes leftovers of earlier, interrupted downloads of the same file. */
-async function removeStaleParts(path: string): Promise<void> {
-  const prefix = `.${basename(path)}.`;
-  const names = await readdir(dirname(path)).catch(() => [] as string[]);
-  await Promise.all(
-    names.filter((n) => n.startsWith(prefix) && n.endsWith('.part')).map((n) => rm(join(dirname(path), n), { force: true })),
-  );
-}
-
-/** fsyncs a directory so the rename itself survives a power cut. */
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+    const problem = bytes === 0 ? 'is empty' : expectedBytes !== undefined && bytes !== expectedBytes ? `has ${bytes} of ${expectedBytes} bytes` : undefined;
+    if (problem) throw new IncompleteDownloadError(`download to ${path} ${problem}`);
+    return { bytes, sha256: hash.digest('hex') };
+  });
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

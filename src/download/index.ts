@@ -1,3 +1,4 @@
+export * from './atomic-write.js';
 export * from './content-types.js';
 export * from './download-file.js';
 export * from './fetch-output.js';

@@ -15,6 +15,8 @@ import {
   isPlausibleContentType,
   outputPath,
   sanitizeSegment,
+  writeAtomically,
+  writeInline,
   type OutputMedia,
 } from '../../src/download/index.js';
 
@@ -56,6 +58,25 @@ const fetchOpts = (refresh: () => Promise<string | undefined> = async () => unde
   media: 'video' as const,
   refresh,
   sleep: noSleep,
+});
+
+describe('inline text outputs', () => {
+  test('land like downloads: complete, checksummed, and leftovers of a killed earlier write are removed', async () => {
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(dir, 'writer'), { recursive: true });
+    writeFileSync(join(dir, 'writer', '.row-1.txt.4242.part'), 'half of an old answ');
+    const file = await writeInline(join(dir, 'writer', 'row-1.txt'), 'the whole answer');
+    expect(file).toMatchObject({ bytes: 16, sha256: sha(Buffer.from('the whole answer')) });
+    expect(readdirSync(join(dir, 'writer'))).toEqual(['row-1.txt']);
+  });
+
+  test('a write that fails part-way leaves neither the final name nor a temporary file', async () => {
+    await expect(writeAtomically(join(dir, 'x', 'a.txt'), async (f) => {
+      await f.write('partial');
+      throw new Error('disk said no');
+    })).rejects.toThrow('disk said no');
+    expect(readdirSync(join(dir, 'x'))).toEqual([]);
+  });
 });
 
 describe('downloading one file', () => {
