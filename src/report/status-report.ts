@@ -14,6 +14,8 @@ export interface JobStatusLine {
   creditsUsed: number | null;
   outputs: string[];
   failedReason: string | null;
+  /** Why the job is held in doubt (null unless in doubt). */
+  doubtReason: string | null;
 }
 
 export interface StatusReport {
@@ -43,6 +45,7 @@ export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
         creditsUsed: row ? round((row.creditsUsed ?? 0) + row.creditsPrior) : null,
         outputs: (store?.outputs(job.key) ?? []).flatMap((o) => (o.path && o.sha256 ? [resolve(plan.outputsDir, o.path)] : [])),
         failedReason: row?.failedReason ?? null,
+        doubtReason: row?.status === 'in_doubt' ? (row.doubtReason ?? 'no reason recorded') : null,
       };
     });
     return { manifest: plan.manifestPath, stateDb: dbPath, steps: stepTotals(plan, jobs), totals: totalsOf(jobs), jobs };
@@ -69,7 +72,7 @@ function stepTotals(plan: Plan, jobs: readonly JobStatusLine[]): StatusReport['s
   });
 }
 
-/** The human form: a line per step, then every job that is not simply done, then the outputs count. */
+/** The human form: a line per step, the totals, then every job with its files and, if any, why it failed or is in doubt. */
 export function renderStatus(report: StatusReport): string {
   const countText = (counts: Record<string, number>) =>
     Object.entries(counts)
@@ -84,7 +87,7 @@ export function renderStatus(report: StatusReport): string {
   for (const job of report.jobs) {
     const credits = job.creditsUsed === null ? '' : ` ${formatCredits(job.creditsUsed)} cr`;
     const files = job.outputs.length ? `  ${job.outputs.join(', ')}` : '';
-    const reason = job.failedReason ? `  ${job.failedReason}` : '';
+    const reason = job.doubtReason ? `  in doubt: ${job.doubtReason}` : job.failedReason ? `  ${job.failedReason}` : '';
     lines.push(`  ${job.key}  ${job.kind}  ${job.status}${job.remoteId ? `  ${job.remoteId}` : ''}${credits}${files}${reason}`);
   }
   return `${lines.join('\n')}\n`;

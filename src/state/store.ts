@@ -290,14 +290,23 @@ export class StateStore {
     return (raws as Record<string, unknown>[]).map(toAttempt);
   }
 
-  /** Replaces the list of a job's output URLs, keeping what was already downloaded for an unchanged URL. */
+  /**
+   * Replaces the list of a job's output URLs. An unchanged URL keeps what was downloaded from it;
+   * a changed URL forgets the old file's path and checksum (it may name another file), so the
+   * output is fetched again and never taken as done on the old record.
+   */
   setOutputs(key: string, urls: readonly string[]): void {
     const manifest = this.manifest;
     this.atomicallyNested(() => {
       const keep = this.db.prepare('SELECT idx, url FROM outputs WHERE manifest = ? AND job_key = ?').all(manifest, key) as { idx: number; url: string }[];
       const upsert = this.db.prepare(
         `INSERT INTO outputs (manifest, job_key, idx, url) VALUES (?, ?, ?, ?)
-         ON CONFLICT (manifest, job_key, idx) DO UPDATE SET url = excluded.url`,
+         ON CONFLICT (manifest, job_key, idx) DO UPDATE SET url = excluded.url,
+           path = CASE WHEN url = excluded.url THEN path END,
+           bytes = CASE WHEN url = excluded.url THEN bytes END,
+           sha256 = CASE WHEN url = excluded.url THEN sha256 END,
+           content_type = CASE WHEN url = excluded.url THEN content_type END,
+           downloaded_at = CASE WHEN url = excluded.url THEN downloaded_at END`,
       );
       urls.forEach((url, idx) => upsert.run(manifest, key, idx, url));
       const drop = this.db.prepare('DELETE FROM outputs WHERE manifest = ? AND job_key = ? AND idx = ?');

@@ -155,6 +155,11 @@ steps:
     const second = await project.cli(['run', 'boreal.yaml', '--time-scale', TIME_SCALE]);
     expect(second.exitCode).toBe(4);
     expect(project.sandbox.stats().created.boreal).toBe(1);
+    // status says why it is held: how it fell in doubt, and why it stays there.
+    const status = await project.cli(['status', 'boreal.yaml']);
+    expect(status.stdout).toMatch(/teaser:\w+ +boreal +in_doubt .*in doubt: boreal\.create: HTTP 500[\s\S]*; boreal jobs cannot be listed, so the service cannot be searched/);
+    const json = JSON.parse((await project.cli(['status', 'boreal.yaml', '--json'])).stdout) as { jobs: { doubtReason: string }[] };
+    expect(json.jobs[0]?.doubtReason).toMatch(/cannot be listed/);
 
     const operator = await project.cli(['run', 'boreal.yaml', '--resubmit-in-doubt', '--time-scale', TIME_SCALE]);
     // Resent exactly once (it fell in doubt again, so it is held again rather than resent in a loop).

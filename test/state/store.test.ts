@@ -144,13 +144,15 @@ describe('jobs', () => {
     expect(store.job('a')?.attemptCount).toBe(1);
   });
 
-  test('outputs keep their download record while the URL list is refreshed', () => {
+  test('an output keeps its download record while its URL is unchanged; a changed URL forgets it; a dropped one goes', () => {
     store.syncPlan('m.yaml', [job('a')]);
-    store.setOutputs('a', ['http://x/1.mp4', 'http://x/2.mp4']);
-    store.recordDownload('a', 0, { path: 'out/a.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4' });
-    store.setOutputs('a', ['http://x/1-fresh.mp4']);
+    store.setOutputs('a', ['http://x/1.mp4', 'http://x/2.mp4', 'http://x/3.mp4']);
+    store.recordDownload('a', 0, { path: 'out/a-1.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4' });
+    store.recordDownload('a', 1, { path: 'out/a-2.mp4', bytes: 20, sha256: 'def', contentType: 'video/mp4' });
+    store.setOutputs('a', ['http://x/1.mp4', 'http://x/2-fresh.mp4']);
     expect(store.outputs('a')).toEqual([
-      expect.objectContaining({ idx: 0, url: 'http://x/1-fresh.mp4', sha256: 'abc', path: 'out/a.mp4' }),
+      expect.objectContaining({ idx: 0, url: 'http://x/1.mp4', sha256: 'abc', path: 'out/a-1.mp4', bytes: 10 }),
+      expect.objectContaining({ idx: 1, url: 'http://x/2-fresh.mp4', sha256: null, path: null, bytes: null, downloadedAt: null }),
     ]);
   });
 });
