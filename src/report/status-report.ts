@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
-import { openStateDbReadOnly, StateStore } from '../state/index.js';
+import { openStateDb, openStateDbReadOnly, SCHEMA_VERSION, StateStore } from '../state/index.js';
 import { formatCredits } from './summary.js';
 
 /** One job as `status` shows it. `new` when the state database has never seen its key. */
@@ -30,7 +30,7 @@ const round = (n: number) => Math.round(n * 100) / 100;
 
 /** Reads (never writes, never locks) the state of every job of `plan`. */
 export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
-  const db = openStateDbReadOnly(dbPath);
+  const db = openCurrent(dbPath);
   const store = db && new StateStore(db).useManifest(plan.manifestPath);
   try {
     const jobs: JobStatusLine[] = plan.jobs.map((job) => {
@@ -52,6 +52,21 @@ export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
   } finally {
     store?.close();
   }
+}
+
+/**
+ * Opens the state read-only; a database an older reelpipe left (below SCHEMA_VERSION) is
+ * migrated first, once, since this build's queries need its columns (a run would do the same).
+ */
+function openCurrent(dbPath: string): ReturnType<typeof openStateDbReadOnly> {
+  const db = openStateDbReadOnly(dbPath);
+  if (!db) return db;
+  const versioned = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+  const version = versioned ? ((db.prepare('SELECT max(version) FROM schema_version').pluck().get() as number | null) ?? 0) : 0;
+  if (version >= SCHEMA_VERSION) return db;
+  db.close();
+  openStateDb(dbPath).close();
+  return openStateDbReadOnly(dbPath);
 }
 
 function totalsOf(jobs: readonly JobStatusLine[]): StatusReport['totals'] {
