@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { request } from 'undici';
 import type { Faults } from './faults/injector.js';
 
 /** Loopback hosts: where webhooks may go unless delivery anywhere is allowed. */
@@ -58,6 +57,8 @@ export class Webhooks {
 
   private async post(url: string, body: string): Promise<void> {
     try {
+      // Loaded on first delivery: most sandboxes never send a webhook, and start-up stays fast.
+      const { request } = await import('undici');
       const response = await request(url, {
         method: 'POST',
         body,
