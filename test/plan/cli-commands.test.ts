@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadManifest } from '../../src/manifest/index.js';
@@ -85,13 +85,14 @@ describe('reelpipe plan', () => {
   test('shows each job as the state database knows it', async () => {
     const named = MANIFEST.replace('for_each: { csv: rows.csv }', 'for_each: { csv: rows.csv }\n    name: "clip-{{ row.ratio }}"');
     const { dir } = tree(undefined, named);
-    const [first, second] = planManifest(await loadManifest('manifest.yaml', { env: {}, cwd: dir })).jobs;
+    const plan = planManifest(await loadManifest('manifest.yaml', { env: {}, cwd: dir }));
+    const [first, second] = plan.jobs;
     if (!first || !second) throw new Error('expected two shorts');
     const recorded = (job: typeof first, key = job.key) => ({ key, step: job.step, kind: job.kind, outputName: job.outputName, request: job.request, creditsEstimated: 5 });
     const store = StateStore.open(path.join(dir, 'state/reelpipe.db'));
     try {
       // The first job has been sent; the second was recorded under an older key (its script was edited since).
-      store.syncPlan('manifest.yaml', [recorded(first), recorded(second, 'shorts:000000000000')]);
+      store.syncPlan(plan.manifestPath, [recorded(first), recorded(second, 'shorts:000000000000')]);
       store.transition(first.key, 'submitting', {}, 'job:intent');
     } finally {
       store.close();
@@ -100,6 +101,10 @@ describe('reelpipe plan', () => {
     expect(result.stdout).toMatch(/^shorts .* {2}1 in flight, 1 changed$/m);
     const elsewhere = await runCli(['plan', 'manifest.yaml', '--state', 'other.db'], { cwd: dir });
     expect(elsewhere.stdout).toMatch(/^shorts .* {2}2 new$/m);
+    // Each manifest owns its jobs: an identical copy of the manifest has sent nothing yet.
+    writeFileSync(path.join(dir, 'copy.yaml'), named);
+    const copy = await runCli(['plan', 'copy.yaml'], { cwd: dir });
+    expect(copy.stdout).toMatch(/^shorts .* {2}2 new$/m);
   });
 
   test('a bad --max-credits is a usage error', async () => {

@@ -55,7 +55,7 @@ async function statusesOf(plan: Plan, io: CliIo, flags: PlanFlags): Promise<Map<
   const { readJobStatuses, resolveStatePath } = await import('../../state/index.js');
   const dbPath = resolveStatePath(io.cwd, statePath);
   return existsSync(dbPath)
-    ? readJobStatuses(dbPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, outputName: j.outputName })))
+    ? readJobStatuses(dbPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, outputName: j.outputName })), plan.manifestPath)
     : new Map<string, string>();
 }
 
