@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { assertWithinBudget, planManifest, planToJson, renderPlanTable } from '../../src/plan/index.js';
 import { runCli } from '../helpers/cli.js';
-import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
+import { load, manifestWith, tempTree } from '../manifest/helpers/temp-tree.js';
 
 /** Unknown is never 0: steps and plans nobody can price show as unknown, in JSON and in the table. */
 const link = { id: 'product', kind: 'link_with_params', with: { title: 'T', image_urls: ['https://example.com/i.png'] } };
@@ -41,12 +41,13 @@ describe('a plan whose every job is of unknown cost', () => {
 
 describe('plan --json of a manifest mixing priced and unpriced steps', () => {
   test('gives the all-unknown step null credits and the priced steps figures', async () => {
-    const result = await runCli(['plan', 'examples/html-ads.yaml', '--json']);
+    const regen = { id: 'regen', kind: 'product_regen', with: { id: '3f1b2c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' } };
+    const { dir } = tempTree({ 'manifest.yaml': manifestWith([link, regen]) });
+    const result = await runCli(['plan', 'manifest.yaml', '--json'], { cwd: dir });
     const json = JSON.parse(result.stdout) as { steps: { id: string; credits: unknown; unknownJobs: number }[] };
     expect(json.steps.map((s) => [s.id, s.credits, s.unknownJobs])).toEqual([
       ['product', null, 1],
-      ['playables', { low: 240, expected: 240, high: 240 }, 0],
-      ['quizzes', { low: 20, expected: 20, high: 20 }, 0],
+      ['regen', { low: 1, expected: 1, high: 1 }, 0],
     ]);
   });
 });
