@@ -107,6 +107,11 @@ export class SandboxCore {
     this.idRandom = seededRandom(digest.readUInt32LE(0));
   }
 
+  /** An id that exists without having been handed out (a fixture's): never handed out either. */
+  reserveId(id: string): void {
+    this.knownIds.add(id);
+  }
+
   /** Whether a fault decided when a job is made happens: drawn live (and journalled), or as journalled. */
   decide(name: FaultName): boolean {
     return this.scope ? this.scope.draw(name, () => this.faults.draw(name)) : this.faults.draw(name);

@@ -19,6 +19,7 @@ import { registerPersonas } from './resources/personas.js';
 import { registerProduct } from './resources/product.js';
 import { registerTemplates } from './resources/templates.js';
 import { registerText } from './resources/text.js';
+import { seedFixtures } from './seed-fixtures.js';
 import { createRequestHandler } from './server.js';
 import type { SandboxStats } from './stats.js';
 
@@ -27,6 +28,7 @@ export type { SandboxStats } from './stats.js';
 export type { SandboxJobView } from './resources/introspection.js';
 export type { FaultProfile, FaultName } from './faults/profile.js';
 export { FAULT_NAMES, FAULT_PROFILES } from './faults/profile.js';
+export { FIXTURE_IDS } from './catalogues/fixtures.js';
 
 /** A running sandbox. */
 export interface Sandbox {
@@ -64,6 +66,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
   const url = `http://${host}:${port}`;
   core.cdn.baseUrl = url; // before the replay: scraped links name this sandbox's media
+  seedFixtures(core); // before the replay too: journalled operations may act on fixtures
   // Replayed synchronously right after listening: no request is read before it is done.
   if (journal) replayOrClose(core, router, journal, server);
   resolved.logger.info({ url }, 'sandbox listening');

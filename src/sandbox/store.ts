@@ -34,6 +34,8 @@ export interface Job {
   history: { status: string; at: number }[];
   timeline?: Timeline;
   deleted?: boolean;
+  /** Seeded at start with a fixed id (catalogues/fixtures.ts), not made through the API. */
+  fixture?: boolean;
 }
 
 /** Every job, by id, in creation order. */
@@ -55,7 +57,8 @@ export class JobStore {
     return [...this.byId.values()].filter((job) => job.family === family && !job.deleted);
   }
 
+  /** Every job made through the API, deleted ones too; fixtures are left out: the sandbox did not make them. */
   all(): Job[] {
-    return [...this.byId.values()];
+    return [...this.byId.values()].filter((job) => !job.fixture);
   }
 }
