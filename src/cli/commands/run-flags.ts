@@ -51,7 +51,7 @@ export function addRunFlags(command: Command): Command {
     .option('--webhook-listen <host:port>', 'receive job webhooks here (needs --webhook-public-url)')
     .option('--webhook-public-url <url>', 'the public URL that reaches --webhook-listen')
     .option('--time-scale <x>', 'multiply every wait (poll intervals, settle time); for fast sandboxes', positive('--time-scale'))
-    .option('--rate <n>', 'requests per second to start with; halves on each 429 (default 20)', positive('--rate'));
+    .option('--rate <n>', 'requests per second to start with (default 20); halves when half of recent answers are 429s', positive('--rate'));
   return command;
 }
 
