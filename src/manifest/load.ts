@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError, type InputIssue } from '../errors.js';
 import type { StepKind } from '../step-kinds.js';
@@ -30,7 +30,11 @@ export interface LoadOptions {
 export const MAX_REPORTED_ISSUES = 200;
 
 export async function loadManifest(file: string, options: LoadOptions): Promise<Manifest> {
-  const absolute = path.resolve(options.cwd ?? process.cwd(), file);
+  // The real path is the manifest's identity (its jobs' scope and its run lock): reached through
+  // a symlinked release directory, a moved checkout's link or a bind mount, it is still the same
+  // manifest, whose jobs must never be paid for again nor run by two processes at once.
+  const resolved = path.resolve(options.cwd ?? process.cwd(), file);
+  const absolute = await realpath(resolved).catch(() => resolved);
   const text = await readFile(absolute, 'utf8').catch((error: NodeJS.ErrnoException) => {
     const why = error.code === 'ENOENT' ? 'manifest not found' : `cannot read the manifest: ${error.message}`;
     throw invalid(file, [{ file, message: why }]);
