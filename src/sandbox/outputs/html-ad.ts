@@ -10,11 +10,16 @@ export interface AdInput {
   customPrompt: string;
 }
 
-/** An image as the ad carries it: embedded bytes when the sandbox has them, else its URL. */
+/** An image as the ad carries it: always embedded, so the file is self-contained. */
 export interface AdImage {
+  /** A data: URI. */
   src: string;
-  /** Bytes the image adds to the ad once compressed. */
-  bytes: number;
+  /**
+   * Bytes the real image adds beyond what `src` holds: 0 for an image the sandbox serves (its bytes
+   * are embedded as they are), the compressed size of a photo the sandbox cannot fetch (the ad
+   * embeds a small generated stand-in, and counts the size the service's compressed photo takes).
+   */
+  extraBytes: number;
 }
 
 const MB = 1024 * 1024;
@@ -64,8 +69,8 @@ function body(style: HtmlAdStyleEntry, ad: AdInput, images: AdImage[]): string {
 }
 
 /**
- * One self-contained playable HTML ad: inline CSS and script, images and logo embedded (or linked
- * when the sandbox cannot fetch them).
+ * One self-contained playable HTML ad: inline CSS and script, images and logo embedded, nothing
+ * fetched from anywhere when it plays.
  */
 export function renderHtmlAd(style: HtmlAdStyleEntry, ad: AdInput, images: AdImage[], logo: AdImage | undefined): string {
   const offer = ad.promotionInfo || 'Discover it now';
@@ -87,7 +92,7 @@ ${body(style, ad, images)}
 `;
 }
 
-/** Size of the ad as delivered: its HTML plus the compressed images it links rather than embeds. */
+/** Size of the ad as the service would deliver it: its HTML plus the photos stood in for. */
 export function adBytes(html: string, images: AdImage[]): number {
-  return Buffer.byteLength(html) + images.filter((img) => !img.src.startsWith('data:')).reduce((sum, img) => sum + img.bytes, 0);
+  return Buffer.byteLength(html) + images.reduce((sum, img) => sum + img.extraBytes, 0);
 }

@@ -5,6 +5,7 @@ import type { SandboxCore } from '../core.js';
 import { fail, workPlan } from '../engine/plans.js';
 import { badField, fieldError, json } from '../http/reply.js';
 import { adBytes, imagesFor, notionalImageBytes, renderHtmlAd, type AdImage, type AdInput } from '../outputs/html-ad.js';
+import { coloursFor, makePng } from '../outputs/media.js';
 import type { Job } from '../store.js';
 import { downloadUrl, findJob, jobBasics, listFilter, newestFirst, putOutput, subsetWebhook, type Registrar } from './common.js';
 
@@ -49,13 +50,21 @@ function checkStyles(styleIds: string[]): void {
   if (repeated.length > 0) throw badField('style_ids', `Each style may be chosen once; repeated: ${[...new Set(repeated)].join(', ')}.`);
 }
 
-/** An image as an ad carries it: embedded when the sandbox serves it, else linked and counted. */
+/**
+ * An image as an ad carries it, always embedded: the sandbox's own bytes when it serves the image;
+ * otherwise (it never fetches outside URLs) a small picture generated from the URL stands in, and
+ * the photo's compressed size is counted against max_size_mb as the service would count it.
+ */
 function adImage(core: SandboxCore, url: string): AdImage {
   const media = core.cdn.mediaName(url);
-  if (media === undefined) return { src: url, bytes: notionalImageBytes(url) };
-  const bytes = core.cdn.mediaBytes(media);
-  return { src: `data:image/png;base64,${bytes.toString('base64')}`, bytes: bytes.length };
+  if (media === undefined) {
+    const [from, to] = coloursFor(url);
+    return { src: pngDataUri(makePng(64, 64, from, to)), extraBytes: notionalImageBytes(url) };
+  }
+  return { src: pngDataUri(core.cdn.mediaBytes(media)), extraBytes: 0 };
 }
+
+const pngDataUri = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
 
 interface AdMedia {
   images: AdImage[];

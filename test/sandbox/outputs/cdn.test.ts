@@ -90,6 +90,22 @@ describe('generated media', () => {
     expect(html.match(/(?:src|href)\s*=\s*["']?\s*(?:https?:)?\/\//gi) ?? []).toEqual([]); // nothing fetched from elsewhere
   });
 
+  test('an ad built from photos the sandbox cannot fetch embeds stand-ins and counts their size', async () => {
+    const t = await sandboxFor();
+    const photos = ['https://shop.example.com/a.jpg', 'https://shop.example.com/b.jpg?size_mb=6'];
+    const link = (await t.post('/api/links/link_with_params/', { title: 'Trail', image_urls: photos, logo_url: 'https://shop.example.com/logo.png' })).body.id;
+    const id = (await t.post('/api/html_interactive_ads/', { link, style_ids: ['scratch-card', 'carousel'] })).body.id;
+    t.advance(HOUR);
+    const job = (await t.get(`/api/html_interactive_ads/${id}/`)).body;
+    // A game carries one photo (0.15 MB); a showcase carries both, and the 6 MB one breaks the 5 MB limit.
+    expect(job.ads.map((ad: { style_id: string; status: string }) => [ad.style_id, ad.status])).toEqual([['scratch-card', 'done'], ['carousel', 'failed']]);
+    const html = await (await fetch(job.ads[0].url)).text();
+    expect(html).toContain('<img class="slide" src="data:image/png;base64,');
+    expect(html).toContain('<img src="data:image/png;base64,'); // the logo
+    expect(html.match(/(?:src|href)\s*=\s*["']?\s*(?:https?:)?\/\//gi) ?? []).toEqual([]);
+    expect(html).not.toContain('shop.example.com');
+  });
+
   test('library media (link images, music) are served without expiry', async () => {
     const t = await sandboxFor();
     const link = (await t.get(`/api/links/${await makeLink(t)}/`)).body;
