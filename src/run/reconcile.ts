@@ -1,6 +1,7 @@
 import { ApiRateLimitError, ApiStatusError } from '../api/index.js';
 import type { JobRow } from '../state/index.js';
-import { adapterFor, type Resource } from './adapters/index.js';
+import { adapterFor, type KindAdapter, type Resource } from './adapters/index.js';
+import { settleCost } from './budget-stop.js';
 import { matchesIntent } from './match-intent.js';
 import type { RunContext } from './run-context.js';
 import { announce } from './submit-job.js';
@@ -77,11 +78,42 @@ function markFound(ctx: RunContext, job: JobRow, attemptId: number, resource: Re
   return 'found';
 }
 
+/**
+ * Adopts the remote id an earlier run kept from a creation answer it failed to record. A kind
+ * finished at creation (a voice, a link) is done at once with the kept answer and its cost —
+ * tracking it would read a kind that may have no read at all. Without a kept answer (a row an
+ * older reelpipe left) such a kind is still tracked only if it can be read; else it is held.
+ */
 function adoptRecorded(ctx: RunContext, job: JobRow, remoteId: string): ReconcileResult {
+  const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
+  if (adapter.mode === 'instant' && job.result) return adoptInstant(ctx, job, adapter, job.result, remoteId);
+  if (!adapter.read) {
+    return holdInDoubt(ctx, job, `${job.kind} ${remoteId} was created but its answer was not kept, and ${job.kind} jobs cannot be read`);
+  }
   const row = ctx.store.durably(() =>
     ctx.store.transition(job.key, 'submitted', { remoteId, submittedAt: job.submittedAt ?? ctx.clock.now() }, 'job:reconciled', { recorded: remoteId }),
   );
   announce(ctx, row, `reconciled: the answer's remote id ${remoteId} was recorded`);
+  return 'found';
+}
+
+function adoptInstant(ctx: RunContext, job: JobRow, adapter: KindAdapter, result: Resource, remoteId: string): ReconcileResult {
+  const view = adapter.view(result);
+  const creditsUsed = view.creditsUsed ?? adapter.fixedCredits ?? null;
+  const row = ctx.store.durably(() =>
+    ctx.store.transition(job.key, 'done', {
+      remoteId,
+      remoteStatus: view.remoteStatus,
+      result,
+      creditsUsed,
+      // With no known cost the reservation stays on the row: it is what the ledger counts.
+      ...(creditsUsed === null ? {} : { creditsReserved: 0 }),
+      submittedAt: job.submittedAt ?? ctx.clock.now(),
+      finishedAt: ctx.clock.now(),
+    }, 'job:reconciled', { recorded: remoteId }),
+  );
+  settleCost(ctx, job.key, creditsUsed);
+  announce(ctx, row, `reconciled: the kept answer of ${remoteId} finished it`);
   return 'found';
 }
 

@@ -129,7 +129,9 @@ function keepAnswer(
   ctx.store.durably(() => {
     if (ctx.store.job(key)?.status !== 'submitting') return;
     ctx.store.closeAttempt(attemptId, 'answered', { ...(remoteId ? { remoteId } : {}), error: why });
-    ctx.store.transition(key, 'in_doubt', { remoteId, doubtReason: why }, 'job:in-doubt', { message: why, remoteId });
+    // The answer itself is kept too: for a kind finished at creation (a voice, a link) it is the
+    // result, and some of those kinds can never be read again.
+    ctx.store.transition(key, 'in_doubt', { remoteId, result: resource, doubtReason: why }, 'job:in-doubt', { message: why, remoteId });
   });
 }
 

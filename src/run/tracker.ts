@@ -55,6 +55,7 @@ export class Tracker {
   /** Tracks `job` until it finishes; the promise says how it ended. */
   track(job: JobRow): Promise<TrackOutcome> {
     const adapter = adapterFor(job.kind, this.ctx.planned.get(job.key)?.mode);
+    if (!adapter.read) return Promise.resolve(this.unreadable(job, adapter));
     const now = this.ctx.clock.now();
     return new Promise((resolve) => {
       const since = job.submittedAt ?? now;
@@ -64,6 +65,22 @@ export class Tracker {
       this.loop ??= this.run().finally(() => (this.loop = null));
       this.wake?.();
     });
+  }
+
+  /**
+   * Policy: a job whose kind cannot be read is never polled (it would be polled forever, holding
+   * the run and its lock). A kind finished at creation with its answer on the row is done with
+   * that answer; anything else fails with the reason, naming the remote id to check by hand.
+   */
+  private unreadable(job: JobRow, adapter: KindAdapter): TrackOutcome {
+    const kept = adapter.mode === 'instant' && job.result ? job.result : undefined;
+    const why = `${job.kind} jobs cannot be read, so ${job.remoteId ?? 'this job'} cannot be tracked; check it at the service before \`reelpipe retry\``;
+    const view: RemoteView = kept
+      ? { ...adapter.view(kept), phase: 'done' }
+      : { phase: 'failed', remoteStatus: job.remoteStatus ?? 'unreadable', creditsUsed: null, failedReason: why, outputs: [] };
+    const entry: Watched = { job, adapter, dueAt: Infinity, since: job.submittedAt ?? this.ctx.clock.now(), expected: 0, resolve: () => undefined };
+    // Never undefined: only a pending view leaves a job unfinished, and this one is done or failed.
+    return this.ctx.store.atomically(() => this.record(entry, kept ?? { failed_reason: why }, view)) as TrackOutcome;
   }
 
   /** A webhook named this remote job: read it now. */
