@@ -3,7 +3,7 @@ import type { Deferred } from './deferred.js';
 import { downloadOutputs, outputsIntact } from './download-outputs.js';
 import { holdInDoubt, reconcileJob } from './reconcile.js';
 import type { RunContext } from './run-context.js';
-import { submitJob } from './submit-job.js';
+import { announce, submitJob } from './submit-job.js';
 import type { Tracker } from './tracker.js';
 
 /** How a job ended in this run: `ok` finished and downloaded; `unfinished` left for a later run. */
@@ -20,6 +20,16 @@ const MAX_NOT_CREATED = 5;
  * lock waiting on a list that may never come back. A later run tries again.
  */
 export const MAX_LIST_FAILURES = 5;
+
+/**
+ * Creating POSTs of one job that may be resubmitted after reconciliation proved the last one
+ * created nothing, per run. Why a bound, and why 3: each such cycle is a POST the service took
+ * but did not answer (a 5xx, a timeout), then a list that showed nothing; a service failing the
+ * same creation three times running is not having a blip, and every further POST is another
+ * chance of a job landing after the settle time, paid for twice (docs/exactly-once.md). The job
+ * stays planned for the next run, the reason in its events.
+ */
+export const MAX_ABSENT_RESUBMITS = 3;
 
 export interface DriveHooks {
   tracker: Tracker;
@@ -73,6 +83,7 @@ function current(ctx: RunContext, key: string): JobRow {
 async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHooks): Promise<JobOutcome> {
   let notCreated = 0;
   let listFailures = 0;
+  let absent = 0;
   for (;;) {
     if (ctx.stop.halted) return 'unfinished';
     const row = current(ctx, key);
@@ -80,6 +91,7 @@ async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHoo
       case 'in_doubt': {
         const result = await reconcileJob(ctx, row);
         if (result === 'held') return 'unfinished';
+        if (result === 'absent' && ++absent >= MAX_ABSENT_RESUBMITS) return leaveForNextRun(ctx, key, absent);
         listFailures = result === 'list-failed' ? listFailures + 1 : 0;
         if (listFailures >= MAX_LIST_FAILURES) {
           holdInDoubt(ctx, current(ctx, key), `the ${row.kind} list failed ${listFailures} times in a row; a later run searches again`);
@@ -109,6 +121,15 @@ async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHoo
         return row.status === 'failed' || row.status === 'rejected' ? 'failed' : 'unfinished';
     }
   }
+}
+
+function leaveForNextRun(ctx: RunContext, key: string, cycles: number): JobOutcome {
+  const why =
+    `${cycles} creating requests in a row got no usable answer and created nothing; ` +
+    'not sent again in this run (the next run submits it again)';
+  ctx.store.event('job:not-created', key, { message: why, deferred: true });
+  announce(ctx, current(ctx, key), why);
+  return 'unfinished';
 }
 
 async function pause(ctx: RunContext, ms: number): Promise<void> {

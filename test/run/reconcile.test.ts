@@ -7,6 +7,10 @@ import { loadManifest } from '../../src/manifest/index.js';
 import { planManifest, type Plan, type PlannedJob } from '../../src/plan/index.js';
 import { executePlan } from '../../src/run/execute-plan.js';
 import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js';
+import { UnfinishedError } from '../../src/errors.js';
+import { MAX_ABSENT_RESUBMITS } from '../../src/run/drive-job.js';
+import { runOutcome } from '../../src/run/outcome.js';
+import { readEvents } from '../../src/state/events.js';
 import { StateStore } from '../../src/state/index.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
@@ -103,6 +107,22 @@ describe('a list that cannot be read does not hold the run forever', () => {
     expect(store.job(job.key)).toMatchObject({ status: 'in_doubt', doubtReason: expect.stringMatching(reason) });
     expect(server.requestsTo('GET', '/api/lipsyncs_v2/')).toHaveLength(lists);
     expect(server.requestsTo('POST', '/api/lipsyncs_v2/')).toEqual([]);
+  });
+});
+
+describe('a creation the service keeps failing does not loop within one run', () => {
+  test('after 3 POSTs answered 502 and proved absent, the job is left planned for the next run (exit 4), with the reason', async () => {
+    const plan = await planOf(LIPSYNC);
+    const key = plan.jobs[0]!.key;
+    server.script('POST', '/api/lipsyncs_v2/', ...Array.from({ length: 12 }, () => ({ status: 502, json: { detail: 'Bad gateway' } })));
+    server.script('GET', '/api/lipsyncs_v2/', ...Array.from({ length: 12 }, () => ({ status: 200, json: [] })));
+    const result = await run(plan, { inDoubtSettleMs: 0 });
+    expect(server.requestsTo('POST', '/api/lipsyncs_v2/')).toHaveLength(MAX_ABSENT_RESUBMITS);
+    expect(result.counts).toEqual({ planned: 1 });
+    expect(runOutcome(result)?.code).toBe(new UnfinishedError('x').code);
+    expect(store.attempts(key).map((a) => a.state)).toEqual(['absent', 'absent', 'absent']);
+    const deferred = readEvents(store.db, { jobKey: key, type: 'job:not-created' }).at(-1);
+    expect(deferred?.data?.message).toMatch(/3 creating requests in a row got no usable answer and created nothing/);
   });
 });
 
