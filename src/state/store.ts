@@ -192,14 +192,19 @@ export class StateStore {
   }
 
   /**
-   * Plans a failed or rejected job again (`reelpipe retry`). What its failed attempt cost moves to
-   * credits_prior, so the money history stays whole while the job gets a fresh remote id.
+   * Plans a failed or rejected job again (`reelpipe retry`). What its failed attempt was counted
+   * as costing moves to credits_prior (which the ledger counts as spent), so the money history
+   * stays whole while the job gets a fresh remote id. Policy: a failed job with no reported cost
+   * was counted at its kept reservation (see BudgetLedger.settle), so that is what moves; the
+   * reservation itself is zeroed, or it would be counted twice.
    */
   planAgain(key: string): JobRow {
     const job = this.job(key);
     if (!job) throw new Error(`unknown job ${key}`);
+    const counted = job.creditsUsed ?? (job.status === 'failed' ? job.creditsReserved : 0);
     return this.transition(key, 'planned', {
-      creditsPrior: job.creditsPrior + (job.creditsUsed ?? 0),
+      creditsPrior: job.creditsPrior + counted,
+      creditsReserved: 0,
       creditsUsed: null,
       remoteId: null,
       remoteStatus: null,

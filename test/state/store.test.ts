@@ -15,6 +15,7 @@ import {
   scrubSecrets,
   type JobStatus,
 } from '../../src/state/index.js';
+import { BudgetLedger } from '../../src/run/budget-ledger.js';
 import { ManualClock } from '../../src/util/clock.js';
 
 let dir: string;
@@ -154,6 +155,35 @@ describe('jobs', () => {
       expect.objectContaining({ idx: 0, url: 'http://x/1.mp4', sha256: 'abc', path: 'out/a-1.mp4', bytes: 10 }),
       expect.objectContaining({ idx: 1, url: 'http://x/2-fresh.mp4', sha256: null, path: null, bytes: null, downloadedAt: null }),
     ]);
+  });
+});
+
+describe('retry keeps what a failed attempt was counted as costing', () => {
+  /** A job that ended `end` with `creditsUsed` reported (null: none), having reserved 50. */
+  function ended(end: 'failed' | 'rejected', creditsUsed: number | null): void {
+    store.syncPlan('m.yaml', [job('a')]);
+    store.transition('a', 'submitting', { creditsReserved: 50 }, 'job:intent');
+    if (end === 'failed') {
+      store.transition('a', 'submitted', { remoteId: 'r-1' }, 'job:answered');
+      // As the tracker records it: with no reported cost the reservation stays as the cost.
+      store.transition('a', 'failed', { creditsUsed, ...(creditsUsed === null ? {} : { creditsReserved: 0 }) }, 'job:failed');
+    } else {
+      store.transition('a', 'rejected', { creditsUsed, creditsReserved: 0 }, 'job:rejected');
+    }
+  }
+
+  test.each([
+    ['failed with its cost reported: credits_prior 12', 'failed', 12, 12],
+    ['failed with no cost reported: credits_prior is its reservation, 50', 'failed', null, 50],
+    ['rejected, nothing was created: credits_prior 0', 'rejected', 0, 0],
+  ] as const)('%s', (_, end, creditsUsed, prior) => {
+    ended(end, creditsUsed);
+    const before = new BudgetLedger({ cap: 60, jobs: store.jobs(['a']) });
+    store.planAgain('a');
+    const after = new BudgetLedger({ cap: 60, jobs: store.jobs(['a']) });
+    expect(store.job('a')).toMatchObject({ status: 'planned', creditsPrior: prior, creditsReserved: 0, creditsUsed: null });
+    expect(after.spent).toBe(before.spent);
+    expect(after.spent).toBe(prior);
   });
 });
 
