@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { LockedError } from '../errors.js';
 import type { StateStore } from './store.js';
@@ -19,6 +20,11 @@ export interface LockOptions {
   staleAfterMs?: number;
   /** How often the holder refreshes its heartbeat. @default 10_000 */
   heartbeatMs?: number;
+  /**
+   * This process's pid namespace; null where it cannot be known.
+   * @default the target of /proc/self/ns/pid (Linux), else null
+   */
+  pidNamespace?: string | null;
   /** Whether a pid is alive on this host. @default signal 0 probe */
   isAlive?: (pid: number) => boolean;
   /**
@@ -44,6 +50,16 @@ interface LockRow {
   run_id: number | null;
   heartbeat_at: number;
   token: string | null;
+  pid_ns: string | null;
+}
+
+/** This process's pid namespace (`pid:[4026531836]`), or null off Linux. */
+export function currentPidNamespace(): string | null {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return null;
+  }
 }
 
 export function pidIsAlive(pid: number): boolean {
@@ -60,8 +76,12 @@ export function pidIsAlive(pid: number): boolean {
  * Takes the run lock, or throws LockedError (exit 75) at once if a live run holds it.
  *
  * Policy, why a lock may be broken: a holder on this host whose pid is dead crashed or was
- * killed (kill -9 releases nothing); any holder whose heartbeat is older than `staleAfterMs`
- * stopped beating, wherever it runs. Both are recorded as `lock:broken` with who held it.
+ * killed (kill -9 releases nothing) — but a pid means something only inside its own pid
+ * namespace: containers sharing a hostname but not a pid namespace see a live holder's pid as
+ * dead. So a dead pid breaks the lock at once only when the holder recorded our pid namespace;
+ * otherwise (another namespace, or one not known) only once its heartbeat is also older than two
+ * heartbeat intervals. Any holder whose heartbeat is older than `staleAfterMs` stopped beating,
+ * wherever it runs. Both are recorded as `lock:broken` with who held it.
  */
 export function acquireLock(store: StateStore, options: LockOptions): HeldLock {
   const host = options.host ?? hostname();
@@ -69,11 +89,15 @@ export function acquireLock(store: StateStore, options: LockOptions): HeldLock {
   const staleAfter = options.staleAfterMs ?? 60_000;
   const isAlive = options.isAlive ?? pidIsAlive;
   const token = options.token ?? randomUUID();
+  const heartbeatMs = options.heartbeatMs ?? 10_000;
+  const pidNs = options.pidNamespace === undefined ? currentPidNamespace() : options.pidNamespace;
+  // A holder's pid can be probed only from its own pid namespace (same host, same namespace).
+  const sameNamespace = (held: LockRow) => pidNs !== null && held.pid_ns === pidNs;
   store.atomically(() => {
     const now = store.clock.now();
     const held = store.db.prepare('SELECT * FROM locks WHERE name = ?').get(options.name) as LockRow | undefined;
     if (held) {
-      const dead = held.host === host && !isAlive(held.pid);
+      const dead = held.host === host && !isAlive(held.pid) && (sameNamespace(held) || now - held.heartbeat_at > 2 * heartbeatMs);
       const stale = now - held.heartbeat_at > staleAfter;
       if (!dead && !stale) {
         throw new LockedError(
@@ -85,11 +109,11 @@ export function acquireLock(store: StateStore, options: LockOptions): HeldLock {
       store.db.prepare('DELETE FROM locks WHERE name = ?').run(options.name);
     }
     store.db
-      .prepare('INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at, token) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(options.name, store.runId, host, pid, now, now, token);
+      .prepare('INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at, token, pid_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(options.name, store.runId, host, pid, now, now, token, pidNs);
     store.event('lock:acquired', null, { name: options.name, host, pid });
   });
-  return holdLock(store, options.name, token, options.heartbeatMs ?? 10_000, options.onLost);
+  return holdLock(store, options.name, token, heartbeatMs, options.onLost);
 }
 
 /**

@@ -191,6 +191,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'locks.token: a random owner token per holder (host and pid are not unique across containers)',
     sql: `ALTER TABLE locks ADD COLUMN token TEXT;`,
   },
+  {
+    version: 6,
+    name: 'locks.pid_ns: the holder\'s pid namespace (a pid is only meaningful inside its own namespace)',
+    sql: `ALTER TABLE locks ADD COLUMN pid_ns TEXT;`,
+  },
 ];
 
 /** The newest schema this build knows. */

@@ -49,16 +49,37 @@ describe('the run lock', () => {
   });
 
   test.each([
-    ['a dead pid on this host', { host: 'h', isAlive: dead, advance: 0 }, 'dead pid'],
+    ['a dead pid in our pid namespace on this host', { host: 'h', isAlive: dead, advance: 0 }, 'dead pid'],
     ['a stale heartbeat on another host', { host: 'other', isAlive: alive, advance: 61_000 }, 'stale heartbeat'],
     ['a stale heartbeat of a live-looking pid', { host: 'h', isAlive: alive, advance: 61_000 }, 'stale heartbeat'],
   ])('a lock left by %s is broken and the event recorded', (_name, setup, reason) => {
-    acquireLock(first, { name: 'm.yaml', pid: 100, host: setup.host, isAlive: alive });
+    acquireLock(first, { name: 'm.yaml', pid: 100, host: setup.host, isAlive: alive, pidNamespace: 'pid:[1]' });
     clock.advance(setup.advance);
-    acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: setup.isAlive });
+    acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: setup.isAlive, pidNamespace: 'pid:[1]' });
     const broken = readEvents(second.db, { type: 'lock:broken' });
     expect(broken).toHaveLength(1);
     expect(broken[0]?.data).toMatchObject({ pid: 100, reason });
+  });
+
+  describe('a dead-looking pid in another pid namespace (containers sharing a hostname)', () => {
+    const container = (ns: string | null) => ({ name: 'm.yaml', host: 'shared', pidNamespace: ns, heartbeatMs: 10_000 });
+
+    test.each([
+      ['another namespace', 'pid:[2]'],
+      ['a namespace not known', null],
+    ])('in %s, a holder that beat within two intervals is alive: refused (exit 75)', (_name, ns) => {
+      acquireLock(first, { ...container('pid:[1]'), pid: 1, isAlive: alive });
+      clock.advance(19_000);
+      expect(() => acquireLock(second, { ...container(ns), pid: 7, isAlive: dead })).toThrow(LockedError);
+      expect(readEvents(second.db, { type: 'lock:broken' })).toEqual([]);
+    });
+
+    test('once its heartbeat is older than two intervals, the dead pid breaks it', () => {
+      acquireLock(first, { ...container('pid:[1]'), pid: 1, isAlive: alive });
+      clock.advance(20_001);
+      acquireLock(second, { ...container('pid:[2]'), pid: 7, isAlive: dead });
+      expect(readEvents(second.db, { type: 'lock:broken' })[0]?.data).toMatchObject({ pid: 1, reason: 'dead pid' });
+    });
   });
 
   test('a heartbeat keeps a long run from looking stale', () => {
