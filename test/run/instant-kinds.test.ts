@@ -1,33 +1,22 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createClient, type ServiceClient } from '../../src/api/index.js';
+import { describe, expect, test } from 'vitest';
+import type { ServiceClient } from '../../src/api/index.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { planManifest, type Plan } from '../../src/plan/index.js';
 import { executePlan, type RunDeps } from '../../src/run/execute-plan.js';
 import { resolveRunOptions } from '../../src/run/run-options.js';
 import { readEvents } from '../../src/state/events.js';
-import { StateStore } from '../../src/state/index.js';
-import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import type { StateStore } from '../../src/state/index.js';
+import type { ScriptedServer } from '../helpers/scripted-server.js';
+import { useScriptedRun } from './helpers/scripted-run.js';
 
 let dir: string;
 let store: StateStore;
 let server: ScriptedServer;
 let client: ServiceClient;
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'reelpipe-instant-'));
-  store = StateStore.open(join(dir, 'state.db'));
-  server = await startScriptedServer();
-  client = createClient({ baseUrl: server.url, apiId: 'test-id', apiKey: 'test-key', retry: { maxAttempts: 1 } });
-});
-afterEach(async () => {
-  await client.close();
-  await server.close();
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+useScriptedRun('reelpipe-instant-', (run) => ({ dir, store, server, client } = run));
 
 const VOICE = `
 version: 1
