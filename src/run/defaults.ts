@@ -3,7 +3,5 @@
  * light commands start without loading the runner).
  */
 
-/** The embedded sandbox's state lives apart, so a trial run can never mark real jobs done. */
-export const SANDBOX_STATE_PATH = 'state/sandbox.db';
 /** @default speed of the embedded sandbox: fast enough that a demo finishes in seconds. */
 export const DEFAULT_SANDBOX_SPEED = 1000;

@@ -20,9 +20,8 @@ import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.j
 
 import { assertKnownCosts } from './budget-gate.js';
 import { checkHtmlAdStyles } from './check-styles.js';
-import { SANDBOX_STATE_PATH } from './defaults.js';
 
-export { DEFAULT_SANDBOX_SPEED, SANDBOX_STATE_PATH } from './defaults.js';
+export { DEFAULT_SANDBOX_SPEED } from './defaults.js';
 
 export interface RunManifestInput extends RunOptions {
   manifestFile: string;
@@ -69,7 +68,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   assertWithinBudget(plan, options.maxCredits ?? undefined);
   assertKnownCosts(plan, options.maxCredits);
   // Each manifest owns its jobs: the store reads and writes only this manifest's rows.
-  const statePath = resolveStatePath(input.cwd, input.statePath ?? (input.sandbox ? SANDBOX_STATE_PATH : undefined));
+  const statePath = resolveStatePath(input.cwd, input.statePath, input.sandbox !== undefined);
   const store = StateStore.open(statePath, clock).useManifest(plan.manifestPath);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   try {
@@ -138,7 +137,7 @@ async function connect(
     sandbox = await startSandbox({ port: 0, speed: input.sandbox.speed, credits: 1_000_000, seed: 1, journal: sandboxJournalPath(statePath) });
     closers.unshift(() => sandbox?.close());
   }
-  const logger = observeRateLimits(createLogger({ env: input.env, level: input.env.REELPIPE_LOG_LEVEL || 'warn' }), () => limiter.throttled());
+  const logger = observeRateLimits(createLogger({ env: input.env }), () => limiter.throttled());
   const client = sandbox
     ? createClient({ baseUrl: sandbox.url, apiId: 'sandbox-id', apiKey: 'sandbox-key', logger })
     : clientFromEnv(input.env, { logger });

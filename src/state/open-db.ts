@@ -7,8 +7,12 @@ import { migrate } from './migrations.js';
 /** Where the state lives unless `--state PATH` says otherwise, relative to the working directory. */
 export const DEFAULT_STATE_PATH = 'state/reelpipe.db';
 
-export function resolveStatePath(cwd: string, statePath?: string): string {
-  return resolve(cwd, statePath ?? DEFAULT_STATE_PATH);
+/** The embedded sandbox's state lives apart, so a trial run can never mark real jobs done. */
+export const SANDBOX_STATE_PATH = 'state/sandbox.db';
+
+/** The state database a command uses: `--state PATH`, else the sandbox's or the default one. */
+export function resolveStatePath(cwd: string, statePath?: string, sandbox = false): string {
+  return resolve(cwd, statePath ?? (sandbox ? SANDBOX_STATE_PATH : DEFAULT_STATE_PATH));
 }
 
 /**

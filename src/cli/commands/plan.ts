@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
 import type { Plan } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
@@ -45,18 +44,11 @@ export const registerPlan: RegisterCommand = (program, io) => {
     });
 };
 
-/**
- * A missing database means every job is new. Checked here too: readJobStatuses throws when the
- * database's folder does not exist yet (better-sqlite3 reports that without SQLITE_CANTOPEN).
- * SQLite and the runner's sandbox path load only when they are needed.
- */
+/** Each job's state in this manifest's rows (a missing database: every job is new). SQLite loads only here. */
 async function statusesOf(plan: Plan, io: CliIo, flags: PlanFlags): Promise<Map<string, string>> {
-  const statePath = flags.sandbox ? (await import('../../run/defaults.js')).SANDBOX_STATE_PATH : flags.state;
   const { readJobStatuses, resolveStatePath } = await import('../../state/index.js');
-  const dbPath = resolveStatePath(io.cwd, statePath);
-  return existsSync(dbPath)
-    ? readJobStatuses(dbPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, outputName: j.outputName })), plan.manifestPath)
-    : new Map<string, string>();
+  const dbPath = resolveStatePath(io.cwd, flags.state, flags.sandbox);
+  return readJobStatuses(dbPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, outputName: j.outputName })), plan.manifestPath);
 }
 
 function parseCredits(value: string): number {

@@ -1,4 +1,3 @@
-import { SANDBOX_STATE_PATH } from '../../run/defaults.js';
 import type { RegisterCommand } from './index.js';
 
 /**
@@ -21,7 +20,7 @@ export const registerStatus: RegisterCommand = (program, io) => {
       ]);
       const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
       const plan = planManifest(manifest);
-      const dbPath = resolveStatePath(io.cwd, flags.state ?? (flags.sandbox ? SANDBOX_STATE_PATH : undefined));
+      const dbPath = resolveStatePath(io.cwd, flags.state, flags.sandbox);
       const report = buildStatusReport(plan, dbPath);
       io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
     });
