@@ -82,10 +82,9 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     input.prepare?.(store, plan);
     const limiter = new AdaptiveRateLimiter({ ratePerSecond: options.ratePerSecond, clock });
     const client = await connect(input, statePath, limiter, closers);
-    await checkHtmlAdStyles(plan, client, input.progress, (key) => {
-      const row = store.jobs([key])[0];
-      return row === undefined || row.status === 'planned';
-    });
+    const sent = store.jobs(plan.jobs.filter((j) => j.kind === 'html_ads').map((j) => j.key)).filter((r) => r.status !== 'planned');
+    const sentKeys = new Set(sent.map((r) => r.key));
+    await checkHtmlAdStyles(plan, client, input.progress, (key) => !sentKeys.has(key));
     const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
     const result = await executePlan(plan, {
       store,
