@@ -22,6 +22,14 @@ export interface RetryOptions {
    * @default 60000
    */
   maxRetryAfterMs?: number;
+  /**
+   * Longest time one call may take, every attempt and wait included: no attempt runs past it
+   * (its deadline is cut to what is left) and no wait that would end past it is begun; the
+   * call then fails with its last error. A service refusing connections (nothing ever sent) is
+   * given up on after the 4 attempts, within about 3.5 s of backoff plus the connect timeouts.
+   * @default 120000
+   */
+  maxElapsedMs?: number;
 }
 
 export const RETRY_DEFAULTS: Required<RetryOptions> = {
@@ -29,6 +37,7 @@ export const RETRY_DEFAULTS: Required<RetryOptions> = {
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   maxRetryAfterMs: 60_000,
+  maxElapsedMs: 120_000,
 };
 
 /**

@@ -83,10 +83,39 @@ export class ApiConnectionError extends ApiError {
   }
 }
 
-/** Which timeout fired: connecting (nothing was sent), waiting for headers, or reading the body. */
-export type TimeoutPhase = 'connect' | 'headers' | 'body';
+/**
+ * The caller aborted the call (the run is stopping: interrupted, past --max-wait, lock lost).
+ * `sent` false: it was aborted before any byte of the request left. A creating POST aborted after
+ * it may have left is raised as an ApiInDoubtError instead, with this as its cause.
+ */
+export class ApiAbortedError extends ApiConnectionError {
+  constructor(operation: string, sent: boolean, reason?: unknown) {
+    const why = reason instanceof Error ? `: ${reason.message}` : '';
+    super(operation, `aborted ${sent ? 'after the request may have been sent' : 'before the request was sent'}${why}`, sent, reason);
+  }
+}
 
-/** A connect, header or body timeout fired. */
+/**
+ * Which timeout fired: connecting (nothing was sent), waiting for headers, a silence in the body,
+ * or the attempt's overall deadline (a body trickling in too slowly to ever fall silent).
+ */
+export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'attempt';
+
+/**
+ * An answer larger than the client reads (ClientOptions.maxResponseBytes). Policy: handled like a
+ * 5xx, hence its code: a read is tried again, and a creating POST is in doubt (it was sent and
+ * may have created a job; only its answer was unusable).
+ */
+export class ApiResponseTooLargeError extends ApiError {
+  readonly status: number;
+
+  constructor(operation: string, status: number, detail: string) {
+    super('API_SERVER_ERROR', operation, `HTTP ${status} answer too large to read (${detail}); dropped unread`);
+    this.status = status;
+  }
+}
+
+/** A connect, header, body or overall timeout fired. */
 export class ApiTimeoutError extends ApiError {
   readonly phase: TimeoutPhase | undefined;
 

@@ -1,6 +1,7 @@
 import { InvalidInputError, MissingConfigError } from '../errors.js';
 import { createLogger } from '../util/logger.js';
 import { createClient, type ClientOptions } from './client.js';
+import { assertHeaderValue } from './header-values.js';
 import type { ServiceClient } from './service-client.js';
 
 /** The environment variables the client reads, with what each is for. */
@@ -12,12 +13,14 @@ export const CLIENT_ENV = {
 
 /**
  * A client configured from `REELPIPE_API_ID`, `REELPIPE_API_KEY` and `REELPIPE_BASE_URL`; an unset
- * or empty one is a MissingConfigError naming the variable. `overrides` win over the environment.
+ * or empty one is a MissingConfigError naming the variable, a credential that cannot be sent as a
+ * header an InvalidInputError naming it (never its value). `overrides` win over the environment.
  */
 export function clientFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<ClientOptions> = {}): ServiceClient {
   const read = (name: keyof typeof CLIENT_ENV, override: string | undefined): string => {
     const value = override ?? env[name]?.trim();
     if (!value) throw new MissingConfigError(name, CLIENT_ENV[name]);
+    if (name !== 'REELPIPE_BASE_URL') assertHeaderValue(name, value);
     return value;
   };
   const apiId = read('REELPIPE_API_ID', overrides.apiId);

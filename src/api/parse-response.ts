@@ -8,14 +8,16 @@ const MAX_LISTED = 5;
 /**
  * Checks a 2xx answer against the operation's loose schema. Extra fields pass; a missing required
  * field or a wrong type is an ApiInvalidResponseError naming the operation and each field path.
+ * `clean` scrubs every string of the answer first (a service may echo the credentials in a
+ * `failed_reason`), so nothing the caller stores or prints can carry them.
  */
-export function parseResponse(operation: string, spec: OperationSpec, text: string): unknown {
+export function parseResponse(operation: string, spec: OperationSpec, text: string, clean: (value: unknown) => unknown): unknown {
   if (!spec.response) return undefined;
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = clean(JSON.parse(text));
   } catch {
-    throw new ApiInvalidResponseError(operation, `body is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+    throw new ApiInvalidResponseError(operation, `body is not JSON: ${JSON.stringify(clean(text.slice(0, 80)))}`);
   }
   const parsed = spec.response.safeParse(json);
   if (parsed.success) return parsed.data;

@@ -24,3 +24,18 @@ export function redactError<T>(error: T, secrets: readonly string[], depth = 0):
   if (error.cause !== undefined) redactError(error.cause, secrets, depth + 1);
   return error;
 }
+
+/**
+ * A parsed answer with the credentials scrubbed out of every string in it, keys included. Why
+ * here, once, where service text enters: every `failed_reason`, message and error body the runner
+ * stores or prints comes through the client, so it only ever holds clean text. Why after parsing:
+ * JSON may spell a secret with \u escapes that only decoding reveals.
+ */
+export function redactDeep(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') return redactSecrets(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, inner]) => [redactSecrets(key, secrets), redactDeep(inner, secrets)]),
+  );
+}

@@ -1,5 +1,5 @@
 import type { OperationName, ResultOf } from './operations.js';
-import type { ServiceClient } from './service-client.js';
+import type { CallOptions, ServiceClient } from './service-client.js';
 
 /** What an operation call carries besides its name; each part is validated before sending. */
 export interface CallArgs {
@@ -9,82 +9,82 @@ export interface CallArgs {
   query?: Record<string, unknown>;
 }
 
-export type Send = <N extends OperationName>(name: N, args?: CallArgs) => Promise<ResultOf<N>>;
+export type Send = <N extends OperationName>(name: N, args?: CallArgs, options?: CallOptions) => Promise<ResultOf<N>>;
 
 /** The resource groups of the client: each function names its operation and passes its parts. */
-export function buildResources(send: Send): Omit<ServiceClient, 'close'> {
+export function buildResources(send: Send): Omit<ServiceClient, 'close' | 'baseUrl'> {
   return {
     aiShorts: {
-      create: (body) => send('aiShorts.create', { body }),
-      get: (id) => send('aiShorts.get', { id }),
-      list: ({ ids }) => send('aiShorts.list', { query: { ids } }),
+      create: (body, o) => send('aiShorts.create', { body }, o),
+      get: (id, o) => send('aiShorts.get', { id }, o),
+      list: ({ ids }, o) => send('aiShorts.list', { query: { ids } }, o),
     },
     aiEditing: {
-      create: (body) => send('aiEditing.create', { body }),
-      get: (id) => send('aiEditing.get', { id }),
+      create: (body, o) => send('aiEditing.create', { body }, o),
+      get: (id, o) => send('aiEditing.get', { id }, o),
     },
     productToVideos: {
-      regen: (id, body) => send('productToVideos.regen', { id, body }),
-      get: (id) => send('productToVideos.get', { id }),
-      genImage: (body) => send('productToVideos.genImage', { body }),
-      genVideo: (id, body) => send('productToVideos.genVideo', { id, body }),
+      regen: (id, body, o) => send('productToVideos.regen', { id, body }, o),
+      get: (id, o) => send('productToVideos.get', { id }, o),
+      genImage: (body, o) => send('productToVideos.genImage', { body }, o),
+      genVideo: (id, body, o) => send('productToVideos.genVideo', { id, body }, o),
     },
     personas: {
-      create: (body) => send('personas.create', { body }),
-      get: (id) => send('personas.get', { id }),
-      delete: (id) => send('personas.delete', { id }),
+      create: (body, o) => send('personas.create', { body }, o),
+      get: (id, o) => send('personas.get', { id }, o),
+      delete: (id, o) => send('personas.delete', { id }, o),
     },
     voices: {
-      create: (body) => send('voices.create', { body }),
+      create: (body, o) => send('voices.create', { body }, o),
     },
     links: {
-      create: (body) => send('links.create', { body }),
-      createWithParams: (body) => send('links.createWithParams', { body }),
-      update: (id, body) => send('links.update', { id, body }),
-      get: (id) => send('links.get', { id }),
+      create: (body, o) => send('links.create', { body }, o),
+      createWithParams: (body, o) => send('links.createWithParams', { body }, o),
+      update: (id, body, o) => send('links.update', { id, body }, o),
+      get: (id, o) => send('links.get', { id }, o),
     },
     htmlAds: {
-      create: (body) => send('htmlAds.create', { body }),
-      get: (id) => send('htmlAds.get', { id }),
-      list: ({ ids }) => send('htmlAds.list', { query: { ids } }),
-      styles: () => send('htmlAds.styles'),
+      create: (body, o) => send('htmlAds.create', { body }, o),
+      get: (id, o) => send('htmlAds.get', { id }, o),
+      list: ({ ids }, o) => send('htmlAds.list', { query: { ids } }, o),
+      styles: (o) => send('htmlAds.styles', {}, o),
     },
     lipsyncs: {
-      create: (body) => send('lipsyncs.create', { body }),
-      get: (id) => send('lipsyncs.get', { id }),
-      list: (filter = {}) => send('lipsyncs.list', { query: { ...filter } }),
+      create: (body, o) => send('lipsyncs.create', { body }, o),
+      get: (id, o) => send('lipsyncs.get', { id }, o),
+      list: (filter = {}, o) => send('lipsyncs.list', { query: { ...filter } }, o),
     },
     boreal: {
-      create: (body) => send('boreal.create', { body }),
-      get: (id) => send('boreal.get', { id }),
+      create: (body, o) => send('boreal.create', { body }, o),
+      get: (id, o) => send('boreal.get', { id }, o),
     },
     adClones: {
-      create: (body) => send('adClones.create', { body }),
-      get: (id) => send('adClones.get', { id }),
-      list: () => send('adClones.list'),
+      create: (body, o) => send('adClones.create', { body }, o),
+      get: (id, o) => send('adClones.get', { id }, o),
+      list: (o) => send('adClones.list', {}, o),
     },
     textGenerator: {
-      create: (body) => send('textGenerator.create', { body }),
-      get: (id) => send('textGenerator.get', { id }),
+      create: (body, o) => send('textGenerator.create', { body }, o),
+      get: (id, o) => send('textGenerator.get', { id }, o),
     },
     assetGenerator: {
-      create: (body) => send('assetGenerator.create', { body }),
-      get: (id) => send('assetGenerator.get', { id }),
-      schemas: (modelNames) => send('assetGenerator.schemas', { query: { model_name: modelNames } }),
+      create: (body, o) => send('assetGenerator.create', { body }, o),
+      get: (id, o) => send('assetGenerator.get', { id }, o),
+      schemas: (modelNames, o) => send('assetGenerator.schemas', { query: { model_name: modelNames } }, o),
     },
     musics: {
-      list: (query = {}) => send('musics.list', { query: { ...query } }),
+      list: (query = {}, o) => send('musics.list', { query: { ...query } }, o),
     },
     customTemplates: {
-      list: () => send('customTemplates.list'),
-      get: (templateId) => send('customTemplates.get', { id: templateId }),
-      preview: (body) => send('customTemplates.preview', { body }),
-      createAndRender: (body) => send('customTemplates.createAndRender', { body }),
-      render: (jobId, body = {}) => send('customTemplates.render', { id: jobId, body }),
-      getJob: (id) => send('customTemplates.getJob', { id }),
+      list: (o) => send('customTemplates.list', {}, o),
+      get: (templateId, o) => send('customTemplates.get', { id: templateId }, o),
+      preview: (body, o) => send('customTemplates.preview', { body }, o),
+      createAndRender: (body, o) => send('customTemplates.createAndRender', { body }, o),
+      render: (jobId, body = {}, o) => send('customTemplates.render', { id: jobId, body }, o),
+      getJob: (id, o) => send('customTemplates.getJob', { id }, o),
     },
     credits: {
-      remaining: () => send('credits.remaining'),
+      remaining: (o) => send('credits.remaining', {}, o),
     },
   };
 }

@@ -1,60 +1,98 @@
-import type { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import { InsufficientCreditsError } from '../errors.js';
 import { redactSecrets, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
 import { retryDelayMs, type RetryOptions } from './backoff.js';
-import { ApiInDoubtError, ApiInvalidResponseError, ApiStatusError, type ApiError } from './errors.js';
+import { ApiAbortedError, ApiInDoubtError, ApiInvalidResponseError, ApiStatusError, type ApiError } from './errors.js';
 import type { OperationSpec } from './operations.js';
 import { parseResponse } from './parse-response.js';
-import { judgeFailure } from './retry-policy.js';
+import { redactDeep } from './redact-error.js';
+import { judgeFailure, type Verdict } from './retry-policy.js';
 import { sendOnce, type AttemptResult, type PreparedRequest } from './transport.js';
 
 export interface SendContext {
-  pool: Pool;
+  dispatcher: Dispatcher;
+  /** The pool creating requests go through (a pool of their own: see ClientOptions.creatingConnections). */
+  creatingDispatcher: Dispatcher;
   logger: Logger;
   retry: Required<RetryOptions>;
-  sleep: (ms: number) => Promise<void>;
+  /** Waits between attempts; rejects when the signal aborts. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: Random;
   now: () => number;
   secrets: readonly string[];
+  /** Overall deadline of one attempt. */
+  attemptMs: number;
+  maxResponseBytes: number;
 }
 
 /**
- * Sends a prepared request until it succeeds or the retry policy says stop:
+ * Sends a prepared request until it succeeds, the retry policy says stop, the call's time is
+ * spent, or the caller aborts:
  *
  *   attempt ─ 2xx ──────────────────────────────▶ parse the answer ▶ result
+ *      │    ├ aborted by the caller ─▶ throw: ApiInDoubtError for a creating POST that may have
+ *      │    │                          left, otherwise ApiAbortedError (sent or not)
  *      │    └ failure ─▶ judgeFailure(effect, failure)
- *      │                   ├ retry (attempts left) ─▶ wait (Retry-After or jittered backoff) ─▶ attempt
+ *      │                   ├ retry (attempts and time left) ─▶ wait (Retry-After or jittered
+ *      │                   │     backoff; an abort ends the wait: ApiAbortedError, not sent) ─▶ attempt
  *      │                   ├ retry (none left) / fail ─▶ throw the attempt's error
  *      │                   └ in-doubt ─▶ throw ApiInDoubtError (a creating POST, never resent)
  *      └ a DELETE answered 404 after an earlier attempt may have arrived ▶ done (already deleted)
+ *
+ * Why a time budget besides the attempt count (retry.maxElapsedMs): every call ends within it
+ * whatever the network does — an attempt's deadline is cut to what is left, and a wait that would
+ * end past it is not begun — so a caller can bound how long any call holds a run.
  */
-export async function runWithRetries(ctx: SendContext, spec: OperationSpec, request: PreparedRequest): Promise<unknown> {
+export async function runWithRetries(ctx: SendContext, spec: OperationSpec, request: PreparedRequest, signal?: AbortSignal): Promise<unknown> {
   let mayHaveArrived = false;
+  const callStarted = ctx.now();
   for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) throw new ApiAbortedError(request.operation, false, signal.reason);
     const started = ctx.now();
-    const result = await sendOnce(ctx.pool, request, ctx.now, (text) => redactSecrets(text, ctx.secrets));
+    const deadlineMs = Math.min(ctx.attemptMs, ctx.retry.maxElapsedMs - (started - callStarted));
+    const result = await sendOnce(spec.effect === 'creates' ? ctx.creatingDispatcher : ctx.dispatcher, request, {
+      deadlineMs, maxResponseBytes: ctx.maxResponseBytes, signal, now: ctx.now, clean: (value) => redactDeep(value, ctx.secrets),
+    });
     logAttempt(ctx, request, result, attempt, ctx.now() - started);
-    if (result.ok) return parseAnswer(spec, request, result.text);
+    if (result.ok) return parseAnswer(ctx, spec, request, result.text);
     if (alreadyDeleted(spec, result, mayHaveArrived)) return undefined;
     mayHaveArrived ||= result.failure.kind === 'status' || result.failure.sent;
 
-    const verdict = judgeFailure({ effect: spec.effect, failure: result.failure });
+    const verdict = result.error instanceof ApiAbortedError
+      ? abortedVerdict(spec, result.error)
+      : judgeFailure({ effect: spec.effect, failure: result.failure });
     if (verdict.action === 'in-doubt') {
       ctx.logger.warn({ op: request.operation, attempt, reason: verdict.reason }, 'request in doubt: not resent');
       throw new ApiInDoubtError(request.operation, `${verdict.reason}: ${withoutOperation(result.error)}`, result.error);
     }
     if (verdict.action === 'fail' || attempt >= ctx.retry.maxAttempts) throw finalError(result.error);
     const waitMs = retryDelayMs(attempt, verdict.retryAfterMs, ctx.retry, ctx.random);
+    if (ctx.now() - callStarted + waitMs >= ctx.retry.maxElapsedMs) {
+      ctx.logger.debug({ op: request.operation, attempt, waitMs }, 'retry time spent: giving up');
+      throw finalError(result.error);
+    }
     ctx.logger.debug({ op: request.operation, attempt, waitMs, reason: verdict.reason }, 'retrying');
-    await ctx.sleep(waitMs);
+    await ctx.sleep(waitMs, signal).catch((error: unknown) => {
+      // Between attempts nothing is on the wire: an abort here leaves the request unsent.
+      throw signal?.aborted ? new ApiAbortedError(request.operation, false, signal.reason) : error;
+    });
   }
 }
 
+/**
+ * Why: an aborted call is never retried (the caller is stopping); a creating POST that may have
+ * left before the abort may have made a job, like any other lost answer.
+ */
+function abortedVerdict(spec: OperationSpec, error: ApiAbortedError): Verdict {
+  if (spec.effect === 'creates' && error.sent) return { action: 'in-doubt', reason: 'aborted after the request was sent' };
+  return { action: 'fail', reason: 'aborted by the caller' };
+}
+
 /** A creating POST answered 2xx made a job even when its answer is unreadable: that is in doubt. */
-function parseAnswer(spec: OperationSpec, request: PreparedRequest, text: string): unknown {
+function parseAnswer(ctx: SendContext, spec: OperationSpec, request: PreparedRequest, text: string): unknown {
   try {
-    return parseResponse(request.operation, spec, text);
+    return parseResponse(request.operation, spec, text, (value) => redactDeep(value, ctx.secrets));
   } catch (error) {
     if (spec.effect === 'creates' && error instanceof ApiInvalidResponseError) {
       throw new ApiInDoubtError(request.operation, `created, but ${withoutOperation(error)}`, error);

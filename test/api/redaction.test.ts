@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApiStatusError } from '../../src/api/index.js';
 import { InvalidInputError, UsageError } from '../../src/errors.js';
 import { createLogger, redactSecrets } from '../../src/util/logger.js';
+import { runCli } from '../helpers/cli.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { JOB_ID } from './fixtures/operation-cases.js';
 import { API_ID, API_KEY, rejectionOf, testClient } from './fixtures/test-client.js';
@@ -115,5 +120,60 @@ describe('the client never reveals the credentials', () => {
       expect.objectContaining({ level: 20, op: 'credits.remaining', method: 'GET', path: '/api/remaining_credits/', status: 503, attempt: 1, durationMs: expect.any(Number) }),
       expect.objectContaining({ level: 20, op: 'credits.remaining', method: 'GET', path: '/api/remaining_credits/', status: 200, attempt: 2, durationMs: expect.any(Number) }),
     ]);
+  });
+});
+
+describe('service text echoing the credentials is scrubbed where it enters', () => {
+  /** The key as JSON may spell it: every character as a \u escape, which only decoding reveals. */
+  const escaped = [...API_KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+
+  test('every string of a parsed answer, plain or \\u-escaped, keys included', async () => {
+    server.reset();
+    const text = `{"id":"${JOB_ID}","status":"failed","failed_reason":"bad key ${escaped}",` +
+      `"detail":{"echo":["${escaped} for ${API_ID}"]},"${escaped}":1}`;
+    server.script('GET', `/api/ai_shorts/${JOB_ID}/`, { status: 200, text });
+    const { client } = testClient(server.url);
+    const job = await client.aiShorts.get(JOB_ID);
+    await client.close();
+
+    expect(job).toMatchObject({ failed_reason: 'bad key [REDACTED]', detail: { echo: ['[REDACTED] for [REDACTED]'] }, '[REDACTED]': 1 });
+  });
+
+  test('an error body spelling the key with \\u escapes is scrubbed too', async () => {
+    server.reset();
+    server.script('GET', `/api/ai_shorts/${JOB_ID}/`, { status: 403, text: `{"detail":"key ${escaped} revoked"}` });
+    const { client } = testClient(server.url);
+    const error = await rejectionOf(client.aiShorts.get(JOB_ID));
+    await client.close();
+
+    expect((error as ApiStatusError).body).toEqual({ detail: 'key [REDACTED] revoked' });
+    expect(error.message).toContain('key [REDACTED] revoked');
+  });
+
+  test('a run whose job fails with the key in its failed_reason prints and stores only the scrubbed text', async () => {
+    server.reset();
+    const key = 'live-key-7fa2c9e1d4';
+    const failed = { id: JOB_ID, status: 'failed', failed_reason: `render refused: key ${key} lacks the 4K plan` };
+    server.script('POST', '/api/ai_shorts/', { status: 201, json: { id: JOB_ID, status: 'pending' } });
+    server.script('GET', '/api/ai_shorts/', ...Array.from({ length: 5 }, () => ({ status: 200, json: [failed] })));
+    server.script('GET', `/api/ai_shorts/${JOB_ID}/`, ...Array.from({ length: 5 }, () => ({ status: 200, json: failed })));
+    const dir = mkdtempSync(join(tmpdir(), 'reelpipe-echo-'));
+    try {
+      writeFileSync(join(dir, 'echo.yaml'), 'version: 1\nname: echo\nsteps:\n  - id: s\n    kind: ai_short\n' +
+        '    with: { script: "A lamp.", style: Cinematic, aspect_ratio: 9x16 }\n');
+      const env = { REELPIPE_BASE_URL: server.url, REELPIPE_API_ID: 'acct-echo-0001', REELPIPE_API_KEY: key };
+      const run = await runCli(['run', 'echo.yaml', '--time-scale', '0.001'], { cwd: dir, env, timeout: 60_000 });
+      const status = await runCli(['status', 'echo.yaml'], { cwd: dir, env, timeout: 60_000 });
+
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(status.stdout).toContain('render refused: key [REDACTED] lacks the 4K plan');
+      const db = new Database(join(dir, 'state', 'reelpipe.db'), { readonly: true });
+      const stored = JSON.stringify([db.prepare('SELECT * FROM jobs').all(), db.prepare('SELECT * FROM events').all()]);
+      db.close();
+      expect(stored).toContain('[REDACTED]');
+      for (const text of [run.stdout, run.stderr, status.stdout, stored]) expect(text).not.toContain(key);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

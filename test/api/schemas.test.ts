@@ -78,10 +78,12 @@ const LIMITS: Row[] = [
   ['asset aspect_ratio of 129', s.AssetCreate, { ...asset, aspect_ratio: text(129) }, false],
   ['asset resolution of 129', s.AssetCreate, { ...asset, resolution: text(129) }, false],
   ['output_nums 2147483647', s.AssetCreate, { ...asset, output_nums: 2147483647 }, true],
-  ['output_nums -2147483648', s.AssetCreate, { ...asset, output_nums: -2147483648 }, true],
   ['output_nums 2147483648', s.AssetCreate, { ...asset, output_nums: 2147483648 }, false],
-  ['output_nums -2147483649', s.AssetCreate, { ...asset, output_nums: -2147483649 }, false],
   ['output_nums 1.5', s.AssetCreate, { ...asset, output_nums: 1.5 }, false],
+  // One rule for client and sandbox: no output makes no asset (the spec gives only the 32-bit range).
+  ['output_nums 1', s.AssetCreate, { ...asset, output_nums: 1 }, true],
+  ['output_nums 0', s.AssetCreate, { ...asset, output_nums: 0 }, false],
+  ['output_nums -2147483648', s.AssetCreate, { ...asset, output_nums: -2147483648 }, false],
   ['Boreal image_url of 2000', s.BorealCreate, { ...boreal, image_url: url(2000) }, true],
   ['Boreal image_url of 2001', s.BorealCreate, { ...boreal, image_url: url(2001) }, false],
   ['Boreal audio_url of 2001', s.BorealCreate, { prompt: 'x', audio_url: url(2001) }, false],
@@ -93,6 +95,27 @@ const LIMITS: Row[] = [
   ['H3 4 reference videos', s.BorealCreate, { ...h3, reference_video_urls: many(4, url(20)) }, false],
   ['H3 3 reference audios', s.BorealCreate, { ...h3, reference_image_urls: [url(20)], reference_audio_urls: many(3, url(20)) }, true],
   ['H3 4 reference audios', s.BorealCreate, { ...h3, reference_image_urls: [url(20)], reference_audio_urls: many(4, url(20)) }, false],
+];
+
+/** Text the spec gives no length: our bound (UNSTATED_TEXT_MAX), just inside and just outside; a 10 MB script is refused. */
+const PROSE = s.UNSTATED_TEXT_MAX.prose;
+const GENERATION = s.UNSTATED_TEXT_MAX.generation;
+const textGeneration = (content: string, system?: string) => ({ model_name: 'm', messages: [{ role: 'user', content }], ...(system === undefined ? {} : { system_instruction: system }) });
+const UNSTATED: Row[] = [
+  [`AI Short script of ${PROSE}`, s.AiShortCreate, { ...short, script: text(PROSE) }, true],
+  [`AI Short script of ${PROSE + 1}`, s.AiShortCreate, { ...short, script: text(PROSE + 1) }, false],
+  ['AI Short script of 10 MB', s.AiShortCreate, { ...short, script: text(10 * 1024 * 1024) }, false],
+  [`Boreal prompt of ${PROSE + 1}`, s.BorealCreate, { ...boreal, prompt: text(PROSE + 1) }, false],
+  [`Boreal negative_prompt of ${PROSE + 1}`, s.BorealCreate, { ...boreal, negative_prompt: text(PROSE + 1) }, false],
+  [`HTML ad promotion_info of ${PROSE}`, s.HtmlAdCreate, { ...htmlAd, promotion_info: text(PROSE) }, true],
+  [`HTML ad promotion_info of ${PROSE + 1}`, s.HtmlAdCreate, { ...htmlAd, promotion_info: text(PROSE + 1) }, false],
+  [`HTML ad custom_prompt of ${PROSE + 1}`, s.HtmlAdCreate, { ...htmlAd, custom_prompt: text(PROSE + 1) }, false],
+  [`product regen video_prompt of ${PROSE + 1}`, s.ProductRegen, { video_prompt: text(PROSE + 1) }, false],
+  [`product image_prompt of ${PROSE + 1}`, s.ProductGenImage, { product_url: url(20), image_prompt: text(PROSE + 1) }, false],
+  [`link ai_summary of ${PROSE + 1}`, s.LinkUpdate, { ai_summary: text(PROSE + 1) }, false],
+  [`text message of ${GENERATION}`, s.TextCreate, textGeneration(text(GENERATION)), true],
+  [`text message of ${GENERATION + 1}`, s.TextCreate, textGeneration(text(GENERATION + 1)), false],
+  [`system_instruction of ${GENERATION + 1}`, s.TextCreate, textGeneration('hi', text(GENERATION + 1)), false],
 ];
 
 /** Limits item 5 and 6: durations per model and resolution. */
@@ -182,10 +205,12 @@ const STRICTNESS: Row[] = [
 describe.each([
   ['spec limits', LIMITS],
   ['durations', DURATIONS],
+  ['lengths the spec does not give', UNSTATED],
   ['enums and formats', ENUMS],
   ['strict requests, loose responses', STRICTNESS],
 ])('%s', (_group, rows) => {
-  test.each(rows)('%s → accepted: %s', (_label, schema, input, accepted) => {
+  const named = rows.map(([label, ...rest]): Row => [`${label} → ${rest[2] ? 'accepted' : 'refused'}`, ...rest]);
+  test.each(named)('%s', (_label, schema, input, accepted) => {
     expect(schema.safeParse(input).success).toBe(accepted);
   });
 });

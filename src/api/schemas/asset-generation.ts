@@ -7,7 +7,7 @@ export const GENERATION_TYPES = [
   'audio_to_audio', 'text_to_music', 'video_to_video', 'video_to_image', 'text_to_text',
 ] as const;
 
-const INT32 = { min: -2147483648, max: 2147483647 } as const;
+const INT32 = { max: 2147483647 } as const;
 
 /** One generated file of an asset (behaviour notes: at done, {id, type, url, thumbnail_url, name}). */
 export const GeneratedFile = z.looseObject({
@@ -43,7 +43,9 @@ export const AssetCreate = z.strictObject({
   input_params: z.record(z.string(), z.unknown()),
   aspect_ratio: stringMax(128).optional(),
   resolution: stringMax(128).optional(),
-  output_nums: z.int().min(INT32.min).max(INT32.max).optional(),
+  // Why at least 1: the spec gives only the 32-bit range, but no output makes no asset; one rule
+  // here, so the client refuses what the sandbox (which parses with this schema) would refuse.
+  output_nums: z.int().min(1).max(INT32.max).optional(),
   webhook_url: WebhookUrl,
 });
 export type AssetCreate = z.infer<typeof AssetCreate>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp, Uuid, VideoJobStatus, WebhookUrl, ro } from './common.js';
+import { Timestamp, Uuid, VideoJobStatus, WebhookUrl, prose, ro } from './common.js';
 
 export const BOREAL_MODELS = ['boreal', 'boreal-h3'] as const;
 export type BorealModel = (typeof BOREAL_MODELS)[number];
@@ -49,7 +49,7 @@ export type BorealItem = z.infer<typeof BorealItem>;
 const BorealUrl = z.url().max(URL_MAX);
 
 export const BorealCreateShape = z.strictObject({
-  prompt: z.string().min(1),
+  prompt: prose().min(1),
   model: z.enum(BOREAL_MODELS).optional(),
   image_url: BorealUrl.optional(),
   end_image_url: BorealUrl.optional(),
@@ -60,7 +60,7 @@ export const BorealCreateShape = z.strictObject({
   resolution: z.enum(BOREAL_RESOLUTIONS).optional(),
   aspect_ratio: z.enum(BOREAL_ASPECT_RATIOS).optional(),
   duration: z.number().optional(),
-  negative_prompt: z.string().optional(),
+  negative_prompt: prose().optional(),
   prompt_enhancement: z.enum(PROMPT_ENHANCEMENTS).optional(),
   webhook_url: WebhookUrl,
 });

@@ -15,6 +15,20 @@ export const urlMax = (max: number) => z.url().max(max);
 /** A string field of at most `max` characters. */
 export const stringMax = (max: number) => z.string().max(max);
 
+/**
+ * Lengths the spec does not give, chosen here and nowhere else (docs/assumptions.md, "Text the
+ * spec does not bound"). Why bound at all: every field is sent, and the job paid for; a 10 MB
+ * script is a file pasted into a cell, to be refused at validate rather than sent.
+ */
+export const UNSTATED_TEXT_MAX = {
+  /** Prose a person writes (a script, a prompt, an ad's direction): about 11 minutes of speech. */
+  prose: 10_000,
+  /** A text-generation message or instruction: room for a long document (about 25,000 tokens). */
+  generation: 100_000,
+} as const;
+/** A free-text field the spec gives no length: at most UNSTATED_TEXT_MAX.prose characters. */
+export const prose = () => stringMax(UNSTATED_TEXT_MAX.prose);
+
 /** webhook_url: "url, null; max 200" on every job that takes one. */
 export const WebhookUrl = urlMax(200).nullish();
 /** Volumes are 0 to 1. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SimpleJobStatus, Timestamp, Uuid, WebhookUrl, ro } from './common.js';
+import { SimpleJobStatus, Timestamp, Uuid, WebhookUrl, prose, ro } from './common.js';
 
 export const HTML_AD_MAX_STYLES = 20;
 export const HTML_AD_SIZE_MB = { min: 5, max: 15, default: 5 } as const;
@@ -37,8 +37,8 @@ export type HtmlAdJob = z.infer<typeof HtmlAdJob>;
 export const HtmlAdCreate = z.strictObject({
   link: Uuid,
   style_ids: z.array(z.string().min(1)).min(1).max(HTML_AD_MAX_STYLES),
-  promotion_info: z.string().nullish(),
-  custom_prompt: z.string().nullish(),
+  promotion_info: prose().nullish(),
+  custom_prompt: prose().nullish(),
   max_size_mb: z.int().min(HTML_AD_SIZE_MB.min).max(HTML_AD_SIZE_MB.max).optional(),
   webhook_url: WebhookUrl,
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Uuid, ro, stringMax } from './common.js';
+import { Uuid, prose, ro, stringMax } from './common.js';
 
 export const Link = z.looseObject({
   id: Uuid,
@@ -49,7 +49,7 @@ export const LinkUpdate = z.strictObject({
   video_urls: z.array(z.string()).optional(),
   reviews: z.unknown().optional(),
   logo_url: stringMax(LINK_TEXT_LIMITS.logo_url).optional(),
-  ai_summary: z.string().optional(),
+  ai_summary: prose().optional(),
 });
 export type LinkUpdate = z.infer<typeof LinkUpdate>;
 

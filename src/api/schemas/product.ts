@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp, Uuid, VideoAspectRatio, WebhookUrl, ro } from './common.js';
+import { Timestamp, Uuid, VideoAspectRatio, WebhookUrl, prose, ro } from './common.js';
 
 export const PRODUCT_STATES = [
   'initializing', 'image_generating', 'image_generated', 'video_generating', 'video_generated', 'failed',
@@ -32,7 +32,7 @@ export type ProductTask = z.infer<typeof ProductTask>;
 
 /** POST /api/product_to_videos/{id}/regen_video/ */
 export const ProductRegen = z.strictObject({
-  video_prompt: z.string().optional(),
+  video_prompt: prose().optional(),
   webhook_url: WebhookUrl,
 });
 export type ProductRegen = z.infer<typeof ProductRegen>;
@@ -43,14 +43,14 @@ export const ProductGenImage = z.strictObject({
   type: z.enum(PRODUCT_TYPES).optional(),
   aspect_ratio: VideoAspectRatio.optional(),
   override_avatar: Uuid.nullish(),
-  image_prompt: z.string().optional(),
+  image_prompt: prose().optional(),
   webhook_url: WebhookUrl,
 });
 export type ProductGenImage = z.infer<typeof ProductGenImage>;
 
 /** POST /api/product_to_videos/{id}/gen_video/ (behaviour notes; body inferred). */
 export const ProductGenVideo = z.strictObject({
-  video_prompt: z.string().optional(),
+  video_prompt: prose().optional(),
   motion_style: z.enum(MOTION_STYLES).optional(),
   webhook_url: WebhookUrl,
 });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { SimpleJobStatus, Timestamp, Uuid, WebhookUrl, ro } from './common.js';
+import { SimpleJobStatus, Timestamp, UNSTATED_TEXT_MAX, Uuid, WebhookUrl, ro, stringMax } from './common.js';
 
 const FunctionCall = z.looseObject({ name: z.string(), args: z.record(z.string(), z.unknown()).optional() });
 const FunctionResponse = z.looseObject({ name: z.string(), response: z.record(z.string(), z.unknown()).optional() });
 
 export const TextMessage = z.strictObject({
   role: z.string().min(1),
-  content: z.string().default(''),
+  content: stringMax(UNSTATED_TEXT_MAX.generation).default(''),
   function_call: FunctionCall.optional(),
   function_response: FunctionResponse.optional(),
 });
@@ -44,7 +44,7 @@ export type TextTask = z.infer<typeof TextTask>;
 export const TextCreate = z.strictObject({
   model_name: z.string().min(1),
   messages: z.array(TextMessage).min(1),
-  system_instruction: z.string().optional(),
+  system_instruction: stringMax(UNSTATED_TEXT_MAX.generation).optional(),
   config: TextConfig.optional(),
   webhook_url: WebhookUrl,
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Caption, CaptionRead } from './caption.js';
 import {
-  PERMISSION_TYPES, Timestamp, Uuid, VideoAspectRatio, VideoJobStatus, Volume, WebhookUrl, ro,
+  PERMISSION_TYPES, Timestamp, Uuid, VideoAspectRatio, VideoJobStatus, Volume, WebhookUrl, prose, ro,
   stringMax, urlMax,
 } from './common.js';
 
@@ -72,7 +72,7 @@ const soundAndCaptions = {
 /** POST /api/ai_shorts/ — aspect_ratio, script and style are required. */
 export const AiShortCreate = z.strictObject({
   aspect_ratio: VideoAspectRatio,
-  script: z.string().min(1),
+  script: prose().min(1),
   style: z.enum(AI_SHORT_STYLES),
   accent: Uuid.nullish(),
   name: stringMax(255).optional(),
