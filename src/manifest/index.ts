@@ -1,8 +1,8 @@
 /** Manifests: the YAML a user writes, loaded, checked and expanded into request bodies. */
 export { loadManifest, MAX_REPORTED_ISSUES, type LoadOptions } from './load.js';
-export { expandManifest, type Expansion, type StepInstance } from './expand.js';
-export { ManifestSchema, StepSchema, CUSTOM_TEMPLATE_MODES, type CustomTemplateMode } from './schema.js';
-export { manifestJsonSchema } from './json-schema.js';
-export { requestSchemaFor, takesPathId, RESULTS } from './kinds.js';
+export { expandManifest, type Expansion, type StepInstance } from './expand/expand.js';
+export { ManifestSchema, StepSchema, CUSTOM_TEMPLATE_MODES, type CustomTemplateMode } from './check/schema.js';
+export { manifestJsonSchema } from './check/json-schema.js';
+export { requestSchemaFor, takesPathId, RESULTS } from './check/kinds.js';
 export type { Manifest, ManifestStep, DeclaredEstimate } from './types.js';
-export type { Placeholder } from './placeholders.js';
+export type { Placeholder } from './syntax/placeholders.js';

@@ -1,15 +1,19 @@
-import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError, type InputIssue } from '../errors.js';
 import type { StepKind } from '../step-kinds.js';
-import { buildStep } from './build-step.js';
-import { expandManifest, expandSteps } from './expand.js';
-import { readCsv, readJsonl, type RowSet } from './rows.js';
-import { runRules } from './rules.js';
-import type { ManifestInput, StepInput } from './schema.js';
-import { checkShape, type Shape } from './shape.js';
+import { buildStep } from './check/build-step.js';
+import { manifestIdentity } from './identity.js';
+import { expandManifest, expandSteps } from './expand/expand.js';
+import { MAX_MANIFEST_MB, MB, type Limits } from './syntax/limits.js';
+import { readCsv, readJsonl, type RowSet } from './read/rows.js';
+import { runRules } from './check/rules.js';
+import type { ManifestInput, StepInput } from './check/schema.js';
+import { HooksSchema, NotifySchema } from './check/hooks-schema.js';
+import { checkShape, type Shape } from './check/shape.js';
+import { compileHooks, type HookSetup } from './check/hooks.js';
+import { readTextFile } from './read/text-file.js';
 import type { Manifest, ManifestStep } from './types.js';
-import { locatedIn, parseYaml, type Located, type YamlSource } from './yaml-source.js';
+import { locatedIn, parseYaml, type Located, type YamlSource } from './read/yaml-source.js';
 
 /**
  * Loads a manifest in stages: YAML syntax → the manifest's shape → cross-field rules and the row
@@ -30,35 +34,35 @@ export interface LoadOptions {
 export const MAX_REPORTED_ISSUES = 200;
 
 export async function loadManifest(file: string, options: LoadOptions): Promise<Manifest> {
-  // The real path is the manifest's identity (its jobs' scope and its run lock): reached through
-  // a symlinked release directory, a moved checkout's link or a bind mount, it is still the same
-  // manifest, whose jobs must never be paid for again nor run by two processes at once.
-  const resolved = path.resolve(options.cwd ?? process.cwd(), file);
-  const absolute = await realpath(resolved).catch(() => resolved);
-  const text = await readFile(absolute, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    const why = error.code === 'ENOENT' ? 'manifest not found' : `cannot read the manifest: ${error.message}`;
-    throw invalid(file, [{ file, message: why }]);
-  });
+  const absolute = await manifestIdentity(file, options.cwd);
+  const read = await readTextFile(absolute, MAX_MANIFEST_MB * MB, 'write bulk data in a CSV or JSONL file (for_each) instead');
+  if ('problem' in read) {
+    const { problem } = read;
+    throw invalid(file, [{ file, ...problem, message: problem.message === 'file not found' ? 'manifest not found' : problem.message }]);
+  }
+  const { text } = read;
   const { source, issues: yamlIssues } = parseYaml(file, text);
   if (yamlIssues.length > 0) throw invalid(file, yamlIssues, "the manifest's fields are not checked yet");
   const at = locatedIn(source);
 
   const shape = checkShape(source, at);
   const steps = shape.steps.flatMap((s, i) => [buildStep(s, i, shape)]);
-  const rules = runRules({ input: shape, steps, stepIds: shape.ids, env: options.env, source, at });
+  const rules = runRules({ input: shape, steps, stepIds: shape.ids, env: options.env, source, at, limits: shape.limits });
   const blocked = rules.blocked;
-  const rowIssues = await loadRows(absolute, file, shape.steps, steps, at, blocked);
-  const early = [...shape.issues, ...rules.issues, ...rowIssues, ...columnIssues(steps, at, blocked)];
+  const rowIssues = await loadRows({ absolute, file, inputs: shape.steps, limits: shape.limits, at }, steps, blocked);
+  // Hooks do not block a step's requests: their problems are listed beside everything else.
+  const hooks = compileHooks({ ...(shape.input ?? hookInputsOf(source.data)), steps: shape.steps }, steps, at);
+  const early = [...shape.issues, ...rules.issues, ...rowIssues, ...columnIssues(steps, at, blocked), ...hooks.issues];
 
   if (early.length === 0 && shape.input) {
-    const manifest = assemble(absolute, file, shape.input, steps, options.env, source);
+    const manifest = assemble(absolute, file, { input: shape.input, limits: shape.limits, hooks }, steps, options.env, source);
     const expansion = expandManifest(manifest);
     if (expansion.issues.length > 0) throw invalid(file, expansion.issues, uncheckedNote(notExpanded(steps, expansion.order), shape));
     manifest.warnings.push(...expansion.warnings);
     return manifest;
   }
   const checkable = steps.filter((s) => !blocked.has(s.index));
-  const expansion = expandSteps({ steps: checkable, env: referencedEnv(checkable, options.env), source });
+  const expansion = expandSteps({ steps: checkable, env: referencedEnv(checkable, options.env), source, limits: shape.limits });
   const unchecked = [...shape.stopped, ...blocked, ...notExpanded(checkable, expansion.order)];
   throw invalid(file, [...early, ...expansion.issues], uncheckedNote(unchecked, shape));
 }
@@ -89,14 +93,21 @@ const byPlace = (manifestFile: string) => (a: InputIssue, b: InputIssue) =>
   (a.line ?? 0) - (b.line ?? 0) ||
   (a.column ?? 0) - (b.column ?? 0);
 
+/** `hooks:` and `notify:` when the manifest's shape failed elsewhere: checked if their own shape is sound. */
+function hookInputsOf(data: unknown): Pick<ManifestInput, 'hooks' | 'notify'> {
+  const raw = (data !== null && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+  return { hooks: HooksSchema.safeParse(raw.hooks).data, notify: NotifySchema.safeParse(raw.notify).data };
+}
+
 function assemble(
   absolute: string,
   file: string,
-  input: ManifestInput,
+  shape: { input: ManifestInput; limits: Limits; hooks: HookSetup },
   steps: ManifestStep[],
   env: NodeJS.ProcessEnv,
   source: YamlSource,
 ): Manifest {
+  const { input, limits, hooks } = shape;
   const dir = path.dirname(absolute);
   const manifest: Manifest = {
     file: absolute,
@@ -110,6 +121,9 @@ function assemble(
     env: referencedEnv(steps, env),
     warnings: [],
     source,
+    limits,
+    hooks: hooks.hooks,
+    notify: hooks.notify,
   };
   if (input.description !== undefined) manifest.description = input.description;
   return manifest;
@@ -127,26 +141,40 @@ function referencedEnv(steps: readonly ManifestStep[], env: NodeJS.ProcessEnv): 
   return out;
 }
 
+/** Where row files are found and named, and how much they may hold. */
+interface RowSources {
+  absolute: string;
+  file: string;
+  inputs: StepInput[];
+  limits: Limits;
+  at: Located;
+}
+
 /**
  * Reads each step's CSV/JSONL (relative to the manifest), naming files as the user would. A step
- * whose rows cannot be read joins `blocked`: its requests cannot be checked.
+ * whose rows cannot be read joins `blocked`: its requests cannot be checked. A problem with a
+ * file as a whole (missing, a directory, too large) is shown where the manifest names the file.
  */
-async function loadRows(absolute: string, file: string, inputs: StepInput[], steps: ManifestStep[], at: Located, blocked: Set<number>): Promise<InputIssue[]> {
+async function loadRows({ absolute, file, inputs, limits, at }: RowSources, steps: ManifestStep[], blocked: Set<number>): Promise<InputIssue[]> {
   const [dir, shownDir] = [path.dirname(absolute), path.dirname(file)];
+  const bounds = { maxBytes: limits.dataFileBytes, maxRows: limits.jobsPerStep };
   const issues: InputIssue[] = [];
   for (const step of steps) {
     const forEach = inputs[step.index]?.for_each;
     let loaded: { rows?: RowSet; issues: InputIssue[] } | undefined;
-    if (forEach?.csv !== undefined) loaded = await readCsv(path.resolve(dir, forEach.csv), path.join(shownDir, forEach.csv));
-    else if (forEach?.jsonl !== undefined) loaded = await readJsonl(path.resolve(dir, forEach.jsonl), path.join(shownDir, forEach.jsonl));
+    if (forEach?.csv !== undefined) loaded = await readCsv(path.resolve(dir, forEach.csv), shown(shownDir, forEach.csv), bounds);
+    else if (forEach?.jsonl !== undefined) loaded = await readJsonl(path.resolve(dir, forEach.jsonl), shown(shownDir, forEach.jsonl), bounds);
     else if (forEach?.rows !== undefined) loaded = { rows: inlineRows(forEach.rows, step, at), issues: [] };
     if (!loaded) continue;
     if (loaded.rows) step.rows = loaded.rows;
     if (loaded.issues.length > 0) blocked.add(step.index);
-    issues.push(...loaded.issues.map((i) => (i.line === undefined && i.message === 'file not found' ? at(['steps', step.index, 'for_each'], `${i.file}: file not found`) : i)));
+    issues.push(...loaded.issues.map((i) => (i.line === undefined ? at(['steps', step.index, 'for_each'], `${i.file}: ${i.message}`) : i)));
   }
   return issues;
 }
+
+/** A data file as issues name it: relative to where the user named the manifest, or absolute as written. */
+const shown = (manifestDir: string, file: string) => (path.isAbsolute(file) ? file : path.join(manifestDir, file));
 
 function inlineRows(rows: Record<string, unknown>[], step: ManifestStep, at: Located): RowSet {
   const where = (i: number) => at(['steps', step.index, 'for_each', 'rows', i], '');

@@ -1,15 +1,44 @@
 import type { StepKind } from '../step-kinds.js';
-import type { Combination, Scalar } from './matrix.js';
-import type { RowSet } from './rows.js';
-import type { CustomTemplateMode } from './schema.js';
-import type { CompiledTemplate, Path } from './template.js';
-import type { YamlSource } from './yaml-source.js';
+import type { Limits } from './syntax/limits.js';
+import type { Combination, Scalar } from './syntax/matrix.js';
+import type { RowSet } from './read/rows.js';
+import type { CustomTemplateMode } from './check/schema.js';
+import type { NotifyEvent } from './check/hooks-schema.js';
+import type { CompiledTemplate, Path } from './syntax/template.js';
+import type { YamlSource } from './read/yaml-source.js';
 
 /** Credits per job a step declares for a kind the spec does not price. */
 export interface DeclaredEstimate {
   low: number;
   expected: number;
   high: number;
+}
+
+/** A `{{ … }}` placeholder of a hook or a webhook address (src/manifest/check/hooks.ts). */
+export interface HookPlaceholder {
+  ns: 'row' | 'matrix' | 'env' | 'job' | 'output' | 'run' | 'totals';
+  /** The column, axis, variable or field name. */
+  name: string;
+  /** Canonical text, e.g. `{{ job.key }}`. */
+  text: string;
+}
+
+/** One argument of a hook: literal text and placeholders, substituted into one string. */
+export type HookArg = (string | HookPlaceholder)[];
+
+/** A hook's command: `[cmd, arg, …]`, run without a shell. */
+export interface HookCommand {
+  argv: HookArg[];
+  /** Where it is written in the manifest (`hooks.on_output`, `steps.2.hooks.on_output`). */
+  path: (string | number)[];
+  timeoutMs: number;
+}
+
+/** One `notify:` entry: the address (read when the run ends) and the endings it wants. */
+export interface NotifyTarget {
+  url: HookArg;
+  on: NotifyEvent[];
+  path: (string | number)[];
 }
 
 /** One step of a loaded, validated manifest. */
@@ -37,6 +66,8 @@ export interface ManifestStep {
   needs: string[];
   download: boolean;
   estimate?: DeclaredEstimate;
+  /** Run once per downloaded output file of each job: the step's own `hooks.on_output`, or the manifest's. */
+  onOutput?: HookCommand;
 }
 
 /** A manifest as loadManifest returns it: checked, with its CSV/JSONL rows read. */
@@ -59,4 +90,10 @@ export interface Manifest {
   warnings: string[];
   /** The parsed YAML, to locate problems found while expanding. */
   source: YamlSource;
+  /** How many jobs and how large data files it may have (defaults, or its `limits:`). */
+  limits: Limits;
+  /** `hooks:` beyond each step's onOutput: the end-of-run hook and the limits hooks run within. */
+  hooks: { onFinish?: HookCommand; timeoutMs: number; concurrency: number };
+  /** `notify:`: where the run's summary goes when it ends. */
+  notify: NotifyTarget[];
 }

@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import { manifestJsonSchema, requestSchemaFor } from '../../src/manifest/index.js';
-import { acceptedKeys } from '../../src/manifest/schema-walk.js';
+import { acceptedKeys } from '../../src/api/schemas/schema-walk.js';
 import { STEP_KINDS } from '../../src/step-kinds.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 

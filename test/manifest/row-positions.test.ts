@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { csvFieldPosition, jsonValueColumn, lineStarts } from '../../src/manifest/row-positions.js';
+import { csvFieldPosition, jsonValueColumn, lineStarts } from '../../src/manifest/read/row-positions.js';
 import { problems } from './helpers/temp-tree.js';
 
 /** A bad value from a row file is reported at its cell: FILE:LINE:COL. */

@@ -11,20 +11,20 @@ const short = (id: string, extra = '', style = 'Cinematic') => `  - id: ${id}
     with: { script: Hello there, aspect_ratio: 9x16, style: ${style} }
 ${extra}`;
 const manifest = (steps: string, top = '') => ({ 'manifest.yaml': `version: 1\nname: test\n${top}steps:\n${steps}` });
-const STYLES = '(accepted: 4K realistic, 3D, Cinematic, Cartoonish, Line art, Pixel art, Mysterious, Steam punk, Collage, Kawaii)';
+const STYLES = '; did you mean Cinematic? (accepted: 4K realistic, 3D, Cinematic, Cartoonish, Line art, Pixel art, Mysterious, Steam punk, Collage, Kawaii)';
 
 describe('staged validation reports everything that can be checked', () => {
   test('an unknown top-level key does not hide a request problem in a step', async () => {
     expect(await problems(manifest(short('a', '', 'Cinema'), 'concurency: 8\n'))).toEqual([
-      'manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, description, budget, concurrency, kind_concurrency, outputs, defaults, steps)',
-      `manifest.yaml:7:61  steps.0.with.style: "Cinema" is not accepted ${STYLES}`,
+      'manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, description, budget, concurrency, kind_concurrency, outputs, limits, defaults, hooks, notify, steps)',
+      `manifest.yaml:7:61  steps.0.with.style: "Cinema" is not accepted${STYLES}`,
     ]);
   });
 
   test('an unknown field on step 2 does not hide a typo in step 1, and step 2 is named as not checked', async () => {
     expect(await problems(manifest(short('a', '', 'Cinema') + short('b', '    donwload: false\n')))).toEqual([
-      `manifest.yaml:6:61  steps.0.with.style: "Cinema" is not accepted ${STYLES}`,
-      'manifest.yaml:10:5  steps.1.donwload: unknown field; did you mean download? (accepted: id, kind, description, with, for_each, matrix, defaults, needs, name, download, estimate_credits, mode)',
+      `manifest.yaml:6:61  steps.0.with.style: "Cinema" is not accepted${STYLES}`,
+      'manifest.yaml:10:5  steps.1.donwload: unknown field; did you mean download? (accepted: id, kind, description, with, for_each, matrix, defaults, needs, name, download, estimate_credits, mode, hooks)',
       note('steps.1 (b)'),
     ]);
   });
@@ -33,7 +33,7 @@ describe('staged validation reports everything that can be checked', () => {
     const broken = short('a').replace('9x16', '"{{ matrix.ratio }}"');
     expect(await problems(manifest(broken + short('b', '', 'Cinema')))).toEqual([
       'manifest.yaml:6:48  steps.0.with.aspect_ratio: {{ matrix.ratio }} needs a matrix on this step',
-      `manifest.yaml:9:61  steps.1.with.style: "Cinema" is not accepted ${STYLES}`,
+      `manifest.yaml:9:61  steps.1.with.style: "Cinema" is not accepted${STYLES}`,
       note('steps.0 (a)'),
     ]);
   });

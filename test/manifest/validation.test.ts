@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { HTML_AD_STYLES } from '../../src/api/html-ad-styles.js';
 import { problems } from './helpers/temp-tree.js';
 
 /**
@@ -17,10 +18,12 @@ const head = (steps: string, top = '') => `version: 1\nname: test\n${top}steps:\
 describe('YAML and the manifest shape', () => {
   test.each([
     ['YAML syntax', 'version: 1\nname: [unclosed\n', ['manifest.yaml:3:1  YAML: Flow sequence in block collection must be sufficiently indented and end with a ]', YAML_NOTE]],
+    ['an unclosed quote, at the quote that opens', head(SHORT.replace('Hello there', '"Hello there').replace('style: Cinematic }', 'style: Cinematic }\n  - id: b\n    kind: link')), ['manifest.yaml:6:21  YAML: the " opened here is never closed', 'manifest.yaml:9:1  YAML: Flow map in block collection must be sufficiently indented and end with a }', YAML_NOTE]],
+    ["an unclosed ' quote", head(`  - id: b\n    kind: link\n    with:\n      url: 'https://example.com\n  - id: c\n`), ["manifest.yaml:7:12  YAML: the ' opened here is never closed", YAML_NOTE]],
     ['a duplicate key', 'version: 1\nversion: 1\nname: t\nsteps: []\n', ['manifest.yaml:2:1  YAML: Map keys must be unique', YAML_NOTE]],
     ['a wrong version', head(SHORT).replace('version: 1', 'version: 2'), ['manifest.yaml:1:10  version: must be 1, got 2']],
-    ['a missing name', `version: 1\nsteps:\n${SHORT}`, ['manifest.yaml:1:1  name: required']],
-    ['an unknown top-level key', head(SHORT, 'concurency: 8\n'), ['manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, description, budget, concurrency, kind_concurrency, outputs, defaults, steps)']],
+    ['a missing name', `version: 1\nsteps:\n${SHORT}`, ['manifest.yaml:1:1  name: is required']],
+    ['an unknown top-level key', head(SHORT, 'concurency: 8\n'), ['manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, description, budget, concurrency, kind_concurrency, outputs, limits, defaults, hooks, notify, steps)']],
     ['a concurrency out of range', head(SHORT, 'concurrency: 0\n'), ['manifest.yaml:3:14  concurrency: must be at least 1, got 0']],
     ['a negative budget', head(SHORT, 'budget: { max_credits: -5 }\n'), ['manifest.yaml:3:24  budget.max_credits: must be above 0, got -5']],
     ['an unknown kind', head(SHORT.replace('ai_short', 'ai_shorts')), ['manifest.yaml:5:11  steps.0.kind: "ai_shorts" is not accepted; did you mean ai_short? (accepted: ai_short, ai_editing, product_regen, persona, persona_delete, voice_clone, link, link_with_params, link_update, html_ads, lipsync_v2, boreal, ad_clone, text_generation, asset_generation, custom_template, music)', stopped('steps.0 (shorts)')]],
@@ -66,7 +69,18 @@ describe('cross-field rules', () => {
       head(SHORT.replace('Hello there', '"{{ steps.writer.response_text }}"')),
       ['manifest.yaml:6:21  steps.0.with.script: {{ steps.writer.response_text }}: no step "writer" (steps: shorts)'],
     ],
+    [
+      'a misspelt step id in a reference, with the one meant',
+      head(`  - id: writer\n    kind: text_generation\n    with: { model_name: m, messages: [{ role: user, content: hi }] }\n${SHORT.replace('Hello there', '"{{ steps.writr.response_text }}"')}`),
+      ['manifest.yaml:9:21  steps.1.with.script: {{ steps.writr.response_text }}: no step "writr"; did you mean writer? (steps: writer, shorts)'],
+    ],
     ['needs an unknown step', head(`${SHORT}    needs: [nope]\n`), ['manifest.yaml:7:13  steps.0.needs.0: no step "nope" (steps: shorts)']],
+    ['needs a misspelt step', head(`${SHORT}    needs: [short]\n`), ['manifest.yaml:7:13  steps.0.needs.0: no step "short"; did you mean shorts? (steps: shorts)']],
+    [
+      'for_each a misspelt step',
+      head(`${SHORT}  - id: more\n    kind: link\n    for_each: { step: shrts }\n    with: { url: "{{ item.video_output }}" }\n`),
+      ['manifest.yaml:9:23  steps.1.for_each.step: no step "shrts"; did you mean shorts? (steps: shorts, more)'],
+    ],
     [
       'a reference to a field the result lacks',
       head(`  - id: product\n    kind: link\n    with: { url: https://example.com/p }\n${SHORT.replace('Hello there', '"{{ steps.product.titel }}"')}`),
@@ -81,6 +95,16 @@ describe('cross-field rules', () => {
       'item without for_each step',
       head(SHORT.replace('Hello there', '"{{ item.response_text }}"')),
       ['manifest.yaml:6:21  steps.0.with.script: {{ item.response_text }} needs for_each: { step: ID } on this step'],
+    ],
+    [
+      'an unclosed placeholder',
+      head(SHORT.replace('Hello there', '"Hi {{ row.name "')),
+      ['manifest.yaml:6:21  steps.0.with.script: unclosed placeholder: "{{ row.name " has no closing }}', stopped('steps.0 (shorts)')],
+    ],
+    [
+      'an unclosed placeholder before a closed one',
+      head(`${SHORT.replace('Hello there', '"{{ row.a and {{ row.b }}"')}    for_each: { rows: [{ a: 1, b: 2 }] }\n`),
+      ['manifest.yaml:6:21  steps.0.with.script: unclosed placeholder: "{{ row.a and " has no closing }}', stopped('steps.0 (shorts)')],
     ],
     ['row without rows', head(SHORT.replace('Hello there', '"{{ row.text }}"')), ['manifest.yaml:6:21  steps.0.with.script: {{ row.text }} needs for_each: { rows | csv | jsonl } on this step', stopped('steps.0 (shorts)')]],
     [
@@ -128,6 +152,21 @@ describe('row files', () => {
     ['a CSV with a ragged row', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,hello\nb,hi,extra\n' }, ['s.csv:3:6  CSV: Invalid Record Length: expect 2, got 3 on line 3', stopped('steps.0 (shorts)')]],
     ['an unclosed quote', { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,"hello\n' }, ['s.csv:2:3  CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2', stopped('steps.0 (shorts)')]],
     [
+      'every broken record, not only the first',
+      { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,hello\nb,hi,extra\n\nc,"two\nlines",more\nd\ne,fine\n' },
+      [
+        's.csv:3:6  CSV: Invalid Record Length: expect 2, got 3 on line 3',
+        's.csv:6:8  CSV: Invalid Record Length: expect 2, got 3 on line 6',
+        's.csv:7:1  CSV: Invalid Record Length: expect 2, got 1 on line 7',
+        stopped('steps.0 (shorts)'),
+      ],
+    ],
+    [
+      'a column named twice in the header',
+      { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script,notes,script\na,hello,x,again\n' },
+      ['s.csv:1:18  CSV: column "script" appears twice in the header (first as column 2): a row\'s value for it would be ambiguous', stopped('steps.0 (shorts)')],
+    ],
+    [
       'a JSONL line that is not JSON',
       { 'manifest.yaml': csvStep('s.jsonl').replace('csv:', 'jsonl:'), 's.jsonl': '{"script": "a"}\n{"script": \n' },
       ['s.jsonl:2  JSONL: Unexpected end of JSON input', stopped('steps.0 (shorts)')],
@@ -143,14 +182,39 @@ describe('requests, checked per job by the client schemas', () => {
     [
       'a bad enum value in the manifest',
       head(SHORT.replace('Cinematic', 'Cinema')),
-      ['manifest.yaml:6:61  steps.0.with.style: "Cinema" is not accepted (accepted: 4K realistic, 3D, Cinematic, Cartoonish, Line art, Pixel art, Mysterious, Steam punk, Collage, Kawaii)'],
+      ['manifest.yaml:6:61  steps.0.with.style: "Cinema" is not accepted; did you mean Cinematic? (accepted: 4K realistic, 3D, Cinematic, Cartoonish, Line art, Pixel art, Mysterious, Steam punk, Collage, Kawaii)'],
     ],
     [
       'an unknown request field',
       head(SHORT.replace('style: Cinematic', 'style: Cinematic, voice: x')),
       ['manifest.yaml:6:72  steps.0.with.voice: unknown field (accepted: aspect_ratio, script, style, accent, name, brand, caption_setting, background_music_url, background_music_volume, voiceover_volume, webhook_url)'],
     ],
-    ['a missing required field', head(SHORT.replace('script: Hello there, ', '')), ['manifest.yaml:6:11  steps.0.with.script: required']],
+    ['a missing required field, at the step\'s with:', head(SHORT.replace('script: Hello there, ', '')), ['manifest.yaml:6:5  steps.0.with.script: is required']],
+    [
+      'missing fields of a block map, at its with: and not at another line',
+      head('  - id: shorts\n    kind: ai_short\n    with:\n      style: Cinematic\n      caption_setting:\n        font_size: 12\n'),
+      ['manifest.yaml:6:5  steps.0.with.aspect_ratio: is required (accepted: 9x16, 16x9, 1x1)', 'manifest.yaml:6:5  steps.0.with.script: is required'],
+    ],
+    [
+      'a missing field of a nested map, at that map\'s key',
+      head('  - id: talk\n    kind: lipsync_v2\n    with:\n      video_inputs:\n        - voice: { type: text, input_text: hi }\n          character:\n            avatar_id: 123e4567-e89b-12d3-a456-426614174000\n'),
+      ['manifest.yaml:9:11  steps.0.with.video_inputs.0.character.type: is required (must be "avatar")'],
+    ],
+    [
+      'a misspelt request field, with the one meant',
+      head('  - id: ads\n    kind: html_ads\n    with: { link: 123e4567-e89b-12d3-a456-426614174000, style_ids: [quiz-3q], promo_info: 20% off }\n'),
+      ['manifest.yaml:6:79  steps.0.with.promo_info: unknown field; did you mean promotion_info? (accepted: link, style_ids, promotion_info, custom_prompt, max_size_mb, webhook_url)'],
+    ],
+    [
+      'an HTML ad style the catalogue does not offer, with the accepted ids',
+      head('  - id: ads\n    kind: html_ads\n    with: { link: 123e4567-e89b-12d3-a456-426614174000, style_ids: [quiz-3q, spin-weel] }\n'),
+      [`manifest.yaml:6:78  steps.0.with.style_ids.1: "spin-weel" is not a style of the catalogue; did you mean spin-wheel? (accepted: all, ${HTML_AD_STYLES.map((style) => style.id).join(', ')})`],
+    ],
+    [
+      'an HTML ad style chosen twice',
+      head('  - id: ads\n    kind: html_ads\n    with: { link: 123e4567-e89b-12d3-a456-426614174000, style_ids: [quiz-3q, carousel, quiz-3q] }\n'),
+      ['manifest.yaml:6:88  steps.0.with.style_ids.2: "quiz-3q" is chosen twice (first as style_ids.0): each style makes one paid ad, so list it once'],
+    ],
     [
       'a limit',
       head(`  - id: ads\n    kind: html_ads\n    with: { link: 123e4567-e89b-12d3-a456-426614174000, style_ids: [quiz-3q], max_size_mb: 16 }\n`),

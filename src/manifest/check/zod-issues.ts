@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { looksLikeCredential } from './credentials.js';
-import { acceptedKeys, schemaAt, unwrap } from './schema-walk.js';
-import type { Path } from './template.js';
+import { acceptedKeys, schemaAt, unwrap } from '../../api/schemas/schema-walk.js';
+import type { Path } from '../syntax/template.js';
 
 /**
  * zod issues as one readable line each, starting from what the user wrote and ending with what
@@ -13,6 +13,8 @@ export interface ReadableIssue {
   path: Path;
   key?: string;
   message: string;
+  /** A required value that is missing: shown at the key of the map it belongs in, which exists. */
+  missing?: boolean;
 }
 
 type Issue = z.core.$ZodIssue;
@@ -33,7 +35,7 @@ function readable(issue: Issue, root: Schema, path: Path): ReadableIssue[] {
     case 'invalid_union':
       return collapseUnion(issue, root, path);
     default:
-      return [{ path, message: messageFor(issue) }];
+      return [{ path, message: messageFor(issue), ...(isMissing(issue) ? { missing: true } : {}) }];
   }
 }
 
@@ -53,9 +55,14 @@ function collapseUnion(issue: z.core.$ZodIssueInvalidUnion, root: Schema, path: 
   const at = schemaAt(root, path);
   const options = at ? ((unwrap(at)._zod.def as { options?: Schema[] }).options ?? []) : [];
   const forms = options.map(describe).filter(Boolean);
+  if (isMissing(issue)) return [{ path, message: `is required${forms.length ? ` (${forms.join(' or ')})` : ''}`, missing: true }];
   const got = 'input' in issue ? `, got ${show(issue.input)}` : '';
   return [{ path, message: forms.length ? `expected ${forms.join(' or ')}${got}` : `invalid value${got}` }];
 }
+
+/** A value that is not there at all: zod says it has the wrong type, or is not one of the values. */
+const isMissing = (issue: Issue) =>
+  (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union') && 'input' in issue && issue.input === undefined;
 
 function describe(schema: Schema): string {
   const def = unwrap(schema)._zod.def as unknown as Record<string, unknown> & { type: string };
@@ -79,9 +86,10 @@ function messageFor(issue: Issue): string {
   const input = 'input' in issue ? issue.input : undefined;
   switch (issue.code) {
     case 'invalid_type':
-      if (input === undefined) return 'required';
+      if (input === undefined) return 'is required';
       return `expected ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}, got ${show(input)}`;
     case 'invalid_value':
+      if (input === undefined) return `is required (${issue.values.length === 1 ? `must be ${show(issue.values[0])}` : `accepted: ${issue.values.map(String).join(', ')}`})`;
       return issue.values.length === 1
         ? `must be ${show(issue.values[0])}, got ${show(input)}`
         : `${show(input)} is not accepted${didYouMean(input, issue.values)} (accepted: ${issue.values.map((v) => String(v)).join(', ')})`;
@@ -138,13 +146,17 @@ export function show(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
-/** The accepted word within edit distance 2 of `word`, if one is that close. */
+/**
+ * The accepted word closest to `word`, if one is close enough to be the one meant: within an edit
+ * distance of a third of the longer word (at least 2), so `promo_info` finds `promotion_info`.
+ */
 export function closest(word: string, accepted: readonly string[]): string | undefined {
   let best: string | undefined;
-  let bestDistance = 3;
+  let bestDistance = Infinity;
   for (const candidate of accepted) {
     const d = distance(word.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+    const near = Math.max(2, Math.floor(Math.max(word.length, candidate.length) / 3));
+    if (d <= near && d < bestDistance) [best, bestDistance] = [candidate, d];
   }
   return best;
 }

@@ -1,14 +1,16 @@
-import type { InputIssue } from '../errors.js';
+import type { InputIssue } from '../../errors.js';
 import { CREDENTIAL_ENV, CREDENTIAL_MESSAGE, credentialKeys } from './credentials.js';
 import { topologicalOrder } from './graph.js';
 import { RESULTS } from './kinds.js';
-import { matrixKeys, type MatrixInput } from './matrix.js';
-import type { Namespace } from './placeholders.js';
+import { count, matrixBound, raise, type Limits } from '../syntax/limits.js';
+import { matrixKeys, type MatrixInput } from '../syntax/matrix.js';
+import type { Namespace } from '../syntax/placeholders.js';
 import type { ManifestInput } from './schema.js';
-import { acceptedKeys, schemaAt } from './schema-walk.js';
-import type { FoundPlaceholder } from './template.js';
-import type { ManifestStep } from './types.js';
-import type { Located, YamlSource } from './yaml-source.js';
+import { acceptedKeys, schemaAt } from '../../api/schemas/schema-walk.js';
+import type { FoundPlaceholder } from '../syntax/template.js';
+import type { ManifestStep } from '../types.js';
+import type { Located, YamlSource } from '../read/yaml-source.js';
+import { closest } from './zod-issues.js';
 
 /**
  * Cross-field rules over the steps whose shape is valid: one small named rule each, every one
@@ -23,6 +25,7 @@ export interface RuleContext {
   env: NodeJS.ProcessEnv;
   source: YamlSource;
   at: Located;
+  limits: Limits;
 }
 type Rule = (ctx: RuleContext) => InputIssue[];
 
@@ -88,18 +91,17 @@ export const MANIFEST_RULES: Record<string, Rule> = {
     ),
 
   knownSteps: ({ input, steps, stepIds, at }) => {
-    const ids = new Set(stepIds.filter((id) => id !== undefined));
-    const list = [...ids].join(', ');
+    const ids = [...new Set(stepIds.filter((id) => id !== undefined))];
+    const unknown = (id: string) => {
+      const near = closest(id, ids);
+      return `no step "${id}"${near ? `; did you mean ${near}?` : ''} (steps: ${ids.join(', ')})`;
+    };
     return steps.flatMap((step) => [
       ...placeholdersOf(step, ['steps'])
-        .filter((f) => !ids.has(f.placeholder.name))
-        .map((f) => at(f.yaml, `${f.placeholder.text}: no step "${f.placeholder.name}" (steps: ${list})`)),
-      ...(input.steps[step.index]?.needs ?? []).flatMap((need, i) =>
-        ids.has(need) ? [] : [at(stepPath(step, 'needs', i), `no step "${need}" (steps: ${list})`)],
-      ),
-      ...(step.forEachStep !== undefined && !ids.has(step.forEachStep)
-        ? [at(stepPath(step, 'for_each', 'step'), `no step "${step.forEachStep}" (steps: ${list})`)]
-        : []),
+        .filter((f) => !ids.includes(f.placeholder.name))
+        .map((f) => at(f.yaml, `${f.placeholder.text}: ${unknown(f.placeholder.name)}`)),
+      ...(input.steps[step.index]?.needs ?? []).flatMap((need, i) => (ids.includes(need) ? [] : [at(stepPath(step, 'needs', i), unknown(need))])),
+      ...(step.forEachStep !== undefined && !ids.includes(step.forEachStep) ? [at(stepPath(step, 'for_each', 'step'), unknown(step.forEachStep))] : []),
     ]);
   },
 
@@ -146,6 +148,16 @@ export const MANIFEST_RULES: Record<string, Rule> = {
         );
     }),
 
+  /** Counted by multiplication, never expanded: 8 axes of 20 values are 25.6 billion combinations. */
+  matrixWithinLimit: ({ input, steps, limits, at }) =>
+    steps.flatMap((step) => {
+      const matrix = input.steps[step.index]?.matrix as MatrixInput | undefined;
+      const { count: n, factors } = matrix ? matrixBound(matrix) : { count: 0, factors: [] };
+      if (n <= limits.jobsPerStep) return [];
+      const product = `${factors.join(' × ')}${matrix?.include?.length ? ` + ${matrix.include.length} include` : ''}`;
+      return [at(stepPath(step, 'matrix'), `up to ${count(n)} combinations (${product}), each a job: above the limit of ${count(limits.jobsPerStep)} jobs per step; ${raise('jobs_per_step')}`)];
+    }),
+
   /** Credentials come from the environment to the client only, never into a request body. */
   envVariables: ({ steps, env, at }) =>
     steps.flatMap((step) =>
@@ -170,11 +182,12 @@ function matrixKeysOf(input: Pick<ManifestInput, 'steps'>, index: number): Set<s
 }
 
 /**
- * Rules whose violation leaves a placeholder without a value (or a credential in a body), so the
- * step's requests cannot be checked until it is fixed: checking them would only repeat the
- * problem, or quote a secret. The other rules leave the requests checkable.
+ * Rules whose violation leaves a placeholder without a value (or a credential in a body, or a
+ * matrix too large to expand), so the step's requests cannot be checked until it is fixed:
+ * checking them would only repeat the problem, quote a secret, or never end. The other rules
+ * leave the requests checkable.
  */
-const BLOCKING = new Set(['placeholderSyntax', 'rowNeedsRows', 'matrixKeysKnown', 'envVariables', 'noCredentials']);
+const BLOCKING = new Set(['placeholderSyntax', 'rowNeedsRows', 'matrixKeysKnown', 'matrixWithinLimit', 'envVariables', 'noCredentials']);
 
 /** Every violation, and the indexes of the steps whose requests cannot be checked because of one. */
 export function runRules(ctx: RuleContext): { issues: InputIssue[]; blocked: Set<number> } {

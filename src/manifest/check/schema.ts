@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { STEP_KINDS } from '../step-kinds.js';
+import { STEP_KINDS } from '../../step-kinds.js';
+import { LimitsSchema } from '../syntax/limits.js';
+import { HooksSchema, NotifySchema, StepHooksSchema } from './hooks-schema.js';
 
 /**
  * The manifest's own shape (stage 2 of loading, after YAML and before the cross-field rules).
  * Strict everywhere, so a misspelt key is an error with the accepted keys, not silently ignored.
  * A step's `with:` is only a map here: it is checked later, per job, after placeholder
- * substitution, by the same request schemas the client sends with (src/manifest/kinds.ts).
+ * substitution, by the same request schemas the client sends with (src/manifest/check/kinds.ts).
  */
 
 /** A step id is used in placeholders (`{{ steps.ID.FIELD }}`) and job keys (`ID:hash`). */
@@ -58,6 +60,7 @@ export const StepSchema = z.strictObject({
   download: z.boolean().default(true),
   estimate_credits: EstimateSchema.optional().describe('credits per job, for kinds the spec does not price'),
   mode: z.enum(CUSTOM_TEMPLATE_MODES).optional().describe('custom_template only; default both'),
+  hooks: StepHooksSchema.optional(),
 });
 export type StepInput = z.infer<typeof StepSchema>;
 
@@ -70,10 +73,13 @@ export const ManifestSchema = z.strictObject({
   concurrency: z.int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),
   kind_concurrency: z.partialRecord(z.enum(STEP_KINDS), z.int().min(1).max(MAX_CONCURRENCY)).optional(),
   outputs: z.string().min(1).optional().describe('output folder relative to the manifest; default out/<name>'),
+  limits: LimitsSchema.optional(),
   defaults: z
     .partialRecord(z.enum(STEP_KINDS), z.record(z.string(), z.unknown()))
     .optional()
     .describe('request fields per kind, under every step of that kind'),
+  hooks: HooksSchema.optional(),
+  notify: NotifySchema.optional(),
   steps: z.array(StepSchema).min(1),
 });
 export type ManifestInput = z.infer<typeof ManifestSchema>;

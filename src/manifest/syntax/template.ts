@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { asText, isReference, parseString, wholeValue, type Part, type Placeholder } from './placeholders.js';
-import { schemaAt, standIn, valueTypeOf, type ValueType } from './schema-walk.js';
+import { schemaAt, standIn, valueTypeOf, type ValueType } from '../../api/schemas/schema-walk.js';
 
 /**
  * A step's `with:` compiled once into a tree, then rendered once per job. Compiling finds every

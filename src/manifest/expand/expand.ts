@@ -1,13 +1,14 @@
-import { formatIssue, type InputIssue } from '../errors.js';
-import { splitStyleIds, unknownStyleIds } from './html-ads.js';
-import { requestSchemaFor, takesPathId } from './kinds.js';
-import type { Combination } from './matrix.js';
-import type { Placeholder } from './placeholders.js';
-import { render, type Path, type RenderContext, type Template } from './template.js';
-import type { Manifest, ManifestStep } from './types.js';
-import { dotted, locatedIn } from './yaml-source.js';
-import { readableIssues, show, type ReadableIssue } from './zod-issues.js';
-import { topologicalOrder } from './graph.js';
+import { formatIssue, type InputIssue } from '../../errors.js';
+import { splitStyleIds, styleIdIssues } from './html-ads.js';
+import { JobBudget } from './job-budget.js';
+import { requestSchemaFor, takesPathId } from '../check/kinds.js';
+import type { Combination } from '../syntax/matrix.js';
+import type { Placeholder } from '../syntax/placeholders.js';
+import { render, type Path, type RenderContext, type Template } from '../syntax/template.js';
+import type { Manifest, ManifestStep } from '../types.js';
+import { dotted, locatedIn, missingIn } from '../read/yaml-source.js';
+import { readableIssues, show, type ReadableIssue } from '../check/zod-issues.js';
+import { topologicalOrder } from '../check/graph.js';
 
 /**
  * Expansion: each step's rows × matrix combinations become concrete request bodies, each checked
@@ -24,6 +25,10 @@ export interface StepInstance {
   name?: string;
   /** Where the row came from, for messages. */
   origin?: { file: string; line: number };
+  /** The row itself (the RowSet's object, by reference, never a copy): labels and results.csv. */
+  row?: Record<string, unknown>;
+  /** The matrix combination (shared with the step's list, by reference). */
+  matrix?: Combination;
 }
 
 export interface Expansion {
@@ -46,12 +51,14 @@ export function expandManifest(manifest: Manifest): Expansion {
   return expansion;
 }
 
-/** What expansion reads of a manifest: some of its steps, the environment they use, the YAML. */
-export type Scope = Pick<Manifest, 'steps' | 'env' | 'source'>;
+/** What expansion reads of a manifest: some of its steps, the environment they use, the YAML, the limits. */
+export type Scope = Pick<Manifest, 'steps' | 'env' | 'source' | 'limits'>;
 
 /**
  * Expands the given steps alone (loadManifest checks the sound steps of a manifest that has other
- * problems this way). Steps in a cycle are left out of `order` and not expanded.
+ * problems this way). Steps in a cycle are left out of `order` and not expanded. A step's jobs are
+ * counted by multiplication before it is expanded: one above a job limit stops the expansion
+ * there, and it and the steps after it are left out of `order`.
  */
 export function expandSteps(manifest: Scope): Expansion {
   const sink = new IssueSink();
@@ -60,16 +67,29 @@ export function expandSteps(manifest: Scope): Expansion {
   const { order } = topologicalOrder(manifest.steps);
   const instances = new Map<string, StepInstance[]>();
   const jobCounts = new Map<string, number>();
-  for (const id of order) {
+  const budget = new JobBudget(manifest, jobCounts);
+  for (const [position, id] of order.entries()) {
     const step = byId.get(id) as ManifestStep;
-    const list = expandStep(manifest, step, sink, warnings);
-    instances.set(id, list);
-    jobCounts.set(id, list.length * (step.forEachStep ? (jobCounts.get(step.forEachStep) ?? 0) : 1));
+    const upstream = step.forEachStep ? (jobCounts.get(step.forEachStep) ?? 0) : 1;
+    let over = budget.check(step, contextCount(step) * upstream, upstream);
+    if (!over) {
+      const list = expandStep(manifest, step, sink);
+      instances.set(id, list);
+      over = budget.check(step, list.length * upstream, upstream, true);
+    }
+    if (over) {
+      sink.add(over);
+      return { order: order.slice(0, position), instances, jobCounts, issues: sink.issues, warnings };
+    }
+    budget.add(step);
     if (jobCounts.get(id) === 0) warnings.push(`step ${id} has no jobs${step.rows ? ` (${step.rows.file} has no rows)` : ''}`);
   }
   for (const step of manifest.steps) checkSingleJobReferences(manifest, step, jobCounts, sink);
   return { order, instances, jobCounts, issues: sink.issues, warnings };
 }
+
+/** Row × matrix combinations: the jobs of a step before `for_each: { step }` and style splits multiply them. */
+const contextCount = (step: ManifestStep) => (step.rows?.rows.length ?? 1) * (step.matrix?.length ?? 1);
 
 /** Collects issues once each: the same bad literal repeats on every row, but is one problem. */
 class IssueSink {
@@ -96,11 +116,10 @@ function* contextsOf(step: ManifestStep): Generator<Context> {
   }
 }
 
-function expandStep(manifest: Scope, step: ManifestStep, sink: IssueSink, warnings: string[]): StepInstance[] {
+function expandStep(manifest: Scope, step: ManifestStep, sink: IssueSink): StepInstance[] {
   const schema = requestSchemaFor(step.kind, step.mode);
   const pathId = takesPathId(step.kind, step.mode);
   const out: StepInstance[] = [];
-  const unknownStyles = new Set<string>();
   for (const ctx of contextsOf(step)) {
     const origin = originOf(step, ctx);
     const missing: Placeholder[] = [];
@@ -110,20 +129,16 @@ function expandStep(manifest: Scope, step: ManifestStep, sink: IssueSink, warnin
       for (const p of missing) sink.add(missingValue(manifest, step, ctx, p, origin));
       continue;
     }
+    const styles = step.kind === 'html_ads' ? styleIdIssues(request) : [];
+    for (const issue of styles) sink.add(locate(manifest, step, issue, origin, ctx.rowIndex));
     const bodies = step.kind === 'html_ads' ? splitStyleIds(request) : [request];
     const checks = step.template.hasReferences ? standInBodies(step, lookup) : bodies;
     bodies.forEach((body, i) => {
       const result = schema.safeParse(checks[i], { reportInput: true });
       if (!result.success) {
         for (const r of readableIssues(result.error.issues, schema)) sink.add(locate(manifest, step, r, origin, ctx.rowIndex));
-        return;
-      }
-      if (step.kind === 'html_ads') unknownStyleIds(body).forEach((id) => unknownStyles.add(id));
-      out.push(instanceOf(step, body, pathId, lookup, origin));
+      } else if (styles.length === 0) out.push(instanceOf(step, body, pathId, lookup, origin, ctx));
     });
-  }
-  if (unknownStyles.size > 0) {
-    warnings.push(`step ${step.id}: style ids not in the catalogue snapshot: ${[...unknownStyles].join(', ')}`);
   }
   return out;
 }
@@ -139,6 +154,7 @@ function instanceOf(
   pathId: boolean,
   lookup: RenderContext['lookup'],
   origin: StepInstance['origin'],
+  ctx: Context,
 ): StepInstance {
   const instance: StepInstance = { request: body };
   if (pathId) {
@@ -148,6 +164,8 @@ function instanceOf(
   }
   if (step.nameTemplate) instance.name = String(render(step.nameTemplate.root, { lookup, references: 'keep' }) ?? '');
   if (origin) instance.origin = origin;
+  if (ctx.row) instance.row = ctx.row;
+  if (ctx.combo) instance.matrix = ctx.combo;
   return instance;
 }
 
@@ -198,6 +216,7 @@ function locate(manifest: Scope, step: ManifestStep, issue: ReadableIssue, origi
     const cell = row === undefined ? undefined : step.rows?.locate?.(row, field);
     return { ...origin, ...cell, path: dotted(['steps', step.index, 'with', ...full]), message: issue.message };
   }
+  if (issue.missing) return missingIn(manifest.source)(step.withOrigin(issue.path), issue.message);
   return locatedIn(manifest.source)(step.withOrigin(issue.path), issue.message, issue.key);
 }
 

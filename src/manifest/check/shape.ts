@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import type { InputIssue } from '../errors.js';
-import { STEP_KINDS } from '../step-kinds.js';
+import type { InputIssue } from '../../errors.js';
+import { STEP_KINDS } from '../../step-kinds.js';
+import { limitsOf, type Limits } from '../syntax/limits.js';
 import { ManifestSchema, StepSchema, type ManifestInput, type StepInput } from './schema.js';
-import type { Located, YamlSource } from './yaml-source.js';
+import { missingIn, type Located, type YamlSource } from '../read/yaml-source.js';
 import { readableIssues } from './zod-issues.js';
 
 /**
@@ -20,6 +21,8 @@ export interface Shape {
   stopped: number[];
   /** The id written at each index of `steps:`, when it is a string (for references and messages). */
   ids: (string | undefined)[];
+  /** The manifest's limits, or the defaults where its `limits:` is missing or broken. */
+  limits: Limits;
   /** The whole manifest, when its shape is sound. */
   input?: ManifestInput;
 }
@@ -31,9 +34,10 @@ export function checkShape(source: YamlSource, at: Located): Shape {
   const parsed = ManifestSchema.safeParse(source.data, { reportInput: true });
   if (parsed.success) {
     const { steps, defaults } = parsed.data;
-    return { issues: [], steps, defaults, stopped: [], ids: steps.map((s) => s.id), input: parsed.data };
+    return { issues: [], steps, defaults, stopped: [], ids: steps.map((s) => s.id), limits: limitsOf(parsed.data.limits), input: parsed.data };
   }
-  const issues = readableIssues(parsed.error.issues, ManifestSchema).map((r) => at(r.path, r.message, r.key));
+  const missing = missingIn(source);
+  const issues = readableIssues(parsed.error.issues, ManifestSchema).map((r) => (r.missing ? missing(r.path, r.message) : at(r.path, r.message, r.key)));
   const data = isRecord(source.data) ? source.data : {};
   const raw: unknown[] = Array.isArray(data.steps) ? data.steps : [];
   const { defaults, broken } = salvageDefaults(data.defaults);
@@ -45,7 +49,7 @@ export function checkShape(source: YamlSource, at: Located): Shape {
     else stopped.push(i);
   });
   const ids = raw.map((item) => (isRecord(item) && typeof item.id === 'string' ? item.id : undefined));
-  return { issues, steps, defaults, stopped, ids };
+  return { issues, steps, defaults, stopped, ids, limits: limitsOf(data.limits) };
 }
 
 /** The kinds' defaults that are sound; a kind whose defaults are not a map cannot be merged. */

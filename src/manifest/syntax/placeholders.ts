@@ -29,25 +29,42 @@ export type Part = string | Placeholder;
 
 const PATTERN = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
-export type ParsedString = { parts: Part[]; errors: string[] };
+export type ParsedString<P extends object = Placeholder> = { parts: (string | P)[]; errors: string[] };
 
-/** Splits a string into literal text and placeholders; malformed placeholders become errors. */
-export function parseString(text: string): ParsedString {
-  const parts: Part[] = [];
+/**
+ * Splits a string into literal text and placeholders; malformed placeholders become errors, and
+ * so does a `{{` left open: there is no escape, so it can only be a placeholder missing its `}}`.
+ * `parse` reads what stands between the braces (a manifest hook has namespaces of its own:
+ * src/manifest/check/hooks.ts); it returns the placeholder, or why it is not one.
+ */
+export function parseString<P extends object = Placeholder>(
+  text: string,
+  parse: (inner: string) => P | string = parseInner as unknown as (inner: string) => P | string,
+): ParsedString<P> {
+  const parts: (string | P)[] = [];
   const errors: string[] = [];
   let last = 0;
+  const literal = (end: number) => {
+    if (end <= last) return;
+    const piece = text.slice(last, end);
+    const open = piece.indexOf('{{');
+    if (open >= 0) errors.push(`unclosed placeholder: ${JSON.stringify(cut(piece.slice(open)))} has no closing }}`);
+    parts.push(piece);
+  };
   for (const match of text.matchAll(PATTERN)) {
-    if (match.index > last) parts.push(text.slice(last, match.index));
+    literal(match.index);
     last = match.index + match[0].length;
-    const parsed = parseInner(match[1] ?? '');
+    const parsed = parse(match[1] ?? '');
     if (typeof parsed === 'string') {
       errors.push(`${parsed} in ${match[0]}`);
       parts.push(match[0]);
     } else parts.push(parsed);
   }
-  if (last < text.length) parts.push(text.slice(last));
+  literal(text.length);
   return { parts, errors };
 }
+
+const cut = (text: string) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
 
 function parseInner(inner: string): Placeholder | string {
   const dot = inner.indexOf('.');

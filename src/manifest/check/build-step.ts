@@ -1,12 +1,17 @@
-import type { StepKind } from '../step-kinds.js';
+import type { StepKind } from '../../step-kinds.js';
 import { DEFAULT_TEMPLATE_MODE, requestSchemaFor } from './kinds.js';
-import { expandMatrix, type MatrixInput } from './matrix.js';
+import { matrixBound, type Limits } from '../syntax/limits.js';
+import { expandMatrix, type MatrixInput } from '../syntax/matrix.js';
 import type { ManifestInput, StepInput } from './schema.js';
-import { compileTemplate, type Path } from './template.js';
-import type { DeclaredEstimate, ManifestStep } from './types.js';
+import { compileTemplate, type Path } from '../syntax/template.js';
+import type { DeclaredEstimate, ManifestStep } from '../types.js';
 
-/** Turns a step as parsed into a ManifestStep: defaults merged, templates compiled, needs inferred. */
-export function buildStep(input: StepInput, index: number, manifest: Pick<ManifestInput, 'defaults'>): ManifestStep {
+/**
+ * Turns a step as parsed into a ManifestStep: defaults merged, templates compiled, needs inferred.
+ * A matrix is expanded only when its size, by multiplication, is within the jobs a step may have
+ * (the rule matrixWithinLimit reports one that is not, and stops the step).
+ */
+export function buildStep(input: StepInput, index: number, manifest: Pick<ManifestInput, 'defaults'> & { limits: Limits }): ManifestStep {
   const defaults = manifest.defaults?.[input.kind] ?? {};
   const merged = deepMerge(defaults, input.with);
   const mode = input.kind === 'custom_template' ? (input.mode ?? DEFAULT_TEMPLATE_MODE) : undefined;
@@ -27,7 +32,8 @@ export function buildStep(input: StepInput, index: number, manifest: Pick<Manife
   if (mode) step.mode = mode;
   if (input.description !== undefined) step.description = input.description;
   if (input.name !== undefined) step.nameTemplate = compileTemplate(input.name);
-  if (input.matrix) step.matrix = expandMatrix(input.matrix as MatrixInput);
+  const matrix = input.matrix as MatrixInput | undefined;
+  if (matrix && matrixBound(matrix).count <= manifest.limits.jobsPerStep) step.matrix = expandMatrix(matrix);
   if (forEachStep !== undefined) step.forEachStep = forEachStep;
   if (input.estimate_credits !== undefined) step.estimate = declaredEstimate(input.estimate_credits);
   return step;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { HtmlAdCreate } from '../api/schemas/index.js';
-import { STEP_KINDS, type StepKind } from '../step-kinds.js';
-import { ALL_STYLES } from './html-ads.js';
+import { HtmlAdCreate } from '../../api/schemas/index.js';
+import { STEP_KINDS, type StepKind } from '../../step-kinds.js';
+import { ALL_STYLES } from '../expand/html-ads.js';
 import { requestSchemaFor } from './kinds.js';
-import { ACCEPTED_PLACEHOLDERS } from './placeholders.js';
+import { ACCEPTED_PLACEHOLDERS } from '../syntax/placeholders.js';
 import { ManifestSchema } from './schema.js';
 
 /**

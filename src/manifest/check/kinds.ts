@@ -4,8 +4,8 @@ import {
   BorealCreate, BorealItem, ClonedVoice, HtmlAdCreate, HtmlAdJob, LipsyncCreate, LipsyncItem, Link,
   LinkCreate, LinkUpdate, LinkWithParams, MusicQuery, Music, Persona, PersonaCreate, ProductRegen,
   ProductTask, TemplateJob, TemplateJobCreate, TemplateRender, TextCreate, TextTask, Uuid, VoiceCreate,
-} from '../api/schemas/index.js';
-import type { StepKind } from '../step-kinds.js';
+} from '../../api/schemas/index.js';
+import type { StepKind } from '../../step-kinds.js';
 import type { CustomTemplateMode } from './schema.js';
 
 /**
