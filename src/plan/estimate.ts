@@ -41,10 +41,12 @@ export const ESTIMATORS: Record<StepKind, Estimator> = {
   music: () => exact(0),
   // Not priced by the spec nor the behaviour notes (an ad clone was once observed at 84 credits).
   persona: unknown,
-  persona_delete: unknown,
+  // Deleting an avatar and updating a link (a PUT of the link's own fields) are priced nowhere:
+  // they make nothing, so they cost nothing (their runs agree: they reserve and count 0).
+  persona_delete: () => exact(0),
   voice_clone: unknown,
   link_with_params: unknown,
-  link_update: unknown,
+  link_update: () => exact(0),
   ad_clone: unknown,
   text_generation: unknown,
   asset_generation: unknown,

@@ -1,11 +1,11 @@
 /** The planner: a manifest's jobs, keyed, priced, bound and ordered — pure, no I/O. */
 export { planManifest, type PlanOptions } from './plan-manifest.js';
 export { resolveJob, UnresolvedReferenceError } from './resolve.js';
-export { assertWithinBudget } from './budget.js';
-export { renderPlanTable, NEW, type StatusOf } from './render-table.js';
-export { planToJson, planJsonChunks } from './plan-json.js';
+export { assertBudget, budgetLine, budgetView, countedMoney, type BudgetView, type JobMoney } from './budget.js';
+export { renderPlanTable, NEW, type PlanTableOptions, type StatusOf } from './render-table.js';
+export { planToJson, planJsonChunks, type RecordedJob, type RecordOf } from './plan-json.js';
 export { estimateCredits, ESTIMATORS } from './estimate.js';
 export { jobKey, canonicalJson } from './job-key.js';
-export { formatCredits, plural } from './totals.js';
+export { formatCredits, plural } from '../util/format.js';
 export { sanitiseStem } from './output-names.js';
-export type { Plan, PlannedJob, StepPlan, CreditEstimate, CreditTotal, JobRef, JobStatus } from './types.js';
+export type { Plan, PlannedJob, StepPlan, CreditEstimate, CreditTotal, JobRef } from './types.js';

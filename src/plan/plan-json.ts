@@ -1,9 +1,27 @@
-import { NEW, type StatusOf } from './render-table.js';
+import { resolve } from 'node:path';
+import { NEW } from './render-table.js';
 import type { Plan, PlannedJob } from './types.js';
 
-/** `reelpipe plan --json`: the whole plan, each job with its status from the run state. */
-export function planToJson(plan: Plan, statusOf?: StatusOf): object {
-  return { ...head(plan), jobs: plan.jobs.map((job) => jobJson(job, statusOf)), ...tail(plan) };
+/**
+ * What the state database knows of a job, as `plan --json` shows it (src/report/job-facts.ts
+ * reads it). Times are epoch milliseconds here, ISO 8601 in the JSON; unknown is null.
+ */
+export interface RecordedJob {
+  state: string;
+  status: string | null;
+  remoteId: string | null;
+  creditsUsed: number | null;
+  submittedAt: number | null;
+  finishedAt: number | null;
+  downloadedAt: number | null;
+  /** Relative to the outputs folder. */
+  outputs: readonly { path: string }[];
+}
+export type RecordOf = (key: string) => RecordedJob | undefined;
+
+/** `reelpipe plan --json`: the whole plan, each job with its state from the run state. */
+export function planToJson(plan: Plan, recordOf?: RecordOf): object {
+  return { ...head(plan), jobs: plan.jobs.map((job) => jobJson(plan, job, recordOf)), ...tail(plan) };
 }
 
 /** Why a size: big enough that 100,000 jobs are a few hundred writes, small enough to stay flat. */
@@ -13,11 +31,11 @@ const CHUNK_CHARS = 64 * 1024;
  * The text of `JSON.stringify(planToJson(plan), null, 2)` and a newline, in chunks, one job at a
  * time: a 100,000-job plan never exists as one string (nor as a second copy of every job).
  */
-export function* planJsonChunks(plan: Plan, statusOf?: StatusOf): Generator<string> {
+export function* planJsonChunks(plan: Plan, recordOf?: RecordOf): Generator<string> {
   // The head without its closing "\n}", then the jobs, then the tail without its opening "{".
   let buffer = `${JSON.stringify(head(plan), null, 2).slice(0, -2)},\n  "jobs": [`;
   for (let i = 0; i < plan.jobs.length; i++) {
-    const job = JSON.stringify(jobJson(plan.jobs[i] as PlannedJob, statusOf), null, 2);
+    const job = JSON.stringify(jobJson(plan, plan.jobs[i] as PlannedJob, recordOf), null, 2);
     buffer += `${i === 0 ? '' : ','}\n    ${job.replaceAll('\n', '\n    ')}`;
     if (buffer.length >= CHUNK_CHARS) {
       yield buffer;
@@ -39,17 +57,29 @@ const head = (plan: Plan) => ({
 
 const tail = (plan: Plan) => ({ totals: plan.totals, duplicates: plan.duplicates, warnings: plan.warnings });
 
-function jobJson(job: PlannedJob, statusOf?: StatusOf): object {
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+function jobJson(plan: Plan, job: PlannedJob, recordOf?: RecordOf): object {
+  const record = recordOf?.(job.key);
   return {
     key: job.key,
+    label: job.label,
     step: job.step,
     kind: job.kind,
     ...(job.mode ? { mode: job.mode } : {}),
-    status: statusOf?.(job.key) ?? NEW,
+    state: record?.state ?? NEW,
+    status: record?.status ?? null,
+    remoteId: record?.remoteId ?? null,
+    origin: job.origin ?? null,
     credits: job.credits,
+    // A job never sent cost nothing; one sent but not (yet) priced by the service is null.
+    creditsUsed: record ? record.creditsUsed : 0,
+    submittedAt: iso(record?.submittedAt),
+    finishedAt: iso(record?.finishedAt),
+    downloadedAt: iso(record?.downloadedAt),
+    outputs: (record?.outputs ?? []).map((o) => resolve(plan.outputsDir, o.path)),
     outputName: job.outputName,
     download: job.download,
-    ...(job.origin ? { origin: job.origin } : {}),
     ...(job.pathId !== undefined ? { pathId: job.pathId } : {}),
     refs: job.refs,
     request: job.request,

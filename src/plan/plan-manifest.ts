@@ -2,6 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import { expandManifest, type Manifest, type ManifestStep, type StepInstance } from '../manifest/index.js';
 import { estimateCredits } from './estimate.js';
 import { jobKey } from './job-key.js';
+import { labellerFor, uniqueLabels, type Labeller } from './job-labels.js';
 import { outputNames } from './output-names.js';
 import { addCredits, knownOrNull, ZERO } from './totals.js';
 import type { CreditEstimate, JobRef, Plan, PlannedJob, StepPlan } from './types.js';
@@ -14,7 +15,16 @@ import type { CreditEstimate, JobRef, Plan, PlannedJob, StepPlan } from './types
 export interface PlanOptions {
   /** Overrides the manifest's budget.max_credits (the `--max-credits` flag). @default manifest budget */
   maxCredits?: number;
+  /**
+   * A trial against the embedded sandbox: its outputs go to `OUTPUTS.sandbox`, beside the real
+   * folder, never into it (a sandbox's stand-in videos must not sit among real ones).
+   * @default false
+   */
+  sandbox?: boolean;
 }
+
+/** The suffix of a sandbox run's outputs folder (see PlanOptions.sandbox). */
+export const SANDBOX_OUTPUTS_SUFFIX = '.sandbox';
 
 export function planManifest(manifest: Manifest, options: PlanOptions = {}): Plan {
   const expansion = expandManifest(manifest);
@@ -35,10 +45,11 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
   const jobs = expansion.order.flatMap((id) => jobsByStep.get(id) ?? []);
   for (const d of duplicates) warnings.push(`${d.count} identical jobs in step ${d.step} (${d.key}): each is made; keys ${d.key}, ${d.key}~2, …`);
   warnings.push(...outputNames(jobs));
+  uniqueLabels(jobs);
   return {
     name: manifest.name,
     manifestPath: manifest.file,
-    outputsDir: manifest.outputsDir,
+    outputsDir: options.sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir,
     concurrency: manifest.concurrency,
     kindConcurrency: manifest.kindConcurrency,
     budget: { maxCredits: options.maxCredits ?? manifest.budget.maxCredits },
@@ -54,6 +65,7 @@ function planStep(step: ManifestStep, instances: StepInstance[], done: Map<strin
   const references = uniqueReferences(step);
   const upstream = step.forEachStep ? (done.get(step.forEachStep) ?? []) : [undefined];
   let ignoredEstimate = false;
+  const label = labellerFor(step);
   const jobs: PlannedJob[] = [];
   for (const item of upstream) {
     for (const instance of instances) {
@@ -64,19 +76,32 @@ function planStep(step: ManifestStep, instances: StepInstance[], done: Map<strin
       }));
       const computed = estimateCredits(step.kind, instance.request);
       ignoredEstimate ||= computed !== null && step.estimate !== undefined;
-      jobs.push(plannedJob(step, instance, refs, computed ?? declared(step)));
+      jobs.push(plannedJob(step, instance, refs, computed ?? declared(step), label, item));
     }
   }
   if (ignoredEstimate) warnings.push(`step ${step.id}: estimate_credits ignored, the spec prices ${step.kind}`);
   return jobs;
 }
 
-function plannedJob(step: ManifestStep, instance: StepInstance, refs: JobRef[], credits: CreditEstimate | null): PlannedJob {
+function plannedJob(
+  step: ManifestStep,
+  instance: StepInstance,
+  refs: JobRef[],
+  credits: CreditEstimate | null,
+  label: Labeller,
+  upstream: PlannedJob | undefined,
+): PlannedJob {
   const key = jobKey({ step: step.id, kind: step.kind, mode: step.mode, pathId: instance.pathId, request: instance.request, refs });
-  const job: PlannedJob = { key, step: step.id, kind: step.kind, request: instance.request, refs, credits, outputName: instance.name ?? '', download: step.download };
+  const origin = instance.origin && `${instance.origin.file}:${instance.origin.line}`;
+  const job: PlannedJob = {
+    key, step: step.id, kind: step.kind, request: instance.request, refs, credits, outputName: instance.name ?? '', download: step.download,
+    label: label(instance, origin, upstream),
+  };
   if (step.mode) job.mode = step.mode;
   if (instance.pathId !== undefined) job.pathId = instance.pathId;
-  if (instance.origin) job.origin = `${instance.origin.file}:${instance.origin.line}`;
+  if (origin) job.origin = origin;
+  if (instance.row) job.row = instance.row;
+  if (instance.matrix) job.matrix = instance.matrix;
   return job;
 }
 
@@ -107,7 +132,8 @@ function stepPlan(step: ManifestStep, jobs: PlannedJob[]): StepPlan {
   return plan;
 }
 
-function totalsOf(steps: readonly StepPlan[]): Plan['totals'] {
+/** A plan's totals from its steps' (the planner's, and a --step selection's). */
+export function totalsOf(steps: readonly StepPlan[]): Plan['totals'] {
   const jobs = steps.reduce((n, s) => n + s.jobs, 0);
   const unknownJobs = steps.reduce((n, s) => n + s.unknownJobs, 0);
   const credits = steps.reduce((sum, s) => (s.credits ? addCredits(sum, s.credits) : sum), ZERO);

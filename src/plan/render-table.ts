@@ -1,5 +1,8 @@
-import { unknownNote } from './budget.js';
-import { formatCredits, plural } from './totals.js';
+import { budgetLine, budgetView, unknownNote, type BudgetView } from './budget.js';
+import { STATE_WORDS, stateWord } from '../state/vocabulary.js';
+import { formatCredits, plural } from '../util/format.js';
+import { table } from '../util/table.js';
+import { creditChart } from './credit-chart.js';
 import type { CreditTotal, Plan, StepPlan } from './types.js';
 
 /**
@@ -9,25 +12,43 @@ import type { CreditTotal, Plan, StepPlan } from './types.js';
  */
 export type StatusOf = (key: string) => string | undefined;
 
-/** Until a run has recorded a job, it is new. */
-export const NEW = 'new';
+/** Until a run has recorded a job, it is not submitted (the vocabulary's word, src/state/vocabulary.ts). */
+export const NEW = stateWord(null);
 
-export function renderPlanTable(plan: Plan, statusOf?: StatusOf): string {
+export interface PlanTableOptions {
+  /** How the state database knows each job. @default every job new */
+  statusOf?: StatusOf;
+  /** The budget gate's verdict, weighed against the state. @default weighed as if nothing were spent */
+  budget?: BudgetView;
+  /** The state database the statuses come from, shown under the header. @default not shown */
+  statePath?: string;
+}
+
+export function renderPlanTable(plan: Plan, options: PlanTableOptions = {}): string {
+  const { statusOf, statePath } = options;
+  const budget = options.budget ?? budgetView(plan, plan.budget.maxCredits);
   const header = ['STEP', 'KIND', 'JOBS', 'LOW', 'EXPECTED', 'HIGH', 'STATUS'];
   const rows = plan.steps.map((s) => [s.id, s.kind + (s.mode ? ` (${s.mode})` : ''), String(s.jobs), ...creditCells(s), statusCell(plan, s, statusOf)]);
   const total = ['TOTAL', '', String(plan.totals.jobs), ...creditCells(plan.totals), ''];
   const lines = [
     `Plan ${plan.name} — ${plural(plan.totals.jobs, 'job')} in ${plural(plan.steps.length, 'step')}`,
     `outputs: ${plan.outputsDir}   concurrency: ${plan.concurrency}`,
+    ...(statePath ? [`state: ${statePath}`] : []),
     '',
     ...table([header, ...rows, total], [false, false, true, true, true, true, false]),
     '',
-    budgetLine(plan),
+    ...chartBlock(plan),
+    budgetLine(budget),
   ];
-  const unknown = unknownNote(plan);
+  const unknown = unknownNote(budget);
   if (unknown) lines.push(`${unknown.slice(2)}: add estimate_credits to those steps to count them`);
   if (plan.warnings.length > 0) lines.push('', 'warnings:', ...plan.warnings.map((w) => `  - ${w}`));
   return `${lines.join('\n')}\n`;
+}
+
+function chartBlock(plan: Plan): string[] {
+  const chart = creditChart(plan);
+  return chart.length === 0 ? [] : [...chart, ''];
 }
 
 type Counted = { credits: CreditTotal | null; unknownJobs: number };
@@ -46,27 +67,7 @@ function statusCell(plan: Plan, step: StepPlan, statusOf?: StatusOf): string {
     const status = statusOf?.(job.key) ?? NEW;
     counts.set(status, (counts.get(status) ?? 0) + 1);
   }
-  return [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
-}
-
-function budgetLine(plan: Plan): string {
-  const max = plan.budget.maxCredits;
-  const set = max === null ? 'none set' : formatCredits(max);
-  if (plan.totals.credits === null) return `budget: ${set} — every job's cost is unknown, so nothing can be compared`;
-  const { expected, high } = plan.totals.credits;
-  if (max === null) return `budget: none set (expected ${formatCredits(expected)} credits)`;
-  if (expected > max) return `budget: ${formatCredits(max)} — OVER by ${formatCredits(expected - max)} (expected ${formatCredits(expected)})`;
-  const share = Math.round((expected / max) * 100);
-  const risk = high > max ? `; the high estimate ${formatCredits(high)} would exceed it` : '';
-  return `budget: ${formatCredits(max)} — expected ${formatCredits(expected)} is within it (${share}%)${risk}`;
-}
-
-function table(rows: string[][], rightAligned: boolean[]): string[] {
-  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
-  return rows.map((row) =>
-    row
-      .map((cell, c) => (rightAligned[c] ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0)))
-      .join('  ')
-      .trimEnd(),
-  );
+  // In the vocabulary's order, as every view lists states; a word it lacks goes last.
+  const rank = (word: string) => ((STATE_WORDS as readonly string[]).indexOf(word) + STATE_WORDS.length + 1) % (STATE_WORDS.length + 1);
+  return [...counts].sort(([a], [b]) => rank(a) - rank(b)).map(([status, n]) => `${n} ${status}`).join(', ');
 }

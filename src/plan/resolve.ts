@@ -1,5 +1,5 @@
 import { ReelpipeError } from '../errors.js';
-import { asText } from '../manifest/placeholders.js';
+import { asText } from '../manifest/syntax/placeholders.js';
 import type { PlannedJob } from './types.js';
 
 /**

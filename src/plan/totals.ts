@@ -19,9 +19,3 @@ export const roundTotal = (t: CreditTotal): CreditTotal => ({ low: tenths(t.low)
  */
 export const knownOrNull = (sum: CreditTotal, jobs: number, unknownJobs: number): CreditTotal | null =>
   jobs > 0 && unknownJobs === jobs ? null : roundTotal(sum);
-
-/** 1,234.5 — credits as people read them. */
-export const formatCredits = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
-
-/** `1 step`, `5 steps`: a count with its noun agreeing. */
-export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;

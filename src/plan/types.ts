@@ -43,6 +43,12 @@ export interface PlannedJob {
   download: boolean;
   /** Where the row came from, e.g. `scripts.csv:14`, for messages and reports. */
   origin?: string;
+  /** A readable name, unique within the manifest (rules in job-labels.ts). */
+  label: string;
+  /** The input row this job was made from: the loaded row itself, by reference (results.csv). */
+  row?: Record<string, unknown>;
+  /** The matrix combination this job was made from, by reference. */
+  matrix?: Record<string, unknown>;
 }
 
 export interface StepPlan {
@@ -74,6 +80,3 @@ export interface Plan {
   duplicates: { key: string; step: string; count: number }[];
   warnings: string[];
 }
-
-/** A job's standing in the runner's state database, shown by `plan`. */
-export type JobStatus = 'new' | 'done' | 'changed' | 'in flight' | 'failed' | 'in doubt' | (string & {});

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { BudgetExceededError } from '../../src/errors.js';
-import { assertWithinBudget, planManifest, planToJson, renderPlanTable } from '../../src/plan/index.js';
+import { assertBudget, budgetView, planManifest, planToJson, renderPlanTable, type JobMoney, type Plan } from '../../src/plan/index.js';
 import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
 
 /** The budget guard and what `plan` prints. */
@@ -20,27 +20,55 @@ describe('the budget', () => {
     expect(p.steps.map((s) => [s.id, s.credits?.expected ?? null, s.unknownJobs])).toEqual([['clip', 9, 0], ['link', null, 1], ['voice', 2, 0]]);
   });
 
+  const gate = (p: Plan, money: Record<string, JobMoney> = {}) => () => assertBudget(p, budgetView(p, p.budget.maxCredits, (key) => money[key]));
+
   test('a plan within budget passes', async () => {
-    const p = await plan({ budget: { max_credits: 11 } });
-    expect(() => assertWithinBudget(p)).not.toThrow();
+    const p = await planManifest(await load({ 'manifest.yaml': manifestWith([steps[0]!, steps[2]!], { budget: { max_credits: 11 } }) }));
+    expect(gate(p)).not.toThrow();
   });
 
   test('a plan over budget is refused with the figures and the unknown jobs', async () => {
     const p = await plan({ budget: { max_credits: 10 } });
-    expect(() => assertWithinBudget(p)).toThrow(BudgetExceededError);
-    expect(() => assertWithinBudget(p)).toThrow(
-      'plan test expects 11 credits (low 10, high 13), over the budget of 10 by 1; 1 job of unknown cost not counted (link ×1). Nothing was submitted; raise budget.max_credits or --max-credits, or plan fewer jobs.',
+    expect(gate(p)).toThrow(BudgetExceededError);
+    expect(gate(p)).toThrow(
+      'plan test expects 11 credits for the 4 jobs still to submit (low 10, high 13), over the budget of 10 by 1; 1 job of unknown cost not counted (link ×1). Nothing was submitted; raise budget.max_credits or --max-credits, or plan fewer jobs.',
     );
+  });
+
+  test('under a cap, a step nobody prices refuses the plan as it refuses the run: the cap could not be kept', async () => {
+    const p = await plan({ budget: { max_credits: 1000 } });
+    expect(budgetView(p, 1000).verdict).toBe('unpriced');
+    expect(gate(p)).toThrow(/a credit cap of 1,000 is set, but nobody prices the jobs still to submit of link \(link_with_params, 1 job\), so the cap could not be kept\. Nothing was submitted; give each of those steps estimate_credits/);
+  });
+
+  test('what is already spent counts against the cap; a finished manifest over a lowered cap has nothing to refuse', async () => {
+    const p = await planManifest(await load({ 'manifest.yaml': manifestWith([steps[0]!], { budget: { max_credits: 8 } }) }));
+    const [ten, twenty] = p.jobs.map((j) => j.key) as [string, string];
+    const paid = { status: 'downloaded', creditsUsed: 3, creditsReserved: 0, creditsPrior: 0, creditsEstimated: 3 };
+    // 3 spent + 6 still to submit = 9 > 8.
+    expect(budgetView(p, 8, (key) => (key === ten ? paid : undefined))).toMatchObject({ spent: 3, held: 0, toSubmit: { jobs: 1 }, verdict: 'over' });
+    expect(gate(p, { [ten]: paid })).toThrow(/6 credits for the 1 job still to submit .*, beside 3 already spent, over the budget of 8 by 1/);
+    const both = { [ten]: paid, [twenty]: { ...paid, creditsUsed: 6 } };
+    const lowered = { ...p, budget: { maxCredits: 5 } };
+    expect(budgetView(lowered, 5, (key) => both[key])).toMatchObject({ spent: 9, verdict: 'nothing-to-submit' });
+    expect(gate(lowered, both)).not.toThrow();
+  });
+
+  test('a job at the service weighs its expected cost in the verdict, though the run holds its high end', async () => {
+    const p = await planManifest(await load({ 'manifest.yaml': manifestWith([steps[0]!], { budget: { max_credits: 9 } }) }));
+    const [ten] = p.jobs.map((j) => j.key) as [string];
+    const rendering = { status: 'running', creditsUsed: null, creditsReserved: 30, creditsPrior: 0, creditsEstimated: 3 };
+    expect(budgetView(p, 9, (key) => (key === ten ? rendering : undefined))).toMatchObject({ held: 3, toSubmit: { jobs: 1 }, verdict: 'within' });
   });
 
   test('--max-credits overrides the manifest budget', async () => {
     const p = await plan({ budget: { max_credits: 1000 } }, { maxCredits: 5 });
     expect(p.budget.maxCredits).toBe(5);
-    expect(() => assertWithinBudget(p)).toThrow(BudgetExceededError);
+    expect(gate(p)).toThrow(BudgetExceededError);
   });
 
-  test('no budget means no limit', async () => {
-    expect(() => assertWithinBudget(planManifestless)).not.toThrow();
+  test('no budget means no limit', () => {
+    expect(gate(planManifestless as Plan)).not.toThrow();
   });
 });
 
@@ -50,7 +78,7 @@ const planManifestless = {
 };
 
 describe('the plan table', () => {
-  test('shows jobs and credits per step, the total against the budget, and the unknown jobs', async () => {
+  test('shows jobs and credits per step, drawn as bars, the total against the budget, and the unknown jobs', async () => {
     const p = await plan({ budget: { max_credits: 100 } });
     const table = renderPlanTable(p).replace(p.outputsDir, 'OUT');
     expect(table).toBe(
@@ -59,12 +87,17 @@ describe('the plan table', () => {
         'outputs: OUT   concurrency: 4',
         '',
         'STEP   KIND              JOBS   LOW  EXPECTED  HIGH  STATUS',
-        'clip   boreal               2     9         9     9  2 new',
-        'link   link_with_params     1     ?         ?     ?  1 new',
-        'voice  voice_clone          1     1         2     4  1 new',
+        'clip   boreal               2     9         9     9  2 not submitted',
+        'link   link_with_params     1     ?         ?     ?  1 not submitted',
+        'voice  voice_clone          1     1         2     4  1 not submitted',
         'TOTAL                       4  10+?      11+?  13+?',
         '',
-        'budget: 100 — expected 11 is within it (11%)',
+        'credits per step: █ expected, ░ up to the high estimate',
+        'clip   ████████████████████████████████████████  9',
+        'link                                             ? (unknown)',
+        'voice  ████████▉░░░░░░░░░                        2 (up to 4)',
+        '',
+        'budget: 100 — REFUSED: nobody prices the jobs still to submit of link (link_with_params, 1 job), so the cap cannot be kept',
         '1 job of unknown cost not counted (link ×1): add estimate_credits to those steps to count them',
         '',
       ].join('\n'),
@@ -74,17 +107,17 @@ describe('the plan table', () => {
   test('shows each job as the run state knows it', async () => {
     const p = await plan();
     const done = new Set([p.jobs[0]?.key]);
-    expect(renderPlanTable(p, (key) => (done.has(key) ? 'done' : undefined))).toContain('clip   boreal               2     9         9     9  1 done, 1 new');
+    expect(renderPlanTable(p, { statusOf: (key) => (done.has(key) ? 'done' : undefined) })).toContain('clip   boreal               2     9         9     9  1 not submitted, 1 done');
   });
 
-  test('as JSON lists every job with its key, credits and status, and the totals', async () => {
+  test('as JSON lists every job with its key, label, credits and state, and the totals', async () => {
     const p = await plan();
-    const json = planToJson(p) as { jobs: { key: string; credits: unknown; status: string }[]; totals: unknown };
-    expect(json.jobs.map((j) => [j.key.split(':')[0], j.credits, j.status])).toEqual([
-      ['clip', { low: 3, expected: 3, high: 3, exact: true }, 'new'],
-      ['clip', { low: 6, expected: 6, high: 6, exact: true }, 'new'],
-      ['link', null, 'new'],
-      ['voice', { low: 1, expected: 2, high: 4, exact: false }, 'new'],
+    const json = planToJson(p) as { jobs: { key: string; label: string; credits: unknown; state: string; status: unknown; creditsUsed: unknown }[]; totals: unknown };
+    expect(json.jobs.map((j) => [j.key.split(':')[0], j.label, j.credits, j.state, j.status, j.creditsUsed])).toEqual([
+      ['clip', 'clip · 10', { low: 3, expected: 3, high: 3, exact: true }, 'not submitted', null, 0],
+      ['clip', 'clip · 20', { low: 6, expected: 6, high: 6, exact: true }, 'not submitted', null, 0],
+      ['link', 'link', null, 'not submitted', null, 0],
+      ['voice', 'voice', { low: 1, expected: 2, high: 4, exact: false }, 'not submitted', null, 0],
     ]);
     expect(json.totals).toEqual(p.totals);
   });

@@ -53,22 +53,25 @@ describe('reelpipe validate', () => {
 });
 
 describe('reelpipe plan', () => {
-  test('prints the table within budget and exits 0', async () => {
-    const result = await runCli(['plan', 'manifest.yaml'], { cwd: tree().dir });
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/^shorts {2}ai_short +2 +10 +10 +10 {2}2 new$/m);
-    expect(result.stdout).toContain('budget: 50 — expected 10 is within it (20%)');
-    expect(result.stdout).toContain('1 job of unknown cost not counted (link ×1)');
+  test('prints the table within budget, names the state database it read, and exits 0', async () => {
+    const priced = MANIFEST.replace('kind: link_with_params', 'kind: link_with_params\n    estimate_credits: { low: 1, expected: 1, high: 1 }');
+    const { dir } = tree(undefined, priced);
+    const result = await runCli(['plan', 'manifest.yaml'], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^shorts {2}ai_short +2 +10 +10 +10 {2}2 not submitted$/m);
+    expect(result.stdout).toContain(`state: ${path.join(dir, 'state', 'reelpipe.db')}`);
+    expect(result.stdout).toContain('budget: 50 — expected 11 is within it (22%)');
   });
 
-  test('--json gives every job with key, kind, credits and status, and the totals', async () => {
+  test('--json gives every job with key, label, origin, kind, credits and state, and the totals', async () => {
     const result = await runCli(['plan', 'manifest.yaml', '--json'], { cwd: tree().dir });
     const plan = JSON.parse(result.stdout) as { jobs: Record<string, unknown>[]; totals: unknown };
-    expect(plan.jobs.map((j) => [j.step, j.kind, j.credits, j.status])).toEqual([
-      ['shorts', 'ai_short', { low: 5, expected: 5, high: 5, exact: false }, 'new'],
-      ['shorts', 'ai_short', { low: 5, expected: 5, high: 5, exact: false }, 'new'],
-      ['link', 'link_with_params', null, 'new'],
+    expect(plan.jobs.map((j) => [j.step, j.label, j.origin, j.kind, j.credits, j.state, j.status])).toEqual([
+      ['shorts', 'shorts · rows.csv:2 · Hello there', 'rows.csv:2', 'ai_short', { low: 5, expected: 5, high: 5, exact: false }, 'not submitted', null],
+      ['shorts', 'shorts · rows.csv:3 · Second one', 'rows.csv:3', 'ai_short', { low: 5, expected: 5, high: 5, exact: false }, 'not submitted', null],
+      ['link', 'link', null, 'link_with_params', null, 'not submitted', null],
     ]);
+    expect(plan.jobs.map((j) => [j.creditsUsed, j.submittedAt, j.finishedAt, j.downloadedAt, j.outputs])).toEqual(Array(3).fill([0, null, null, null, []]));
     expect(plan.jobs.every((j) => /^(shorts|link):[0-9a-f]{12}$/.test(String(j.key)))).toBe(true);
     expect(plan.totals).toEqual({ jobs: 3, credits: { low: 10, expected: 10, high: 10 }, unknownJobs: 1 });
   });
@@ -76,9 +79,9 @@ describe('reelpipe plan', () => {
   test('over budget: prints the plan, then refuses with the figures and exit 3', async () => {
     const result = await runCli(['plan', 'manifest.yaml', '--max-credits', '7.5'], { cwd: tree().dir });
     expect(result.exitCode).toBe(3);
-    expect(result.stdout).toContain('budget: 7.5 — OVER by 2.5 (expected 10)');
+    expect(result.stdout).toContain('budget: 7.5 — OVER by 2.5 (expected 10 to submit)');
     expect(result.stderr).toBe(
-      'reelpipe: plan cli expects 10 credits (low 10, high 10), over the budget of 7.5 by 2.5; 1 job of unknown cost not counted (link ×1). Nothing was submitted; raise budget.max_credits or --max-credits, or plan fewer jobs.',
+      'reelpipe: plan cli expects 10 credits for the 3 jobs still to submit (low 10, high 10), over the budget of 7.5 by 2.5; 1 job of unknown cost not counted (link ×1). Nothing was submitted; raise budget.max_credits or --max-credits, or plan fewer jobs.',
     );
   });
 
@@ -98,13 +101,13 @@ describe('reelpipe plan', () => {
       store.close();
     }
     const result = await runCli(['plan', 'manifest.yaml'], { cwd: dir });
-    expect(result.stdout).toMatch(/^shorts .* {2}1 in flight, 1 changed$/m);
+    expect(result.stdout).toMatch(/^shorts .* {2}1 changed, 1 submitting$/m);
     const elsewhere = await runCli(['plan', 'manifest.yaml', '--state', 'other.db'], { cwd: dir });
-    expect(elsewhere.stdout).toMatch(/^shorts .* {2}2 new$/m);
+    expect(elsewhere.stdout).toMatch(/^shorts .* {2}2 not submitted$/m);
     // Each manifest owns its jobs: an identical copy of the manifest has sent nothing yet.
     writeFileSync(path.join(dir, 'copy.yaml'), named);
     const copy = await runCli(['plan', 'copy.yaml'], { cwd: dir });
-    expect(copy.stdout).toMatch(/^shorts .* {2}2 new$/m);
+    expect(copy.stdout).toMatch(/^shorts .* {2}2 not submitted$/m);
   });
 
   test('a bad --max-credits is a usage error', async () => {

@@ -107,9 +107,15 @@ describe('rule 1 for AI Editing: priced by the input video, known only when its 
 
 describe('unknown, never 0, where nobody prices the kind', () => {
   test.each([
-    'ai_editing', 'persona', 'persona_delete', 'voice_clone', 'link_with_params', 'link_update', 'ad_clone',
+    'ai_editing', 'persona', 'voice_clone', 'link_with_params', 'ad_clone',
     'text_generation', 'asset_generation', 'custom_template',
   ] as StepKind[])('%s', (kind) => {
     expect(estimateCredits(kind, {})).toBeNull();
+  });
+});
+
+describe('free where the operation makes nothing (and the run reserves and counts 0 for it too)', () => {
+  test.each(['persona_delete', 'link_update', 'music'] as StepKind[])('%s', (kind) => {
+    expect(estimateCredits(kind, {})).toEqual({ low: 0, expected: 0, high: 0, exact: true });
   });
 });

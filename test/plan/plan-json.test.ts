@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { planJsonChunks, planManifest, planToJson } from '../../src/plan/index.js';
+import { planJsonChunks, planManifest, planToJson, type RecordOf } from '../../src/plan/index.js';
 import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
 
 /** `plan --json` is written job by job, and reads exactly as the plan serialised in one go. */
@@ -7,7 +7,7 @@ const link = { id: 'product', kind: 'link', with: { url: 'https://example.com/p'
 const clone = { id: 'clone', kind: 'ad_clone', matrix: { language: ['de', 'fr'] }, with: { link: '{{ steps.product.id }}', video_url: 'https://example.com/ad.mp4', language: '{{ matrix.language }}' } };
 const regen = { id: 'regen', kind: 'product_regen', with: { id: '123e4567-e89b-12d3-a456-426614174000', video_prompt: 'slower' } };
 const planOf = async (steps: object[]) => planManifest(await load({ 'manifest.yaml': manifestWith(steps) }));
-const whole = (plan: Parameters<typeof planToJson>[0], statusOf?: (key: string) => string | undefined) => `${JSON.stringify(planToJson(plan, statusOf), null, 2)}\n`;
+const whole = (plan: Parameters<typeof planToJson>[0], recordOf?: RecordOf) => `${JSON.stringify(planToJson(plan, recordOf), null, 2)}\n`;
 
 describe('the streamed JSON plan', () => {
   test.each([
@@ -15,7 +15,8 @@ describe('the streamed JSON plan', () => {
     ['a step without jobs', [{ ...link, for_each: { rows: [] }, with: { url: '{{ row.url }}' } }]],
   ])('with %s, is the same text as JSON.stringify of the plan', async (_, steps) => {
     const plan = await planOf(steps);
-    const status = (key: string) => (key.startsWith('clone') ? 'done' : undefined);
+    const done = { state: 'done', status: 'downloaded', remoteId: 'r-1', creditsUsed: 84, submittedAt: 1, finishedAt: 2, downloadedAt: 3, outputs: [{ path: 'clone/a.mp4' }] };
+    const status: RecordOf = (key) => (key.startsWith('clone') ? done : undefined);
     expect([...planJsonChunks(plan, status)].join('')).toBe(whole(plan, status));
   });
 

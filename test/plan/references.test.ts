@@ -50,6 +50,7 @@ describe('resolveJob', () => {
   const job = (request: Record<string, unknown>, pathId?: string): PlannedJob => ({
     key: 'down:000000000000',
     step: 'down',
+    label: 'down',
     kind: 'ad_clone',
     request,
     ...(pathId ? { pathId } : {}),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { assertWithinBudget, planManifest, planToJson, renderPlanTable } from '../../src/plan/index.js';
+import { assertBudget, budgetView, planManifest, planToJson, renderPlanTable } from '../../src/plan/index.js';
 import { runCli } from '../helpers/cli.js';
 import { load, manifestWith, tempTree } from '../manifest/helpers/temp-tree.js';
 
@@ -15,21 +15,21 @@ describe('a plan whose every job is of unknown cost', () => {
     expect(p.totals).toEqual({ jobs: 2, credits: null, unknownJobs: 2 });
   });
 
-  test('shows ? for every figure, and says the budget cannot be compared', async () => {
+  test('shows ? for every figure, and under a cap refuses the plan, as the run would be refused', async () => {
     const p = await planOf([link], { budget: { max_credits: 10 } });
     expect(renderPlanTable(p).replace(p.outputsDir, 'OUT').split('\n')).toEqual([
       'Plan test — 1 job in 1 step',
       'outputs: OUT   concurrency: 4',
       '',
       'STEP     KIND              JOBS  LOW  EXPECTED  HIGH  STATUS',
-      'product  link_with_params     1    ?         ?     ?  1 new',
+      'product  link_with_params     1    ?         ?     ?  1 not submitted',
       'TOTAL                         1    ?         ?     ?',
       '',
-      "budget: 10 — every job's cost is unknown, so nothing can be compared",
+      'budget: 10 — REFUSED: nobody prices the jobs still to submit of product (link_with_params, 1 job), so the cap cannot be kept',
       '1 job of unknown cost not counted (product ×1): add estimate_credits to those steps to count them',
       '',
     ]);
-    expect(() => assertWithinBudget(p)).not.toThrow();
+    expect(() => assertBudget(p, budgetView(p, 10))).toThrow(/nobody prices/);
     expect(planToJson(p)).toMatchObject({ steps: [{ id: 'product', credits: null, unknownJobs: 1 }], totals: { credits: null } });
   });
 
