@@ -12,10 +12,13 @@ export type ErrorCode =
   | 'BUDGET_EXCEEDED'
   | 'INSUFFICIENT_CREDITS'
   | 'JOBS_FAILED'
+  | 'JOBS_IN_DOUBT'
+  | 'LOCAL_FAULT'
   | 'UNFINISHED'
   | 'INTERRUPTED'
   | 'LOCKED'
   | 'STATE_CORRUPT'
+  | 'STATE_MISMATCH'
   | 'DOWNLOAD_FAILED'
   | 'API_BAD_REQUEST'
   | 'API_UNAUTHORIZED'
@@ -120,10 +123,27 @@ export class UnfinishedError extends ReelpipeError {
   }
 }
 
-/** A run stopped on SIGINT/SIGTERM after persisting its state. */
+/** A run stopped on SIGINT/SIGTERM after persisting its state. `left`: what remains, if known. */
 export class InterruptedError extends ReelpipeError {
-  constructor(signal: string) {
-    super('INTERRUPTED', `interrupted by ${signal}; run the same command again to resume`);
+  constructor(signal: string, left?: string) {
+    super('INTERRUPTED', `interrupted by ${signal}${left ? `; ${left}` : ''}; run the same command again to resume`);
+  }
+}
+
+/** Jobs are in doubt that no run can settle: a person decides (reelpipe doubt / resolve). */
+export class JobsInDoubtError extends ReelpipeError {
+  constructor(message: string) {
+    super('JOBS_IN_DOUBT', message);
+  }
+}
+
+/**
+ * This machine failed the run, not the service or the jobs: the disk is full, the state database
+ * cannot be written. Nothing is wrong with the jobs; fix the machine and run again.
+ */
+export class LocalFaultError extends ReelpipeError {
+  constructor(message: string, options: ReelpipeErrorOptions = {}) {
+    super('LOCAL_FAULT', message, options);
   }
 }
 
@@ -138,6 +158,23 @@ export class JobsFailedError extends ReelpipeError {
 export class DownloadError extends ReelpipeError {
   constructor(message: string, options: ReelpipeErrorOptions = {}) {
     super('DOWNLOAD_FAILED', message, options);
+  }
+}
+
+/**
+ * A file reelpipe refuses to fetch or to write until a person changes something — larger than the
+ * ceiling, at a private address, behind a symbolic link in the outputs folder, a path out of it.
+ * Running again as it is would refuse it again: the job (made and paid for) waits for that fix.
+ */
+export class DownloadRefusedError extends DownloadError {}
+
+/**
+ * The state database is not the one that belongs with this manifest's outputs: running would pay
+ * for jobs again. Nothing was sent; the message names both and the way out.
+ */
+export class StateMismatchError extends ReelpipeError {
+  constructor(message: string) {
+    super('STATE_MISMATCH', message);
   }
 }
 

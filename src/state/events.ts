@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { statement } from './statements.js';
 
 /**
  * Event types of the append-only log, `subject:verb`. Every status change and every creation
@@ -15,19 +16,27 @@ export type EventType =
   | 'job:not-created'
   | 'job:in-doubt'
   | 'job:reconciled'
+  | 'job:delivered'
+  | 'job:resolved'
   | 'job:status'
   | 'job:done'
   | 'job:failed'
   | 'job:downloaded'
   | 'job:output-missing'
+  | 'job:read-failed'
   | 'job:retry'
+  | 'job:hook-failed'
+  | 'job:hooks-retry'
+  | 'run:notified'
   | 'job:error'
+  | 'job:forgotten'
   | 'budget:stop'
   | 'account:stop'
   | 'lock:acquired'
   | 'lock:broken'
   | 'lock:lost'
-  | 'lock:released';
+  | 'lock:released'
+  | 'lock:forced';
 
 export interface EventRow {
   id: number;
@@ -61,7 +70,7 @@ export function appendEvent(
   where: { runId?: number | null; jobKey?: string | null; manifest?: string | null },
   data?: Record<string, unknown>,
 ): void {
-  db.prepare('INSERT INTO events (at, run_id, manifest, job_key, type, data) VALUES (?, ?, ?, ?, ?, ?)').run(
+  statement(db, 'INSERT INTO events (at, run_id, manifest, job_key, type, data) VALUES (?, ?, ?, ?, ?, ?)').run(
     at,
     where.runId ?? null,
     where.manifest ?? null,

@@ -56,14 +56,39 @@ export interface RawJobRow {
   finished_at: number | null;
 }
 
-export function toJobRow(raw: RawJobRow): JobRow {
+/** A job without its request and answer: what counts, summaries and the run's end read. */
+export type JobState = Omit<JobRow, 'request' | 'result'>;
+
+/** The columns of a JobState (every column but request and result), in the order `stateFromValues` reads them. */
+export const STATE_COLUMNS = `key, manifest, step, kind, output_name, path_id, remote_id, status, remote_status, credits_estimated,
+  credits_reserved, credits_used, credits_prior, failed_reason, doubt_reason, attempt_count, created_at, updated_at, submitted_at, finished_at`;
+
+type Values = [
+  string, string, string, string, string | null, string | null, string | null, string, string | null, number | null,
+  number, number | null, number, string | null, string | null, number, number, number, number | null, number | null,
+];
+
+/**
+ * A JobState from a row read as an array of STATE_COLUMNS (a statement in raw mode). Why arrays:
+ * better-sqlite3 builds a keyed object per row column by column, which cost three times the query
+ * itself on a 10,000-job scan; one object literal of a fixed shape is built here instead.
+ */
+export function stateFromValues(values: unknown[]): JobState {
+  const [key, manifest, step, kind, outputName, pathId, remoteId, status, remoteStatus, creditsEstimated, creditsReserved, creditsUsed, creditsPrior,
+    failedReason, doubtReason, attemptCount, createdAt, updatedAt, submittedAt, finishedAt] = values as Values;
+  return {
+    key, manifest, step, kind: kind as StepKind, outputName, pathId, remoteId, status: status as JobStatus, remoteStatus, creditsEstimated, creditsReserved,
+    creditsUsed, creditsPrior, failedReason, doubtReason, attemptCount, createdAt, updatedAt, submittedAt, finishedAt,
+  };
+}
+
+export function toJobState(raw: RawJobRow): JobState {
   return {
     key: raw.key,
     manifest: raw.manifest,
     step: raw.step,
     kind: raw.kind as StepKind,
     outputName: raw.output_name,
-    request: JSON.parse(raw.request) as Record<string, unknown>,
     pathId: raw.path_id,
     remoteId: raw.remote_id,
     status: raw.status as JobStatus,
@@ -72,7 +97,6 @@ export function toJobRow(raw: RawJobRow): JobRow {
     creditsReserved: raw.credits_reserved,
     creditsUsed: raw.credits_used,
     creditsPrior: raw.credits_prior,
-    result: raw.result === null ? null : (JSON.parse(raw.result) as Record<string, unknown>),
     failedReason: raw.failed_reason,
     doubtReason: raw.doubt_reason ?? null,
     attemptCount: raw.attempt_count,
@@ -80,6 +104,32 @@ export function toJobRow(raw: RawJobRow): JobRow {
     updatedAt: raw.updated_at,
     submittedAt: raw.submitted_at,
     finishedAt: raw.finished_at,
+  };
+}
+
+/**
+ * A row as the runner reads it. `request` and `result` (JSON, a few KB each) are parsed on first
+ * use: most reads of a job want its status, and parsing both on every read was a tenth of a run's
+ * work.
+ */
+export function toJobRow(raw: RawJobRow): JobRow {
+  const row = toJobState(raw) as JobRow;
+  return Object.defineProperties(row, {
+    request: lazyJson('request', () => JSON.parse(raw.request) as Record<string, unknown>),
+    result: lazyJson('result', () => (raw.result === null ? null : (JSON.parse(raw.result) as Record<string, unknown>))),
+  });
+}
+
+/** An enumerable property parsed on first read, then kept (and writable, like a plain field). */
+function lazyJson<T>(name: string, parse: () => T): PropertyDescriptor {
+  let value: { v: T } | undefined;
+  return {
+    enumerable: true,
+    configurable: true,
+    get: () => (value ??= { v: parse() }).v,
+    set(this: object, next: T) {
+      Object.defineProperty(this, name, { value: next, writable: true, enumerable: true, configurable: true });
+    },
   };
 }
 
@@ -96,6 +146,10 @@ export interface AttemptRow {
   answeredAt: number | null;
   remoteId: string | null;
   error: string | null;
+  /** The token of this attempt's webhook address, when the run listened for webhooks. */
+  hookToken: string | null;
+  /** The remote id a webhook delivery to that address named (the service's word on what it made). */
+  deliveredId: string | null;
 }
 
 export interface OutputRow {
@@ -107,4 +161,39 @@ export interface OutputRow {
   sha256: string | null;
   contentType: string | null;
   downloadedAt: number | null;
+  /** The file's mtime (ns, as text) when its sha256 was last written or verified. */
+  mtimeNs: string | null;
 }
+
+/** An outputs row as the runner reads it. */
+export function toOutput(r: Record<string, unknown>): OutputRow {
+  return {
+    jobKey: r.job_key as string,
+    idx: r.idx as number,
+    url: r.url as string,
+    path: r.path as string | null,
+    bytes: r.bytes as number | null,
+    sha256: r.sha256 as string | null,
+    contentType: r.content_type as string | null,
+    downloadedAt: r.downloaded_at as number | null,
+    mtimeNs: r.mtime_ns as string | null,
+  };
+}
+
+/** An attempts row as the runner reads it. */
+export function toAttempt(raw: Record<string, unknown>): AttemptRow {
+  return {
+    id: raw.id as number,
+    jobKey: raw.job_key as string,
+    runId: raw.run_id as number | null,
+    state: raw.state as AttemptState,
+    request: JSON.parse(raw.request as string) as Record<string, unknown>,
+    intentAt: raw.intent_at as number,
+    answeredAt: raw.answered_at as number | null,
+    remoteId: raw.remote_id as string | null,
+    error: raw.error as string | null,
+    hookToken: (raw.hook_token as string | null | undefined) ?? null,
+    deliveredId: (raw.delivered_id as string | null | undefined) ?? null,
+  };
+}
+

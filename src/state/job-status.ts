@@ -16,16 +16,20 @@ import { StateError } from '../errors.js';
  *   submitted | running ──(read: finished, output URL present)──▶ done
  *   submitted | running ──(read: failed / rejected)──▶ failed
  *   done ──(every output downloaded, verified and its checksum committed)──▶ downloaded
+ *   downloaded ──(an output hook failed; its files stay)──▶ hook_failed
+ *   hook_failed ──(`reelpipe retry --hooks` reruns the failed hooks)──▶ downloaded
  *   failed | rejected ──(`reelpipe retry`)──▶ planned
  *
  * Short cuts: a read-only lookup (music) goes planned → done without any POST, and planned →
  * rejected when its request cannot be built (an upstream result lacks the field); a kind that
  * finishes at creation (links, deletions) goes submitting → done on its answer; a reconciled one
- * may go in_doubt → done; and downloaded → done when a later run finds an output file missing
- * or altered on disk, so it is fetched again (never resubmitted).
+ * may go in_doubt → done; and downloaded (or hook_failed) → done when a later run finds an output
+ * file missing or altered on disk, so it is fetched again (never resubmitted).
  *
  * `downloaded` is the one successful end: a kind without files (a link, a deletion) passes
- * through `done` to `downloaded` at once. Finished rows are never deleted: they are how a later
+ * through `done` to `downloaded` at once. `hook_failed` is a `downloaded` job whose manifest
+ * `on_output` hook failed for one of its files (src/run/hooks/): made, paid and on disk, never
+ * resubmitted, but not done until its hook succeeds (the run exits 1, like a failed job). Finished rows are never deleted: they are how a later
  * run knows not to redo (and not to pay for) a job again.
  */
 export const JOB_STATUSES = [
@@ -36,6 +40,7 @@ export const JOB_STATUSES = [
   'running',
   'done',
   'downloaded',
+  'hook_failed',
   'failed',
   'rejected',
 ] as const;
@@ -48,7 +53,8 @@ const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
   submitted: ['running', 'done', 'failed', 'submitted'],
   running: ['running', 'done', 'failed'],
   done: ['downloaded', 'done'],
-  downloaded: ['done'],
+  downloaded: ['done', 'hook_failed'],
+  hook_failed: ['downloaded', 'done'],
   failed: ['planned'],
   rejected: ['planned'],
 };
@@ -68,7 +74,7 @@ export function assertTransition(key: string, from: JobStatus, to: JobStatus): v
 /** Statuses in which the job exists remotely (or may) and is not yet finished. */
 export const IN_FLIGHT: readonly JobStatus[] = ['submitting', 'submitted', 'running', 'done'];
 /** Statuses a later run never submits again. */
-export const SETTLED: readonly JobStatus[] = ['downloaded', 'failed', 'rejected'];
+export const SETTLED: readonly JobStatus[] = ['downloaded', 'hook_failed', 'failed', 'rejected'];
 
 export function isJobStatus(value: string): value is JobStatus {
   return (JOB_STATUSES as readonly string[]).includes(value);

@@ -196,36 +196,105 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'locks.pid_ns: the holder\'s pid namespace (a pid is only meaningful inside its own namespace)',
     sql: `ALTER TABLE locks ADD COLUMN pid_ns TEXT;`,
   },
+  {
+    version: 7,
+    name: 'outputs.mtime_ns: the file\'s mtime when its sha256 was last written or verified (trusted while unchanged)',
+    // Why: a re-run checks every recorded output. Re-hashing them all would read every byte; a
+    // file whose size and mtime (nanoseconds, as text: it does not fit a double) are unchanged
+    // since its checksum was verified is trusted, anything else re-hashed (src/download/verify-file.ts).
+    sql: `ALTER TABLE outputs ADD COLUMN mtime_ns TEXT;`,
+  },
+  {
+    version: 8,
+    name: 'meta.state_id: an identity per state database, which the outputs folder records as its owner',
+    // Why: an outputs folder filled by one state database must never be filled again by another
+    // (run from another directory, or a database deleted or emptied): that would pay for every job
+    // again. The folder keeps this id (see state/outputs-owner.ts); a fresh database has a new one.
+    sql: `
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT INTO meta (key, value) VALUES ('state_id', lower(hex(randomblob(16))));
+      INSERT INTO meta (key, value) VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'));
+    `,
+  },
+  {
+    version: 9,
+    name: 'hook_runs: each run of a manifest hook, recorded before it starts and after it ends',
+    // Why before and after: a hook must run once per output across kills. A row still `running`
+    // when a later run starts was cut off (that run died): it is marked `interrupted` and run
+    // again. `argv` is as substituted but with {{ env.X }} left unsubstituted and credentials
+    // redacted; the output tails are bounded (src/run/hooks/run-command.ts).
+    sql: `
+      CREATE TABLE hook_runs (
+        id INTEGER PRIMARY KEY,
+        manifest TEXT NOT NULL,
+        run_id INTEGER,
+        hook TEXT NOT NULL,
+        job_key TEXT,
+        output_idx INTEGER,
+        output_sha256 TEXT,
+        state TEXT NOT NULL,
+        argv TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        exit_code INTEGER,
+        signal TEXT,
+        timed_out INTEGER NOT NULL DEFAULT 0,
+        duration_ms INTEGER,
+        stdout_tail TEXT,
+        stderr_tail TEXT,
+        error TEXT
+      );
+      CREATE INDEX hook_runs_by_output ON hook_runs (manifest, job_key, output_idx, id);
+      CREATE INDEX hook_runs_by_run ON hook_runs (manifest, hook, id);
+    `,
+  },
+  {
+    version: 10,
+    name: 'attempts.hook_token and delivered_id: a per-attempt webhook address, and the remote id a delivery to it named',
+    // Why: a creation whose answer was lost leaves a job in doubt; when its webhook_url named the
+    // attempt, the service's own delivery says which job it made — for every kind that takes a
+    // webhook, including those whose lists cannot be searched (see run/track/deliveries.ts).
+    sql: `
+      ALTER TABLE attempts ADD COLUMN hook_token TEXT;
+      ALTER TABLE attempts ADD COLUMN delivered_id TEXT;
+      CREATE UNIQUE INDEX attempts_by_hook_token ON attempts (hook_token) WHERE hook_token IS NOT NULL;
+    `,
+  },
 ];
 
 /** The newest schema this build knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
 /**
- * Brings the database up to SCHEMA_VERSION, one migration per transaction. A database newer than
- * this build is refused rather than guessed at: an older reelpipe must not corrupt newer state.
+ * Brings the database up to SCHEMA_VERSION. A database newer than this build is refused rather
+ * than guessed at: an older reelpipe must not corrupt newer state.
+ *
+ * Why one IMMEDIATE transaction for all of it (reading the version included): several processes
+ * may open one new database at once (cron starting runs of several manifests). Each takes the
+ * write lock before it reads the version, so the second waits (busy timeout) for the first to
+ * finish, then reads the version the first wrote and applies nothing. Reading the version outside
+ * the lock let two processes both see 0 and both apply migration 1 ("table runs already exists").
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_version (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
-  const current = (db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null }).v ?? 0;
-  const newest = migrations[migrations.length - 1]?.version ?? 0;
-  if (current > newest) {
-    throw new StateError(
-      `state database is at schema version ${current}, newer than this reelpipe (${newest}); upgrade reelpipe`,
-    );
-  }
-  const applied: number[] = [];
-  for (const migration of migrations.filter((m) => m.version > current)) {
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)').run(
-        migration.version,
-        migration.name,
-        Date.now(),
+  return db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_version (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+    const current = (db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null }).v ?? 0;
+    const newest = migrations[migrations.length - 1]?.version ?? 0;
+    if (current > newest) {
+      throw new StateError(
+        `state database is at schema version ${current}, newer than this reelpipe (${newest}); upgrade reelpipe`,
       );
-    }).immediate();
-    applied.push(migration.version);
-  }
-  return applied;
+    }
+    const record = db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');
+    // Every migration not yet recorded, in order — not only those above the newest recorded: a
+    // database made while a lower-numbered migration was still on another branch still gets it.
+    const applied = new Set(db.prepare('SELECT version FROM schema_version').pluck().all() as number[]);
+    const pending = migrations.filter((m) => !applied.has(m.version));
+    for (const migration of pending) {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+    }
+    return pending.map((m) => m.version);
+  }).immediate();
 }

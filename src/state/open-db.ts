@@ -1,22 +1,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StateError } from '../errors.js';
 import { migrate } from './migrations.js';
 
-/** Where the state lives unless `--state PATH` says otherwise, relative to the working directory. */
-export const DEFAULT_STATE_PATH = 'state/reelpipe.db';
-
-/** The embedded sandbox's state lives apart, so a trial run can never mark real jobs done. */
-export const SANDBOX_STATE_PATH = 'state/sandbox.db';
-
-/** The state database a command uses: `--state PATH`, else the sandbox's or the default one. */
-export function resolveStatePath(cwd: string, statePath?: string, sandbox = false): string {
-  return resolve(cwd, statePath ?? (sandbox ? SANDBOX_STATE_PATH : DEFAULT_STATE_PATH));
-}
-
 /**
- * Opens (creating if needed) the state database and migrates it.
+ * Opens (creating if needed) the state database and migrates it. Safe when several processes open
+ * one new database at once: see `migrate`.
  *
  * Policy: WAL, so readers (`status`, `plan`) never block the running writer; a busy timeout, so
  * two runs of different manifests on one database queue for the write lock instead of failing;
@@ -28,16 +18,36 @@ export function openStateDb(path: string): Database.Database {
   let db: Database.Database;
   try {
     db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    // First, so switching to WAL and migrating wait for another process opening it at the same time.
     db.pragma('busy_timeout = 10000');
+    whileBusy(() => db.pragma('journal_mode = WAL'));
+    db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    migrate(db);
+    whileBusy(() => migrate(db));
   } catch (error) {
     if (error instanceof StateError) throw error;
     throw new StateError(`cannot open state database ${path}: ${(error as Error).message}`, { cause: error });
   }
   return db;
+}
+
+/**
+ * Runs `step` again while SQLite answers SQLITE_BUSY, for up to 10 s. Needed on first use: while
+ * another process is switching a new file to WAL (or recovering its WAL index), SQLite returns BUSY
+ * at once without consulting the busy timeout. The wait blocks the thread, which is what a
+ * synchronous open wants.
+ */
+function whileBusy<T>(step: () => T): T {
+  const deadline = Date.now() + 10_000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      return step();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(pause, 0, 0, 5 + Math.floor(Math.random() * 20));
+    }
+  }
 }
 
 /** Opens an existing database read-only, or returns undefined when there is none yet. */

@@ -5,52 +5,15 @@ import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { appendEvent, type EventType } from './events.js';
 import type { AttemptRow, AttemptState, JobRow, OutputRow, RawJobRow } from './job-row.js';
-import { toJobRow } from './job-row.js';
+import { STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, toOutput, type JobState } from './job-row.js';
 import { assertTransition, type JobStatus } from './job-status.js';
 import { openStateDb } from './open-db.js';
+import { sameOutput } from './same-output.js';
+import { statement } from './statements.js';
+import { WriteBatch } from './write-batch.js';
+import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
 
-/** A job of the plan, as the store first records it. */
-export interface NewJob {
-  key: string;
-  step: string;
-  kind: StepKind;
-  outputName?: string | null;
-  request: Record<string, unknown>;
-  pathId?: string | null;
-  creditsEstimated: number | null;
-}
-
-/** Columns a status change may set alongside the status. */
-export interface JobChange {
-  remoteId?: string | null;
-  remoteStatus?: string | null;
-  result?: Record<string, unknown> | null;
-  creditsUsed?: number | null;
-  creditsPrior?: number;
-  creditsReserved?: number;
-  failedReason?: string | null;
-  /** Set on entering in_doubt; cleared by `transition` on leaving it. */
-  doubtReason?: string | null;
-  request?: Record<string, unknown>;
-  pathId?: string | null;
-  submittedAt?: number | null;
-  finishedAt?: number | null;
-}
-
-const CHANGE_COLUMNS: Record<keyof JobChange, string> = {
-  remoteId: 'remote_id',
-  remoteStatus: 'remote_status',
-  result: 'result',
-  creditsUsed: 'credits_used',
-  creditsPrior: 'credits_prior',
-  creditsReserved: 'credits_reserved',
-  failedReason: 'failed_reason',
-  doubtReason: 'doubt_reason',
-  request: 'request',
-  pathId: 'path_id',
-  submittedAt: 'submitted_at',
-  finishedAt: 'finished_at',
-};
+export type { JobChange, NewJob } from './job-change.js';
 
 /**
  * The runner's only door to SQLite. Every status change goes through `transition`, which checks
@@ -62,9 +25,16 @@ export class StateStore {
   runId: number | null = null;
   private scope: string | null = null;
 
+  /** One transaction wrapper for every call (better-sqlite3 builds one per `transaction(fn)`). */
+  private readonly transact: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly batch: WriteBatch;
+
   constructor(db: Database.Database, clock: Clock = systemClock) {
     this.db = db;
     this.clock = clock;
+    this.transact = db.transaction((fn: () => unknown) => fn());
+    this.batch = new WriteBatch(db, (fn) => this.transact.immediate(fn), (fn) => this.transact(fn));
+    db.function('same_output', { deterministic: true }, (a: unknown, b: unknown) => (sameOutput(String(a), String(b)) ? 1 : 0));
   }
 
   static open(path: string, clock: Clock = systemClock): StateStore {
@@ -75,23 +45,38 @@ export class StateStore {
     if (this.db.open) this.db.close();
   }
 
+  /** This database's identity (made with it), when it was made, and how many jobs of the manifest it knows. */
+  identity(path: string): { id: string; path: string; createdAt: string; jobsKnown: number } {
+    const meta = new Map((statement(this.db, 'SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    const jobsKnown = statement(this.db, 'SELECT count(*) FROM jobs WHERE manifest = ?', { pluck: true }).get(this.manifest) as number;
+    return { id: meta.get('state_id') ?? '', path, createdAt: meta.get('created_at') ?? 'at an unknown time', jobsKnown };
+  }
+
   /**
    * Runs `fn` in one IMMEDIATE transaction with `synchronous=FULL`, so the commit is on disk
    * before this returns. Policy: used for the intent row and the remote id, the two writes that
    * decide whether a job is paid for twice; everything else settles for WAL's NORMAL.
    */
   durably<T>(fn: () => T): T {
-    this.db.pragma('synchronous = FULL');
+    statement(this.db, 'PRAGMA synchronous = FULL').run();
     try {
-      return this.db.transaction(fn).immediate();
+      return this.transact.immediate(fn) as T;
     } finally {
-      this.db.pragma('synchronous = NORMAL');
+      statement(this.db, 'PRAGMA synchronous = NORMAL').run();
     }
   }
 
   /** Runs `fn` in one IMMEDIATE transaction. */
   atomically<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.transact.immediate(fn) as T;
+  }
+
+  /**
+   * Like `durably` (or `atomically` with durable: false), but committed together with the other
+   * writes queued in the same turn of the event loop (see write-batch.ts): resolves once committed.
+   */
+  soon<T>(fn: () => T, options: { durable: boolean } = { durable: true }): Promise<T> {
+    return this.batch.add(fn, options.durable);
   }
 
   /**
@@ -115,8 +100,7 @@ export class StateStore {
   }
 
   startRun(manifest: string, host: string, pid: number, maxCredits: number | null): number {
-    const info = this.db
-      .prepare('INSERT INTO runs (manifest, host, pid, started_at, max_credits) VALUES (?, ?, ?, ?, ?)')
+    const info = statement(this.db, 'INSERT INTO runs (manifest, host, pid, started_at, max_credits) VALUES (?, ?, ?, ?, ?)')
       .run(manifest, host, pid, this.clock.now(), maxCredits);
     this.runId = Number(info.lastInsertRowid);
     this.event('run:started', null, { manifest, host, pid, maxCredits });
@@ -125,7 +109,7 @@ export class StateStore {
 
   finishRun(outcome: string, summary: Record<string, unknown>): void {
     if (this.runId === null) return;
-    this.db.prepare('UPDATE runs SET finished_at = ?, outcome = ? WHERE id = ?').run(this.clock.now(), outcome, this.runId);
+    statement(this.db, 'UPDATE runs SET finished_at = ?, outcome = ? WHERE id = ?').run(this.clock.now(), outcome, this.runId);
     this.event('run:finished', null, { outcome, ...summary });
   }
 
@@ -136,7 +120,7 @@ export class StateStore {
   syncPlan(manifest: string, jobs: readonly NewJob[]): { added: number; known: number } {
     this.useManifest(manifest);
     const now = this.clock.now();
-    const insert = this.db.prepare(
+    const insert = statement(this.db, 
       `INSERT INTO jobs (key, manifest, step, kind, output_name, request, path_id, status, credits_estimated,
          created_at, updated_at)
        VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @now, @now)
@@ -144,9 +128,16 @@ export class StateStore {
          request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END
        WHERE status = 'planned'`,
     );
-    const known = new Set(this.jobKeys(jobs.map((j) => j.key)));
+    // One scan of the manifest's statuses: a job already past `planned` is left as it is, unwritten
+    // (a finished 10,000-job manifest re-runs without rewriting 10,000 rows).
+    const statuses = new Map(
+      (statement(this.db, 'SELECT key, status FROM jobs WHERE manifest = ?').all(manifest) as { key: string; status: string }[]).map((r) => [r.key, r.status]),
+    );
+    const known = jobs.filter((job) => statuses.has(job.key));
     this.atomically(() => {
       for (const job of jobs) {
+        const status = statuses.get(job.key);
+        if (status !== undefined && status !== 'planned') continue;
         insert.run({
           key: job.key,
           manifest,
@@ -159,35 +150,47 @@ export class StateStore {
           now,
         });
       }
-      this.event('plan:synced', null, { manifest, jobs: jobs.length, added: jobs.length - known.size });
+      this.event('plan:synced', null, { manifest, jobs: jobs.length, added: jobs.length - known.length });
     });
-    return { added: jobs.length - known.size, known: known.size };
-  }
-
-  private jobKeys(keys: readonly string[]): string[] {
-    const found: string[] = [];
-    const select = this.db.prepare('SELECT key FROM jobs WHERE manifest = ? AND key = ?').pluck();
-    for (const key of keys) if (select.get(this.manifest, key) !== undefined) found.push(key);
-    return found;
+    return { added: jobs.length - known.length, known: known.length };
   }
 
   job(key: string): JobRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM jobs WHERE manifest = ? AND key = ?').get(this.manifest, key) as RawJobRow | undefined;
+    const raw = statement(this.db, 'SELECT * FROM jobs WHERE manifest = ? AND key = ?').get(this.manifest, key) as RawJobRow | undefined;
     return raw && toJobRow(raw);
   }
 
-  /** Jobs by key, in the order given; unknown keys are skipped. */
+  /**
+   * Jobs by key, in the order given; unknown keys are skipped. Many keys are read in one scan of
+   * the manifest's rows (one query, not one per key: a re-run reads every job at once).
+   */
   jobs(keys: readonly string[]): JobRow[] {
-    const select = this.db.prepare('SELECT * FROM jobs WHERE manifest = ? AND key = ?');
+    if (keys.length > 32) {
+      const rows = new Map<string, RawJobRow>();
+      for (const raw of statement(this.db, 'SELECT * FROM jobs WHERE manifest = ?').iterate(this.manifest) as Iterable<RawJobRow>) rows.set(raw.key, raw);
+      return keys.flatMap((key) => {
+        const raw = rows.get(key);
+        return raw ? [toJobRow(raw)] : [];
+      });
+    }
+    const select = statement(this.db, 'SELECT * FROM jobs WHERE manifest = ? AND key = ?');
     return keys.flatMap((key) => {
       const raw = select.get(this.manifest, key) as RawJobRow | undefined;
       return raw ? [toJobRow(raw)] : [];
     });
   }
 
+  /**
+   * Every job of the manifest, without its request and answer (the two large columns): for what
+   * only counts and reads statuses, costs and reasons — a run's summary and end — one light scan.
+   */
+  jobStates(): JobState[] {
+    return (statement(this.db, `SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = ?`, { raw: true }).all(this.manifest) as unknown[][]).map(stateFromValues);
+  }
+
   jobsWithStatus(statuses: readonly JobStatus[]): JobRow[] {
     const marks = statuses.map(() => '?').join(', ');
-    const raws = this.db.prepare(`SELECT * FROM jobs WHERE manifest = ? AND status IN (${marks}) ORDER BY key`).all(this.manifest, ...statuses);
+    const raws = statement(this.db, `SELECT * FROM jobs WHERE manifest = ? AND status IN (${marks}) ORDER BY key`).all(this.manifest, ...statuses);
     return (raws as RawJobRow[]).map(toJobRow);
   }
 
@@ -220,8 +223,7 @@ export class StateStore {
    * must never adopt such a job: it belongs to another row, or to an earlier life of this one.
    */
   remoteIdKnown(kind: StepKind, remoteId: string): boolean {
-    const hit = this.db
-      .prepare(
+    const hit = statement(this.db, 
         `SELECT 1 FROM jobs WHERE kind = @kind AND remote_id = @id
          UNION ALL
          SELECT 1 FROM attempts a JOIN jobs j ON j.manifest = a.manifest AND j.key = a.job_key
@@ -232,9 +234,24 @@ export class StateStore {
     return hit !== undefined;
   }
 
+  /**
+   * The job (of any manifest and kind) that owns `remoteId` — its current id, or one its
+   * attempts were answered with or named by a delivery — for a message naming it; undefined when
+   * nobody does. `exceptAttempt`: the attempt asking, whose own delivery does not count.
+   */
+  remoteIdOwner(remoteId: string, exceptAttempt: number | null = null): { manifest: string; key: string } | undefined {
+    return statement(this.db, 
+        `SELECT manifest, key FROM jobs WHERE remote_id = @id
+         UNION ALL SELECT manifest, job_key AS key FROM attempts
+           WHERE (remote_id = @id OR delivered_id = @id) AND id IS NOT @except
+         LIMIT 1`,
+      )
+      .get({ id: remoteId, except: exceptAttempt }) as { manifest: string; key: string } | undefined;
+  }
+
   /** The job whose creation answered with `remoteId`, if any: one remote job belongs to one row. */
   jobByRemoteId(kind: StepKind, remoteId: string): JobRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM jobs WHERE kind = ? AND remote_id = ?').get(kind, remoteId);
+    const raw = statement(this.db, 'SELECT * FROM jobs WHERE kind = ? AND remote_id = ?').get(kind, remoteId);
     return raw === undefined ? undefined : toJobRow(raw as RawJobRow);
   }
 
@@ -244,7 +261,9 @@ export class StateStore {
    */
   transition(key: string, to: JobStatus, change: JobChange, type: EventType, data?: Record<string, unknown>): JobRow {
     return this.atomicallyNested(() => {
-      const current = this.job(key);
+      const current = statement(this.db, 'SELECT status, doubt_reason AS doubtReason FROM jobs WHERE manifest = ? AND key = ?').get(this.manifest, key) as
+        | { status: JobStatus; doubtReason: string | null }
+        | undefined;
       if (!current) throw new Error(`unknown job ${key}`);
       assertTransition(key, current.status, to);
       // A job out of doubt has no reason to be in doubt: the reason never outlives the status.
@@ -257,9 +276,9 @@ export class StateStore {
         sets.push(`${column} = @${field}`);
         params[field] = value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
       }
-      this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key`).run(params);
+      const raw = statement(this.db, `UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key RETURNING *`).get(params) as RawJobRow;
       this.event(type, key, { from: current.status, to, ...data });
-      return { ...current, ...stripUndefined(change), status: to } as JobRow;
+      return toJobRow(raw);
     });
   }
 
@@ -267,98 +286,100 @@ export class StateStore {
     return this.db.inTransaction ? fn() : this.atomically(fn);
   }
 
-  /** Opens an attempt: the intent row, committed (durably, by the caller) before the POST. */
-  insertAttempt(key: string, request: Record<string, unknown>): number {
-    const info = this.db
-      .prepare('INSERT INTO attempts (manifest, job_key, run_id, state, request, intent_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(this.manifest, key, this.runId, 'intent', JSON.stringify(request), this.clock.now());
-    this.db.prepare('UPDATE jobs SET attempt_count = attempt_count + 1 WHERE manifest = ? AND key = ?').run(this.manifest, key);
+  /**
+   * Opens an attempt: the intent row, committed (durably, by the caller) before the POST.
+   * `hookToken`: the token of the attempt's own webhook address, when the run listens.
+   */
+  insertAttempt(key: string, request: Record<string, unknown>, hookToken: string | null = null): number {
+    const info = statement(this.db, 'INSERT INTO attempts (manifest, job_key, run_id, state, request, intent_at, hook_token) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(this.manifest, key, this.runId, 'intent', JSON.stringify(request), this.clock.now(), hookToken);
+    statement(this.db, 'UPDATE jobs SET attempt_count = attempt_count + 1 WHERE manifest = ? AND key = ?').run(this.manifest, key);
     return Number(info.lastInsertRowid);
   }
 
   closeAttempt(id: number, state: AttemptState, detail: { remoteId?: string; error?: string } = {}): void {
-    this.db
-      .prepare('UPDATE attempts SET state = ?, answered_at = ?, remote_id = ?, error = ? WHERE id = ?')
+    statement(this.db, 'UPDATE attempts SET state = ?, answered_at = ?, remote_id = ?, error = ? WHERE id = ?')
       .run(state, this.clock.now(), detail.remoteId ?? null, detail.error ?? null, id);
   }
 
   /** The newest attempt of a job. */
   lastAttempt(key: string): AttemptRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM attempts WHERE manifest = ? AND job_key = ? ORDER BY id DESC LIMIT 1').get(this.manifest, key) as
+    const raw = statement(this.db, 'SELECT * FROM attempts WHERE manifest = ? AND job_key = ? ORDER BY id DESC LIMIT 1').get(this.manifest, key) as
       | Record<string, unknown>
       | undefined;
     return raw && toAttempt(raw);
   }
 
+  /** The attempt (of this manifest) whose webhook address carries `token`. */
+  attemptByHookToken(token: string): AttemptRow | undefined {
+    const raw = statement(this.db, 'SELECT * FROM attempts WHERE hook_token = ? AND manifest = ?').get(token, this.manifest) as Record<string, unknown> | undefined;
+    return raw && toAttempt(raw);
+  }
+
+  /** Records the remote id a webhook delivery named for an attempt (the first one named wins). */
+  noteDelivery(attemptId: number, remoteId: string): void {
+    statement(this.db, 'UPDATE attempts SET delivered_id = ? WHERE id = ? AND delivered_id IS NULL').run(remoteId, attemptId);
+  }
+
   attempts(key: string): AttemptRow[] {
-    const raws = this.db.prepare('SELECT * FROM attempts WHERE manifest = ? AND job_key = ? ORDER BY id').all(this.manifest, key);
+    const raws = statement(this.db, 'SELECT * FROM attempts WHERE manifest = ? AND job_key = ? ORDER BY id').all(this.manifest, key);
     return (raws as Record<string, unknown>[]).map(toAttempt);
   }
 
   /**
-   * Replaces the list of a job's output URLs. An unchanged URL keeps what was downloaded from it;
-   * a changed URL forgets the old file's path and checksum (it may name another file), so the
-   * output is fetched again and never taken as done on the old record.
+   * Replaces the list of a job's output URLs. A link to the same file (same origin and path; a
+   * re-signed query does not make another file, see same-output.ts) keeps what was downloaded
+   * from it; a link to another file forgets the old path and checksum, so the output is fetched
+   * again and never taken as done on the old record.
    */
   setOutputs(key: string, urls: readonly string[]): void {
     const manifest = this.manifest;
     this.atomicallyNested(() => {
-      const keep = this.db.prepare('SELECT idx, url FROM outputs WHERE manifest = ? AND job_key = ?').all(manifest, key) as { idx: number; url: string }[];
-      const upsert = this.db.prepare(
+      const keep = statement(this.db, 'SELECT idx, url FROM outputs WHERE manifest = ? AND job_key = ?').all(manifest, key) as { idx: number; url: string }[];
+      const upsert = statement(this.db, 
         `INSERT INTO outputs (manifest, job_key, idx, url) VALUES (?, ?, ?, ?)
          ON CONFLICT (manifest, job_key, idx) DO UPDATE SET url = excluded.url,
-           path = CASE WHEN url = excluded.url THEN path END,
-           bytes = CASE WHEN url = excluded.url THEN bytes END,
-           sha256 = CASE WHEN url = excluded.url THEN sha256 END,
-           content_type = CASE WHEN url = excluded.url THEN content_type END,
-           downloaded_at = CASE WHEN url = excluded.url THEN downloaded_at END`,
+           path = CASE WHEN same_output(url, excluded.url) THEN path END,
+           bytes = CASE WHEN same_output(url, excluded.url) THEN bytes END,
+           sha256 = CASE WHEN same_output(url, excluded.url) THEN sha256 END,
+           content_type = CASE WHEN same_output(url, excluded.url) THEN content_type END,
+           downloaded_at = CASE WHEN same_output(url, excluded.url) THEN downloaded_at END,
+           mtime_ns = CASE WHEN same_output(url, excluded.url) THEN mtime_ns END`,
       );
       urls.forEach((url, idx) => upsert.run(manifest, key, idx, url));
-      const drop = this.db.prepare('DELETE FROM outputs WHERE manifest = ? AND job_key = ? AND idx = ?');
+      const drop = statement(this.db, 'DELETE FROM outputs WHERE manifest = ? AND job_key = ? AND idx = ?');
       for (const row of keep) if (row.idx >= urls.length) drop.run(manifest, key, row.idx);
     });
   }
 
-  recordDownload(key: string, idx: number, file: { path: string; bytes: number; sha256: string; contentType: string }): void {
-    this.db
-      .prepare(
-        `UPDATE outputs SET path = ?, bytes = ?, sha256 = ?, content_type = ?, downloaded_at = ?
+  recordDownload(key: string, idx: number, file: { path: string; bytes: number; sha256: string; contentType: string; mtimeNs: string }): void {
+    statement(this.db, 
+        `UPDATE outputs SET path = ?, bytes = ?, sha256 = ?, content_type = ?, downloaded_at = ?, mtime_ns = ?
          WHERE manifest = ? AND job_key = ? AND idx = ?`,
       )
-      .run(file.path, file.bytes, file.sha256, file.contentType, this.clock.now(), this.manifest, key, idx);
+      .run(file.path, file.bytes, file.sha256, file.contentType, this.clock.now(), file.mtimeNs, this.manifest, key, idx);
+  }
+
+  /** A recorded output was read in full and still matches its sha256: remember the mtime it has now. */
+  recordVerified(key: string, idx: number, mtimeNs: string): void {
+    statement(this.db, 'UPDATE outputs SET mtime_ns = ? WHERE manifest = ? AND job_key = ? AND idx = ?').run(mtimeNs, this.manifest, key, idx);
   }
 
   outputs(key: string): OutputRow[] {
-    const raws = this.db
-      .prepare('SELECT * FROM outputs WHERE manifest = ? AND job_key = ? ORDER BY idx')
+    const raws = statement(this.db, 'SELECT * FROM outputs WHERE manifest = ? AND job_key = ? ORDER BY idx')
       .all(this.manifest, key) as Record<string, unknown>[];
-    return raws.map((r) => ({
-      jobKey: r.job_key as string,
-      idx: r.idx as number,
-      url: r.url as string,
-      path: r.path as string | null,
-      bytes: r.bytes as number | null,
-      sha256: r.sha256 as string | null,
-      contentType: r.content_type as string | null,
-      downloadedAt: r.downloaded_at as number | null,
-    }));
+    return raws.map(toOutput);
   }
-}
 
-function toAttempt(raw: Record<string, unknown>): AttemptRow {
-  return {
-    id: raw.id as number,
-    jobKey: raw.job_key as string,
-    runId: raw.run_id as number | null,
-    state: raw.state as AttemptState,
-    request: JSON.parse(raw.request as string) as Record<string, unknown>,
-    intentAt: raw.intent_at as number,
-    answeredAt: raw.answered_at as number | null,
-    remoteId: raw.remote_id as string | null,
-    error: raw.error as string | null,
-  };
-}
-
-function stripUndefined(change: JobChange): Partial<JobRow> {
-  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<JobRow>;
+  /** Every output of the manifest, by job, in one query (a re-run checks them all). */
+  allOutputs(): Map<string, OutputRow[]> {
+    const out = new Map<string, OutputRow[]>();
+    for (const raw of statement(this.db, 'SELECT * FROM outputs WHERE manifest = ? ORDER BY job_key, idx').iterate(this.manifest) as Iterable<Record<string, unknown>>) {
+      const row = toOutput(raw);
+      const list = out.get(row.jobKey);
+      if (list) list.push(row);
+      else out.set(row.jobKey, [row]);
+    }
+    return out;
+  }
 }

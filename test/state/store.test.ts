@@ -11,11 +11,10 @@ import {
   canTransition,
   migrate,
   readEvents,
-  readJobStatuses,
   scrubSecrets,
   type JobStatus,
 } from '../../src/state/index.js';
-import { BudgetLedger } from '../../src/run/budget-ledger.js';
+import { BudgetLedger } from '../../src/run/budget/budget-ledger.js';
 import { ManualClock } from '../../src/util/clock.js';
 
 let dir: string;
@@ -148,13 +147,31 @@ describe('jobs', () => {
   test('an output keeps its download record while its URL is unchanged; a changed URL forgets it; a dropped one goes', () => {
     store.syncPlan('m.yaml', [job('a')]);
     store.setOutputs('a', ['http://x/1.mp4', 'http://x/2.mp4', 'http://x/3.mp4']);
-    store.recordDownload('a', 0, { path: 'out/a-1.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4' });
-    store.recordDownload('a', 1, { path: 'out/a-2.mp4', bytes: 20, sha256: 'def', contentType: 'video/mp4' });
+    store.recordDownload('a', 0, { path: 'out/a-1.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4', mtimeNs: '1767225600000000001' });
+    store.recordDownload('a', 1, { path: 'out/a-2.mp4', bytes: 20, sha256: 'def', contentType: 'video/mp4', mtimeNs: '1767225600000000002' });
     store.setOutputs('a', ['http://x/1.mp4', 'http://x/2-fresh.mp4']);
     expect(store.outputs('a')).toEqual([
-      expect.objectContaining({ idx: 0, url: 'http://x/1.mp4', sha256: 'abc', path: 'out/a-1.mp4', bytes: 10 }),
-      expect.objectContaining({ idx: 1, url: 'http://x/2-fresh.mp4', sha256: null, path: null, bytes: null, downloadedAt: null }),
+      expect.objectContaining({ idx: 0, url: 'http://x/1.mp4', sha256: 'abc', path: 'out/a-1.mp4', bytes: 10, mtimeNs: '1767225600000000001' }),
+      expect.objectContaining({ idx: 1, url: 'http://x/2-fresh.mp4', sha256: null, path: null, bytes: null, downloadedAt: null, mtimeNs: null }),
     ]);
+  });
+
+  test('a link re-signed (same file, another query) keeps the record: re-reading a job must not forget files already fetched', () => {
+    store.syncPlan('m.yaml', [job('a')]);
+    store.setOutputs('a', ['https://cdn.example.com/o/1.html?sig=aaa&exp=1', 'https://cdn.example.com/o/2.html?sig=bbb&exp=1']);
+    store.recordDownload('a', 0, { path: 'out/a-1.html', bytes: 10, sha256: 'abc', contentType: 'text/html', mtimeNs: '1' });
+    store.setOutputs('a', ['https://cdn.example.com/o/1.html?sig=ccc&exp=2', 'https://cdn.example.com/o/2.html?sig=ddd&exp=2']);
+    expect(store.outputs('a')[0]).toMatchObject({ url: 'https://cdn.example.com/o/1.html?sig=ccc&exp=2', sha256: 'abc', path: 'out/a-1.html' });
+    store.setOutputs('a', ['https://other.example.com/o/1.html?sig=ccc', 'https://cdn.example.com/o/2.html']);
+    expect(store.outputs('a')[0]).toMatchObject({ sha256: null, path: null });
+  });
+
+  test('an output verified in full keeps the mtime it was verified at, to the nanosecond', () => {
+    store.syncPlan('m.yaml', [job('a')]);
+    store.setOutputs('a', ['http://x/1.mp4']);
+    store.recordDownload('a', 0, { path: 'out/a-1.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4', mtimeNs: '1767225600123456789' });
+    store.recordVerified('a', 0, '1767225999987654321');
+    expect(store.outputs('a')[0]).toMatchObject({ sha256: 'abc', mtimeNs: '1767225999987654321' });
   });
 });
 
@@ -223,14 +240,6 @@ describe('jobs belong to their manifest', () => {
     expect(old.pragma('foreign_key_check')).toEqual([]);
     old.close();
   });
-
-  test('readJobStatuses with a manifest sees only that manifest\'s jobs', () => {
-    store.syncPlan('/p/a.yaml', [job('same')]);
-    store.transition('same', 'submitting', {}, 'job:intent');
-    store.syncPlan('/p/b.yaml', [job('same')]);
-    expect(readJobStatuses(store.db.name, ['same'], '/p/a.yaml').get('same')).toBe('in flight');
-    expect(readJobStatuses(store.db.name, ['same'], '/p/b.yaml').get('same')).toBe('new');
-  });
 });
 
 describe('the event log', () => {
@@ -246,32 +255,4 @@ describe('the event log', () => {
     store.finishRun('done', { jobs: 0 });
     expect(readEvents(store.db).map((e) => e.type)).toEqual(['run:started', 'run:finished']);
   });
-});
-
-describe('readJobStatuses (what plan shows)', () => {
-  test('a missing database means an empty map', () => {
-    expect(readJobStatuses(join(dir, 'nope.db'), ['a']).size).toBe(0);
-    expect(readJobStatuses(join(dir, 'no-such-folder', 'reelpipe.db'), ['a']).size).toBe(0);
-  });
-
-  test('maps every stored status to what plan shows, and spots changed jobs by step and name', () => {
-    store.syncPlan('m.yaml', [job('a'), job('b'), job('c'), job('old-d', 'shorts', 'row-4')]);
-    store.transition('b', 'submitting', {}, 'job:intent');
-    store.transition('c', 'submitting', {}, 'job:intent');
-    store.transition('c', 'in_doubt', {}, 'job:in-doubt');
-    const path = store.db.name;
-    const shown = readJobStatuses(path, ['a', 'b', 'c', { key: 'new-d', step: 'shorts', outputName: 'row-4' }, 'zzz']);
-    expect(Object.fromEntries(shown)).toEqual({ a: 'new', b: 'in flight', c: 'in doubt', 'new-d': 'changed', zzz: 'new' });
-  });
-
-  test('reads while a writer holds the database open', () => {
-    store.syncPlan('m.yaml', [job('a')]);
-    store.db.prepare('BEGIN IMMEDIATE').run();
-    try {
-      expect(readJobStatuses(store.db.name, ['a']).get('a')).toBe('new');
-    } finally {
-      store.db.prepare('COMMIT').run();
-    }
-  });
-
 });

@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { LockedError } from '../errors.js';
-import type { StateStore } from './store.js';
+import { LockedError } from '../../errors.js';
+import type { StateStore } from '../store.js';
+
+/** How often a holder refreshes its heartbeat (LockOptions.heartbeatMs). */
+export const LOCK_HEARTBEAT_MS = 10_000;
+/** A heartbeat older than this means the holder is gone (LockOptions.staleAfterMs). */
+export const LOCK_STALE_AFTER_MS = 60_000;
 
 /** Options of acquireLock. */
 export interface LockOptions {
@@ -35,6 +40,11 @@ export interface LockOptions {
   token?: string;
   /** Called once, from a heartbeat, when the lock turns out to be held by someone else now. @default none */
   onLost?: () => void;
+  /**
+   * Called once, from a heartbeat, when the heartbeat itself cannot be written (a full disk, an
+   * I/O error): the run must stop, since nothing more can be recorded safely. @default none
+   */
+  onFault?: (error: Error) => void;
 }
 
 export interface HeldLock {
@@ -43,11 +53,13 @@ export interface HeldLock {
   release(): void;
 }
 
-interface LockRow {
+/** A row of the locks table, as stored. */
+export interface LockRow {
   name: string;
   host: string;
   pid: number;
   run_id: number | null;
+  acquired_at: number;
   heartbeat_at: number;
   token: string | null;
   pid_ns: string | null;
@@ -86,10 +98,10 @@ export function pidIsAlive(pid: number): boolean {
 export function acquireLock(store: StateStore, options: LockOptions): HeldLock {
   const host = options.host ?? hostname();
   const pid = options.pid ?? process.pid;
-  const staleAfter = options.staleAfterMs ?? 60_000;
+  const staleAfter = options.staleAfterMs ?? LOCK_STALE_AFTER_MS;
   const isAlive = options.isAlive ?? pidIsAlive;
   const token = options.token ?? randomUUID();
-  const heartbeatMs = options.heartbeatMs ?? 10_000;
+  const heartbeatMs = options.heartbeatMs ?? LOCK_HEARTBEAT_MS;
   const pidNs = options.pidNamespace === undefined ? currentPidNamespace() : options.pidNamespace;
   // A holder's pid can be probed only from its own pid namespace (same host, same namespace).
   const sameNamespace = (held: LockRow) => pidNs !== null && held.pid_ns === pidNs;
@@ -113,7 +125,7 @@ export function acquireLock(store: StateStore, options: LockOptions): HeldLock {
       .run(options.name, store.runId, host, pid, now, now, token, pidNs);
     store.event('lock:acquired', null, { name: options.name, host, pid });
   });
-  return holdLock(store, options.name, token, heartbeatMs, options.onLost);
+  return holdLock(store, options.name, token, heartbeatMs, options);
 }
 
 /**
@@ -121,17 +133,30 @@ export function acquireLock(store: StateStore, options: LockOptions): HeldLock {
  * run broke it (our heartbeat looked stale), `onLost` tells the run to stop at once — two runs of
  * one manifest must never work side by side — and nothing more is written to the lock.
  */
-function holdLock(store: StateStore, name: string, token: string, heartbeatMs: number, onLost?: () => void): HeldLock {
+function holdLock(store: StateStore, name: string, token: string, heartbeatMs: number, on: Pick<LockOptions, 'onLost' | 'onFault'>): HeldLock {
   let lost = false;
+  let faulted = false;
+  const write = (): boolean => {
+    const info = store.db.prepare('UPDATE locks SET heartbeat_at = ? WHERE name = ? AND token = ?').run(store.clock.now(), name, token);
+    if (info.changes > 0) return true;
+    lost = true;
+    store.event('lock:lost', null, { name });
+    on.onLost?.();
+    return false;
+  };
+  // Why a heartbeat never throws: it runs on a timer, where a throw would kill the process
+  // uncaught, leaving no summary; a fault is handed to the run, which stops and reports it.
   const beat = (): boolean => {
     if (lost || !store.db.open) return !lost;
-    const info = store.db.prepare('UPDATE locks SET heartbeat_at = ? WHERE name = ? AND token = ?').run(store.clock.now(), name, token);
-    if (info.changes === 0) {
-      lost = true;
-      store.event('lock:lost', null, { name });
-      onLost?.();
+    try {
+      return write();
+    } catch (error) {
+      if (!faulted) {
+        faulted = true;
+        on.onFault?.(error instanceof Error ? error : new Error(String(error)));
+      }
+      return true;
     }
-    return !lost;
   };
   const timer = setInterval(beat, heartbeatMs);
   timer.unref();

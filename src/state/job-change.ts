@@ -1,0 +1,45 @@
+import type { StepKind } from '../step-kinds.js';
+
+/** A job of the plan, as the store first records it. */
+export interface NewJob {
+  key: string;
+  step: string;
+  kind: StepKind;
+  outputName?: string | null;
+  request: Record<string, unknown>;
+  pathId?: string | null;
+  creditsEstimated: number | null;
+}
+
+/** Columns a status change may set alongside the status. */
+export interface JobChange {
+  remoteId?: string | null;
+  remoteStatus?: string | null;
+  result?: Record<string, unknown> | null;
+  creditsUsed?: number | null;
+  creditsPrior?: number;
+  creditsReserved?: number;
+  failedReason?: string | null;
+  /** Set on entering in_doubt; cleared by `transition` on leaving it. */
+  doubtReason?: string | null;
+  request?: Record<string, unknown>;
+  pathId?: string | null;
+  submittedAt?: number | null;
+  finishedAt?: number | null;
+}
+
+/** Where each change lands in the jobs table. */
+export const CHANGE_COLUMNS: Record<keyof JobChange, string> = {
+  remoteId: 'remote_id',
+  remoteStatus: 'remote_status',
+  result: 'result',
+  creditsUsed: 'credits_used',
+  creditsPrior: 'credits_prior',
+  creditsReserved: 'credits_reserved',
+  failedReason: 'failed_reason',
+  doubtReason: 'doubt_reason',
+  request: 'request',
+  pathId: 'path_id',
+  submittedAt: 'submitted_at',
+  finishedAt: 'finished_at',
+};

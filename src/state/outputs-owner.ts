@@ -1,0 +1,97 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StateMismatchError } from '../errors.js';
+
+/** The file in an outputs folder naming the state database that owns it. */
+export const OWNER_FILE = '.reelpipe-state.json';
+
+/** Entries an outputs folder may hold that say nothing about earlier runs. */
+const NOT_OUTPUTS = new Set([OWNER_FILE, 'report']);
+
+interface OwnerRecord {
+  stateId: string;
+  statePath: string;
+  manifest: string;
+}
+
+/** The state database a run is about to use, as the ownership check needs it. */
+export interface StateIdentity {
+  id: string;
+  path: string;
+  /** When the database was made (its first migration). */
+  createdAt: string;
+  /** Jobs of this manifest the database knows. */
+  jobsKnown: number;
+}
+
+/**
+ * Checks that `outputsDir` belongs to this state database, and claims it when nobody does.
+ *
+ * Policy: the state database is the only record of what was paid for; its outputs folder is the
+ * visible trace of that spending. A folder filled under another database (the manifest run from
+ * another directory with a --state of its own, or a database deleted, emptied or replaced) means
+ * this database does not know those jobs — running would pay for every one again and overwrite
+ * the files. So it is refused (exit 2) with both named and the way out, before anything is sent:
+ *   - folder owned by this database            → go on
+ *   - folder owned by another database         → refuse, naming both
+ *   - no owner, but files from earlier runs and
+ *     a database that knows no job of the manifest → refuse (an older reelpipe's folder, or a lost state)
+ *   - no owner otherwise                        → claim it
+ */
+export function claimOutputs(outputsDir: string, manifest: string, state: StateIdentity): void {
+  const owner = readOwner(outputsDir);
+  if (owner?.stateId === state.id) return;
+  if (owner) throw new StateMismatchError(mismatch(outputsDir, owner, state));
+  const earlier = entries(outputsDir).filter((name) => !NOT_OUTPUTS.has(name));
+  if (earlier.length > 0 && state.jobsKnown === 0) {
+    throw new StateMismatchError(
+      `${outputsDir} holds files from earlier runs (${earlier.slice(0, 3).join(', ')}${earlier.length > 3 ? ', …' : ''}), ` +
+        `but the state database ${state.path} knows no job of this manifest: running would make and pay for every job again. ` +
+        'Use the state database those runs used (--state PATH), or move the outputs folder away to start over.',
+    );
+  }
+  mkdirSync(outputsDir, { recursive: true });
+  const record: OwnerRecord = { stateId: state.id, statePath: state.path, manifest };
+  const temp = join(outputsDir, `.${OWNER_FILE}.${process.pid}.part`);
+  writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`);
+  renameSync(temp, join(outputsDir, OWNER_FILE));
+}
+
+function mismatch(outputsDir: string, owner: OwnerRecord, state: StateIdentity): string {
+  if (owner.statePath === state.path) {
+    return (
+      `the state database ${state.path} is not the one that filled ${outputsDir}: it was made ${state.createdAt}, ` +
+      'so the earlier one was deleted, emptied or replaced, and with it the record of what was paid for. ' +
+      `Restore it from a backup; or, to make and pay for every job again, move ${outputsDir} away.`
+    );
+  }
+  return (
+    `${outputsDir} belongs to the state database ${owner.statePath}, but this command uses ${state.path}: ` +
+    `running would pay again for jobs that database knows. Pass --state ${owner.statePath}, ` +
+    `or, if that database is gone for good, move ${outputsDir} away to start over.`
+  );
+}
+
+function readOwner(outputsDir: string): OwnerRecord | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(outputsDir, OWNER_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const record = JSON.parse(text) as Partial<OwnerRecord>;
+    if (typeof record.stateId === 'string' && typeof record.statePath === 'string') return record as OwnerRecord;
+  } catch {
+    // fall through: an unreadable owner file is not an owner, but it is not nothing either
+  }
+  throw new StateMismatchError(`${join(outputsDir, OWNER_FILE)} is not readable as reelpipe's owner record; restore it or move ${outputsDir} away`);
+}
+
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
