@@ -1,15 +1,30 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { DownloadError } from '../errors.js';
+import { BlockedAddressError } from './address-guard.js';
 import { extensionFor } from './content-types.js';
 import { downloadFile, ExpiredUrlError, IncompleteDownloadError, redact, type DownloadOptions, type DownloadedFile } from './download-file.js';
 import { outputPath, type OutputName } from './output-path.js';
 
-export interface FetchOutputOptions extends Omit<DownloadOptions, 'target'> {
+/**
+ * Re-reading the job for a fresh link failed for now (429, 5xx, no answer, after the client's own
+ * retries): the try counts, and the next one re-reads again after a pause.
+ */
+export class RefreshUnavailableError extends DownloadError {
+  /** The service's advised wait (Retry-After), already clamped; else the download's own backoff applies. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, retryAfterMs: number | undefined, cause: unknown) {
+    super(`could not re-read the job for a fresh link: ${message}`, { cause });
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export interface FetchOutputOptions extends Omit<DownloadOptions, 'target' | 'root'> {
   outputsDir: string;
   name: Omit<OutputName, 'ext'>;
-  /** Re-reads the job and returns the output's current URL (undefined if it has none now). */
+  /**
+   * Re-reads the job and returns the output's current URL (undefined if it has none now). Throws
+   * RefreshUnavailableError when the read failed for now; any other error ends the download.
+   */
   refresh: () => Promise<string | undefined>;
   sleep: (ms: number) => Promise<void>;
   /** Tries in all, counting refreshes. @default 4 */
@@ -18,47 +33,73 @@ export interface FetchOutputOptions extends Omit<DownloadOptions, 'target'> {
   backoffMs?: number;
 }
 
+/** What the next try does: re-read the job first (`must`, or `try` ignoring a failed read), after a pause. */
+type Next = { refresh: 'must' | 'try' | 'no'; waitMs: number } | { fail: Error };
+
 /**
- * Downloads one output into `OUTPUTS/STEP/NAME.EXT`, verified. Policy: a body cut short or an
- * odd status is tried again after a growing pause; an expired link (403/404/410) is not retried
- * as is but refreshed by re-reading the job, since CDN links may expire before we fetch them.
+ * Downloads one output into `OUTPUTS/STEP/NAME.EXT`, verified. Policy, per failure:
+ * - a body cut short or an odd status: tried again after a growing pause;
+ * - an expired link (403/404/410): re-read the job for a fresh one (CDN links may expire before we
+ *   fetch them), not retried as is;
+ * - re-reading the job failed for now (RefreshUnavailableError): the try counts, and the next one
+ *   re-reads after the service's advised wait or the growing pause; the last failure is the reason
+ *   given when the tries run out;
+ * - a host nobody listens at, or one at a private address: the link may be one recorded from an
+ *   earlier service address (an embedded sandbox restarts on a new port; CDN hosts rotate), so the
+ *   job is re-read once; a private address still refused after that ends the download;
+ * - anything else (too large, a symbolic link in the way, no link any more): ends it at once.
  */
 export async function fetchOutput(url: string, options: FetchOutputOptions): Promise<DownloadedFile> {
   const attempts = options.attempts ?? 4;
+  const seen = { blocked: false, unreachable: false };
   let current = url;
+  let refresh: 'must' | 'try' | 'no' = 'no';
   let lastError: unknown;
-  let refreshedUnreachable = false;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
+      if (refresh !== 'no') current = await freshUrl(options, current, refresh);
+      refresh = 'no';
       return await downloadFile(current, {
         ...options,
+        root: options.outputsDir,
         target: (type) => outputPath(options.outputsDir, { ...options.name, ext: extensionFor(options.media, current, type) }),
       });
     } catch (error) {
       lastError = error;
       if (options.signal?.aborted) throw error;
-      if (error instanceof ExpiredUrlError) {
-        const fresh = await options.refresh();
-        if (!fresh) throw new DownloadError(`${redact(current)} expired and the job no longer offers the output`, { cause: error });
-        current = fresh;
-      } else if (error instanceof IncompleteDownloadError && unreachable(error) && !refreshedUnreachable) {
-        // Why refresh: a host that refuses connections may be a link recorded from an earlier
-        // service address (an embedded sandbox restarts on a new port; CDN hosts rotate). One
-        // re-read of the job per file; if the link is unchanged, it is retried like any other.
-        refreshedUnreachable = true;
-        const fresh = await options.refresh().catch(() => undefined);
-        if (fresh && fresh !== current) current = fresh;
-        else await options.sleep(options.backoffMs ?? 500);
-      } else if (error instanceof IncompleteDownloadError) {
-        await options.sleep((options.backoffMs ?? 500) * 2 ** (attempt - 1));
-      } else {
-        throw error;
-      }
+      const next = afterFailure(error, (options.backoffMs ?? 500) * 2 ** (attempt - 1), seen);
+      if ('fail' in next) throw next.fail;
+      refresh = next.refresh;
+      if (next.waitMs > 0 && attempt < attempts) await options.sleep(next.waitMs);
     }
   }
   throw new DownloadError(`gave up on ${redact(current)} after ${attempts} tries: ${(lastError as Error).message}`, {
     cause: lastError,
   });
+}
+
+function afterFailure(error: unknown, backoffMs: number, seen: { blocked: boolean; unreachable: boolean }): Next {
+  if (error instanceof RefreshUnavailableError) return { refresh: 'must', waitMs: error.retryAfterMs ?? backoffMs };
+  if (error instanceof ExpiredUrlError) return { refresh: 'must', waitMs: 0 };
+  if (error instanceof BlockedAddressError) {
+    if (seen.blocked) return { fail: error };
+    seen.blocked = true;
+    return { refresh: 'try', waitMs: 0 };
+  }
+  if (error instanceof IncompleteDownloadError && unreachable(error) && !seen.unreachable) {
+    seen.unreachable = true;
+    return { refresh: 'try', waitMs: 0 };
+  }
+  if (error instanceof IncompleteDownloadError) return { refresh: 'no', waitMs: backoffMs };
+  return { fail: error as Error };
+}
+
+/** The link to try next: a fresh one from the job, or (`try`, the read failing) the same one. */
+async function freshUrl(options: FetchOutputOptions, current: string, mode: 'must' | 'try'): Promise<string> {
+  if (mode === 'try') return (await options.refresh().catch(() => undefined)) ?? current;
+  const fresh = await options.refresh();
+  if (!fresh) throw new DownloadError(`${redact(current)} expired and the job no longer offers the output`);
+  return fresh;
 }
 
 /** Whether the download failed before any connection was made: nobody listens at that address. */
@@ -68,21 +109,4 @@ function unreachable(error: Error): boolean {
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return true;
   }
   return false;
-}
-
-/**
- * Whether a recorded download is still intact on disk. The size check is free; the checksum
- * (reading the whole file) is done when `full` is set.
- */
-export async function fileMatches(path: string, bytes: number, sha256: string, full = false): Promise<boolean> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info?.isFile() || info.size !== bytes) return false;
-  if (!full) return true;
-  return (await sha256Of(path)) === sha256;
-}
-
-export async function sha256Of(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

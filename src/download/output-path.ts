@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { DownloadError } from '../errors.js';
+import { DownloadRefusedError } from '../errors.js';
 
 /** Longest file-name segment kept; long enough for a slug, short of every filesystem's limit. */
 const MAX_SEGMENT = 120;
@@ -41,7 +41,7 @@ export function outputPath(outputsDir: string, output: OutputName): string {
   const full = resolve(root, sanitizeSegment(output.step, 'step'), `${base}.${ext || 'bin'}`);
   const rel = relative(root, full);
   if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) {
-    throw new DownloadError(`output path ${full} would escape the outputs folder ${root}`);
+    throw new DownloadRefusedError(`output path ${full} would escape the outputs folder ${root}`);
   }
   return full;
 }
