@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkCredentials } from './auth.js';
 import type { SandboxCore } from './core.js';
 import { decodeBody, readBody } from './http/body.js';
-import { HttpError, sendReply, type Reply } from './http/reply.js';
+import { HttpError, noRoute, sendReply, sseError, type Reply } from './http/reply.js';
 import { requestContext, type Route, type Router } from './http/router.js';
 import { runOperation } from './journal/operation.js';
 
@@ -39,7 +39,7 @@ async function handle(core: SandboxCore, router: Router, req: IncomingMessage, r
   const match = router.match(method, url.pathname);
   if (!match) {
     core.stats.request(`${method} (no route)`);
-    return sendReply(res, { status: 404, body: { detail: 'Not found.' } });
+    return sendReply(res, noRoute(url.pathname));
   }
   if ('allowed' in match) {
     core.stats.request(`${method} (no route)`);
@@ -100,9 +100,3 @@ function asSse(route: Route, reply: Reply): Reply {
   return route.sse ? sseError(reply) : reply;
 }
 
-function sseError(reply: Reply): Reply {
-  if (reply.status < 400 || reply.body === null || typeof reply.body !== 'object') return reply;
-  const body = reply.body as Record<string, unknown>;
-  const message = typeof body.detail === 'string' ? body.detail : JSON.stringify(body);
-  return { ...reply, body: { error: message } };
-}

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApiBadRequestError, ApiNotFoundError, createClient, OPERATION_NAMES, type OperationName, type ServiceClient } from '../../src/api/index.js';
 import { HOUR, sandboxFor, type TestSandbox } from './helpers.js';
+import { FIXTURE_IDS } from '../../src/sandbox/index.js';
 
 /**
  * The service client (src/api) against the sandbox: every operation of the client's table, its
  * answers checked by the client's own response schemas, early states and final states alike.
  */
 const GHOST = '00000000-0000-4000-8000-000000000000';
+/** A finished avatar every sandbox has (docs/sandbox.md, Fixtures): lipsyncs speak with real avatars only. */
+const AVATAR = FIXTURE_IDS.personas[0];
 let t: TestSandbox;
 let client: ServiceClient;
 const ids: Record<string, string> = {};
@@ -20,7 +23,7 @@ afterAll(async () => {
 });
 
 const later = () => t.advance(HOUR);
-const scene = { character: { type: 'avatar' as const, avatar_id: GHOST }, voice: { type: 'text' as const, input_text: 'Hello there.' } };
+const scene = { character: { type: 'avatar' as const, avatar_id: AVATAR }, voice: { type: 'text' as const, input_text: 'Hello there.' } };
 
 /** In order: later operations use what earlier ones made. */
 const steps: [OperationName, () => Promise<unknown>][] = [

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { sandboxFor, makeLink, HOUR, type TestSandbox } from './helpers.js';
+import { FIXTURE_IDS } from '../../src/sandbox/index.js';
 
 /**
  * Credits charged, written from the spec's text ("Limits → Credits") with every expected number
@@ -7,10 +8,11 @@ import { sandboxFor, makeLink, HOUR, type TestSandbox } from './helpers.js';
  * length is stated in the input: a `#t=0,SECONDS` media fragment (docs/sandbox.md), or for scripts
  * the spoken-length model: ceil(words / 2.5 + 2) seconds.
  */
-const GHOST = '00000000-0000-4000-8000-000000000000';
+/** A finished avatar every sandbox has (docs/sandbox.md, Fixtures): lipsyncs speak with real avatars only. */
+const AVATAR = FIXTURE_IDS.personas[0];
 const words = (n: number) => Array.from({ length: n }, () => 'word').join(' ');
 const lipsync = (n: number, model_version: string) => ({
-  video_inputs: [{ character: { type: 'avatar', avatar_id: GHOST }, voice: { type: 'text', input_text: words(n) } }],
+  video_inputs: [{ character: { type: 'avatar', avatar_id: AVATAR }, voice: { type: 'text', input_text: words(n) } }],
   model_version,
 });
 const h3 = (resolution: string, duration: number, extra: Record<string, unknown> = {}) => ({ prompt: 'p', model: 'boreal-h3', resolution, duration, ...extra });

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
-import { startSandbox } from '../../src/sandbox/index.js';
+import { FIXTURE_IDS, startSandbox } from '../../src/sandbox/index.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { DAY, HOUR, makeLink, sandboxFor, type TestSandbox } from './helpers.js';
 
-const GHOST = '00000000-0000-4000-8000-000000000001';
+/** A finished avatar every sandbox has (docs/sandbox.md, Fixtures): lipsyncs speak with real avatars only. */
+const AVATAR = FIXTURE_IDS.personas[0];
 const SHORT = { aspect_ratio: '9x16', script: 'A lamp for late nights, kept across restarts.', style: '3D' };
-const LIPSYNC = { video_inputs: [{ character: { type: 'avatar', avatar_id: GHOST }, voice: { type: 'text', input_text: 'Hello there, friend.' } }] };
+const LIPSYNC = { video_inputs: [{ character: { type: 'avatar', avatar_id: AVATAR }, voice: { type: 'text', input_text: 'Hello there, friend.' } }] };
 
 const freshJournal = () => join(mkdtempSync(join(tmpdir(), 'reelpipe-journal-')), 'service.jsonl');
 

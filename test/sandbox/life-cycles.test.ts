@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { sandboxFor, makeLink, DAY, HOUR, type TestSandbox } from './helpers.js';
+import { FIXTURE_IDS } from '../../src/sandbox/index.js';
 
 /**
  * Each resource walks its own state set from the spec, at a high speed on a manual clock: the
@@ -7,7 +8,8 @@ import { sandboxFor, makeLink, DAY, HOUR, type TestSandbox } from './helpers.js'
  * at the end, and the recorded history is exactly the expected walk.
  */
 const SPEED = 1000;
-const GHOST = '00000000-0000-4000-8000-000000000000';
+/** A finished avatar every sandbox has (docs/sandbox.md, Fixtures): lipsyncs speak with real avatars only. */
+const AVATAR = FIXTURE_IDS.personas[0];
 
 interface Walk {
   name: string;
@@ -32,7 +34,7 @@ const walks: Walk[] = [
   { name: 'ad clone', read: '/api/ads_clone/', output: 'video_output', walk: ['pending', 'in_queue', 'running', 'done'],
     create: async (t) => (await t.post('/api/ads_clone/', { link: await makeLink(t), video_url: 'https://v.example.com/r.mp4' })).body.id },
   { name: 'lipsync', read: '/api/lipsyncs_v2/', output: 'output', walk: ['pending', 'in_queue', 'running', 'done'],
-    create: async (t) => (await t.post('/api/lipsyncs_v2/', { video_inputs: [{ character: { type: 'avatar', avatar_id: GHOST }, voice: { type: 'text', input_text: 'Hello there, friend.' } }] })).body.id },
+    create: async (t) => (await t.post('/api/lipsyncs_v2/', { video_inputs: [{ character: { type: 'avatar', avatar_id: AVATAR }, voice: { type: 'text', input_text: 'Hello there, friend.' } }] })).body.id },
   { name: 'HTML ads', read: '/api/html_interactive_ads/', output: 'ads', walk: ['pending', 'running', 'done'],
     create: async (t) => (await t.post('/api/html_interactive_ads/', { link: await makeLink(t), style_ids: ['quiz-3q', 'swipe-deck'] })).body.id },
   { name: 'text generation', read: '/sse/text_generator/', output: 'response_text', progress: false, walk: ['pending', 'running', 'done'],

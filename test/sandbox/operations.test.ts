@@ -1,12 +1,15 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../src/util/clock.js';
 import { sandboxFor, makeLink, HOUR, type TestSandbox } from './helpers.js';
+import { FIXTURE_IDS } from '../../src/sandbox/index.js';
 
 /**
  * Every operation of the spec and of the behaviour notes, once with valid input and once per rule
  * the spec states, asserting the status and the field the DRF body names.
  */
 const GHOST = '00000000-0000-4000-8000-000000000000';
+/** A finished avatar every sandbox has (docs/sandbox.md, Fixtures): lipsyncs speak with real avatars only. */
+const AVATAR = FIXTURE_IDS.personas[0];
 const long = (n: number) => 'x'.repeat(n);
 const url = (n: number) => `https://cdn.example.com/${'a'.repeat(n - 'https://cdn.example.com/'.length)}`;
 
@@ -38,7 +41,7 @@ beforeAll(async () => {
 });
 
 function lipsyncBody(text = 'Hello from the sandbox.', extra: Record<string, unknown> = {}) {
-  return { video_inputs: [{ character: { type: 'avatar', avatar_id: GHOST }, voice: { type: 'text', input_text: text } }], ...extra };
+  return { video_inputs: [{ character: { type: 'avatar', avatar_id: AVATAR }, voice: { type: 'text', input_text: text } }], ...extra };
 }
 
 
@@ -88,7 +91,7 @@ describe('every operation answers valid input', () => {
     { name: 'music page', path: '/api/musics/?category=calm&page=1&page_size=5&search=a', status: 200 },
     { name: 'custom templates list', path: '/api/custom_templates/', status: 200 },
     { name: 'custom template detail', path: '/api/custom_templates/vid_c4d2a9e7/', status: 200 },
-    { name: 'template create and render', method: 'POST', path: '/api/custom_template_jobs/', body: { template_id: 'vid_c4d2a9e7', variables: { quote: 'Great', speaker: { avatar_id: GHOST }, voice: { voice_id: GHOST } } }, status: 201 },
+    { name: 'template create and render', method: 'POST', path: '/api/custom_template_jobs/', body: { template_id: 'vid_c4d2a9e7', variables: { quote: 'Great', speaker: { avatar_id: AVATAR }, voice: { voice_id: GHOST } } }, status: 201 },
     { name: 'template preview', method: 'POST', path: '/api/custom_template_jobs/preview_async/', body: { template_id: 'vid_7f3a9c21', variables: { product_image: 'https://i.example.com/p.png' } }, status: 201 },
     { name: 'template render after preview', method: 'POST', path: () => `/api/custom_template_jobs/${ids.preview}/render/`, body: {}, status: 200 },
     { name: 'template job read', path: () => `/api/custom_template_jobs/${ids.templateJob}/`, status: 200 },
@@ -214,7 +217,18 @@ describe('every rule the spec states is enforced with a DRF 400 naming the field
 
   test('nested fields are nested as DRF nests them', async () => {
     const answer = await t.post('/api/ai_shorts/', { ...short, caption_setting: { font_size: 'big' } });
-    expect(answer.body).toEqual({ caption_setting: { font_size: [expect.stringMatching(/valid (integer|number)/)] } });
+    expect(answer.body).toEqual({ caption_setting: { font_size: ['A valid integer is required.'] } });
+  });
+
+  test.each([
+    ['a required choice left out', '/api/ai_shorts/', { script: 'Hi', style: '3D' }, { aspect_ratio: ['This field is required.'] }],
+    ['a required literal left out', '/api/lipsyncs_v2/', { video_inputs: [{ character: { avatar_id: AVATAR }, voice: { type: 'text', input_text: 'Hi' } }] }, { video_inputs: { 0: { character: { type: ['This field is required.'] } } } }],
+    ['text for an integer field', '/api/asset_generator/', { model_name: 'sandbox-image-v1', input_params: { prompt: 'p' }, output_nums: 'two' }, { output_nums: ['A valid integer is required.'] }],
+    ['text for a number field', '/api/ai_shorts/', { ...short, voiceover_volume: 'loud' }, { voiceover_volume: ['A valid number is required.'] }],
+  ])('%s is worded as DRF words it', async (_name, path, body, expected) => {
+    const answer = await t.post(path, body);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual(expected);
   });
 
   test.each([
@@ -311,6 +325,41 @@ describe('unknown ids and missing credentials', () => {
     const answer = await t.call(method, path, undefined, {});
     expect(answer.status).toBe(401);
     expect(JSON.stringify(answer.body)).toContain('Authentication credentials were not provided.');
+  });
+});
+
+describe('references the sandbox checks as the service does', () => {
+  const scene = (avatarId: string) => ({ character: { type: 'avatar', avatar_id: avatarId }, voice: { type: 'text', input_text: 'Hi there.' } });
+
+  test('a lipsync speaks with one of the account\'s finished avatars, or is refused and nothing is made', async () => {
+    const created = t.sandbox.stats().created.lipsync_v2;
+    expect(created).toBeGreaterThan(0);
+    const unknown = await t.post('/api/lipsyncs_v2/', { video_inputs: [scene(AVATAR), scene(GHOST)] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ video_inputs: { 1: { character: { avatar_id: ['Invalid avatar ID'] } } } });
+    const avatar = (await t.post('/api/personas_v2/', { creator_name: 'Bo', gender: 'm', gdown_url: 'https://drive.example.com/bo' })).body.id as string;
+    t.advance(HOUR);
+    const reviewing = await t.post('/api/lipsyncs_v2/', { video_inputs: [scene(avatar)] });
+    expect(reviewing.status).toBe(400);
+    expect(reviewing.body).toEqual({ video_inputs: { 0: { character: { avatar_id: ['Avatar is not ready to use (status reviewing).'] } } } });
+    expect(t.sandbox.stats().created.lipsync_v2).toBe(created);
+    expect((await t.post('/api/lipsyncs_v2/', { video_inputs: [scene(FIXTURE_IDS.personas[1])] })).status).toBe(201);
+  });
+
+  test('HTML ad sizes are whole bytes, also with a photo the sandbox cannot fetch', async () => {
+    const link = await makeLink(t, ['https://shop.example.com/img/a.png?size_mb=0.33']);
+    const id = (await t.post('/api/html_interactive_ads/', { link, style_ids: ['carousel', 'quiz-3q'] })).body.id as string;
+    t.advance(HOUR);
+    const ads = (await t.get(`/api/html_interactive_ads/${id}/`)).body.ads as { size_bytes: number }[];
+    expect(ads).toHaveLength(2);
+    for (const ad of ads) expect(Number.isInteger(ad.size_bytes), JSON.stringify(ad)).toBe(true);
+  });
+
+  test('a path under /sse/ that matches nothing is answered {"error": …} too; under /api/ DRF\'s detail', async () => {
+    const sse = await t.get('/sse/text_generator/not-a-uuid/');
+    expect({ status: sse.status, body: sse.body }).toEqual({ status: 404, body: { error: 'Not found.' } });
+    const api = await t.get('/api/ai_shorts/not-a-uuid/');
+    expect({ status: api.status, body: api.body }).toEqual({ status: 404, body: { detail: 'Not found.' } });
   });
 });
 

@@ -70,7 +70,7 @@ describe('webhooks', () => {
   test('a lipsync payload carries `output`', async () => {
     const { receiver, post } = await fastSandbox();
     const job = await post('/api/lipsyncs_v2/', {
-      video_inputs: [{ character: { type: 'avatar', avatar_id: '00000000-0000-4000-8000-000000000000' }, voice: { type: 'text', input_text: 'Hi.' } }],
+      video_inputs: [{ character: { type: 'avatar', avatar_id: '5eed0000-0000-4000-8000-000000000101' }, voice: { type: 'text', input_text: 'Hi.' } }],
       webhook_url: receiver.url,
     });
     await receiver.waitFor(hasStatus(job.id, 'done'));

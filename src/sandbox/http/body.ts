@@ -82,6 +82,6 @@ export function validate<S extends ObjectSchema>(schema: S, decoded: unknown): z
     throw fieldError({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
   }
   const result = schema.safeParse(input, { reportInput: true });
-  if (!result.success) throw fieldError(drfErrors(result.error.issues));
+  if (!result.success) throw fieldError(drfErrors(result.error.issues, schema));
   return result.data as z.output<S>;
 }

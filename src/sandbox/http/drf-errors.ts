@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { schemaAt, unwrap } from '../../api/schemas/schema-walk.js';
 
 /**
  * Django REST Framework error bodies, built from zod issues. DRF answers a bad body with 400 and an
@@ -12,18 +13,24 @@ export interface DrfErrors {
 
 type Issue = z.core.$ZodIssue;
 
-/** The body of a 400 for these issues. */
-export function drfErrors(issues: readonly Issue[]): DrfErrors {
+/**
+ * The body of a 400 for these issues. With the schema they came from, a field that takes a whole
+ * number is worded as DRF's IntegerField words it (zod reports a string given to an integer
+ * field as "expected number").
+ */
+export function drfErrors(issues: readonly Issue[], schema?: z.core.$ZodType): DrfErrors {
   const out: DrfErrors = {};
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) add(out, [...issue.path, key], 'This field is not accepted by this operation.');
     } else {
-      add(out, issue.path, drfMessage(issue));
+      add(out, issue.path, drfMessage(issue, schema && isInteger(schemaAt(schema, issue.path as (string | number)[]))));
     }
   }
   return out;
 }
+
+const isInteger = (field: z.core.$ZodType | undefined) => field !== undefined && (unwrap(field) as { isInt?: boolean }).isInt === true;
 
 function add(out: DrfErrors, path: readonly PropertyKey[], message: string): void {
   const keys = path.length === 0 ? ['non_field_errors'] : path.map(String);
@@ -49,14 +56,16 @@ const TYPE_MESSAGES: Record<string, string> = {
   object: 'Expected a dictionary of items.',
 };
 
-/** One issue as DRF would word it. */
-export function drfMessage(issue: Issue): string {
+/** One issue as DRF would word it; `integer` when the field takes a whole number. */
+export function drfMessage(issue: Issue, integer = false): string {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return 'This field is required.';
       if (issue.input === null) return 'This field may not be null.';
-      return TYPE_MESSAGES[issue.expected] ?? `Expected ${issue.expected}.`;
+      return TYPE_MESSAGES[integer ? 'int' : issue.expected] ?? `Expected ${issue.expected}.`;
     case 'invalid_value':
+      // A choice field left out is required, as any field: DRF checks presence before the choices.
+      if (issue.input === undefined) return 'This field is required.';
       return `"${String(issue.input)}" is not a valid choice. Accepted: ${issue.values.map(String).join(', ')}.`;
     case 'too_big':
       return tooBig(issue.origin, issue.maximum);

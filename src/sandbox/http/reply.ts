@@ -36,6 +36,25 @@ export const nonFieldError = (...messages: string[]) => new HttpError(400, messa
 /** 404 as DRF's get_object_or_404 words it. */
 export const notFound = (model: string) => new HttpError(404, { detail: `No ${model} matches the given query.` });
 
+/**
+ * Under /sse/ errors read `{"error": "..."}` instead of DRF's `{"detail": "..."}` (behaviour
+ * notes): every error there, whether a route answered it or none matched the path.
+ */
+export function sseError(reply: Reply): Reply {
+  if (reply.status < 400 || reply.body === null || typeof reply.body !== 'object') return reply;
+  const body = reply.body as Record<string, unknown>;
+  const message = typeof body.detail === 'string' ? body.detail : JSON.stringify(body);
+  return { ...reply, body: { error: message } };
+}
+
+const SSE_PREFIX = '/sse/';
+
+/** A path no route serves (a non-UUID id included: `{id}` matches UUIDs only), as DRF's 404. */
+export function noRoute(path: string): Reply {
+  const reply: Reply = { status: 404, body: { detail: 'Not found.' } };
+  return path.startsWith(SSE_PREFIX) ? sseError(reply) : reply;
+}
+
 export function sendReply(res: ServerResponse, reply: Reply): void {
   const isRaw = reply.raw !== undefined;
   const payload = isRaw ? reply.raw! : reply.body === undefined ? '' : JSON.stringify(reply.body);

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { InvalidInputError, type InputIssue } from '../../errors.js';
 import { JOURNAL_VERSION, JournalHeader, JournalOperation, parseLine } from './format.js';
+import { JournalLock } from './journal-lock.js';
 
 /** What the journal fixes for the whole life of the service it records. */
 export type JournalSettings = Pick<JournalHeader, 'seed' | 'credits' | 'capacity'>;
@@ -15,6 +16,7 @@ export interface JournalEntry {
 
 /**
  * The journal file: read once when the sandbox starts, then appended to, one line per operation.
+ * One process at a time has it open (JournalLock): a second is refused with LockedError.
  *
  * Durability: each line is written with one synchronous append before the answer is sent, so a
  * killed process loses nothing it answered (the kernel's page cache outlives the process). There
@@ -28,6 +30,7 @@ export class JournalFile {
     readonly header: JournalHeader,
     readonly entries: JournalEntry[],
     private readonly fd: number,
+    private readonly lock: JournalLock,
   ) {}
 
   /**
@@ -37,18 +40,22 @@ export class JournalFile {
    */
   static open(file: string, settings: JournalSettings, now: number, logger: Logger): JournalFile {
     mkdirSync(dirname(file), { recursive: true });
-    const lines = readLines(file, logger);
-    const fd = openSync(file, 'a');
-    if (lines.length === 0) {
-      const header: JournalHeader = { journal: 'reelpipe-sandbox', version: JOURNAL_VERSION, created_at: new Date(now).toISOString(), ...settings };
-      appendFileSync(fd, `${JSON.stringify(header)}\n`);
-      return new JournalFile(file, header, [], fd);
-    }
+    // Before reading: cutting a torn last line is a write too.
+    const lock = JournalLock.take(file);
+    let fd: number | undefined;
     try {
+      const lines = readLines(file, logger);
+      fd = openSync(file, 'a');
+      if (lines.length === 0) {
+        const header: JournalHeader = { journal: 'reelpipe-sandbox', version: JOURNAL_VERSION, created_at: new Date(now).toISOString(), ...settings };
+        appendFileSync(fd, `${JSON.stringify(header)}\n`);
+        return new JournalFile(file, header, [], fd, lock);
+      }
       const { header, entries } = parseJournal(file, lines);
-      return new JournalFile(file, header, entries, fd);
+      return new JournalFile(file, header, entries, fd, lock);
     } catch (error) {
-      closeSync(fd);
+      if (fd !== undefined) closeSync(fd);
+      lock.release();
       throw error;
     }
   }
@@ -58,8 +65,10 @@ export class JournalFile {
     appendFileSync(this.fd, `${JSON.stringify(operation)}\n`);
   }
 
+  /** Closes the file and releases the lock. */
   close(): void {
     closeSync(this.fd);
+    this.lock.release();
   }
 }
 

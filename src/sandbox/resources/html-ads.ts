@@ -75,7 +75,8 @@ function buildAd(core: SandboxCore, job: Job, style: HtmlAdStyleEntry, media: Ad
   const input = job.fields.ad_input as AdInput;
   const chosen = imagesFor(style, media.images);
   const html = renderHtmlAd(style, input, chosen, media.logo);
-  const size = adBytes(html, media.logo ? [...chosen, media.logo] : chosen);
+  // A file is a whole number of bytes; a stated or typical photo size may not be (0.15 MB).
+  const size = Math.ceil(adBytes(html, media.logo ? [...chosen, media.logo] : chosen));
   const limit = ((job.fields.max_size_mb as number) ?? HTML_AD_SIZE_MB.default) * MB;
   const base = { style_id: style.id, name: style.name, size_bytes: size };
   if (size > limit || (job.fields.too_large as string[]).includes(style.id)) {

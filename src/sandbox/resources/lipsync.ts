@@ -1,8 +1,9 @@
-import { LipsyncCreate } from '../../api/schemas/index.js';
+import { LipsyncCreate, type LipsyncVideoInput } from '../../api/schemas/index.js';
 import { lipsyncCredits, spokenSeconds } from '../../pricing/index.js';
 import type { SandboxCore } from '../core.js';
 import { workPlan } from '../engine/plans.js';
-import { json } from '../http/reply.js';
+import type { DrfErrors } from '../http/drf-errors.js';
+import { fieldError, json } from '../http/reply.js';
 import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import type { Job } from '../store.js';
 import { downloadUrl, findJob, jobBasics, listFilter, newestFirst, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
@@ -29,11 +30,27 @@ function lipsyncView(core: SandboxCore, job: Job): Record<string, unknown> {
   };
 }
 
+/**
+ * Every scene's avatar must be one of the account's avatars (GET /api/personas_v2/{id}/), as an
+ * HTML ad's or an ad clone's link must be one of its links. Why `done` only: an avatar still in
+ * processing or review has no footage to speak with, and a rejected one never will.
+ */
+function checkAvatars(core: SandboxCore, scenes: readonly LipsyncVideoInput[]): void {
+  const errors: DrfErrors = {};
+  scenes.forEach((scene, i) => {
+    const avatar = core.store.get('persona', scene.character.avatar_id);
+    const problem = !avatar ? 'Invalid avatar ID' : avatar.status === 'done' ? undefined : `Avatar is not ready to use (status ${avatar.status}).`;
+    if (problem) errors[String(i)] = { character: { avatar_id: [problem] } };
+  });
+  if (Object.keys(errors).length > 0) throw fieldError({ video_inputs: errors });
+}
+
 export const registerLipsync: Registrar = (router, core) => {
   core.webhookPolicies.lipsync = subsetWebhook('output', (job) => lipsyncView(core, job));
 
   router.add('POST', '/api/lipsyncs_v2/', (ctx) => {
     const body = ctx.parse(LipsyncCreate);
+    checkAvatars(core, body.video_inputs);
     const model = body.model_version ?? 'standard';
     const seconds = spokenSeconds(body.video_inputs.map((scene) => scene.voice.input_text).join(' ')).expected;
     const job = core.create({
