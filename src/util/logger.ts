@@ -17,6 +17,25 @@ const REDACTED = '[REDACTED]';
  * appears inside a serialized log line) and its URL-encoded form (as it appears in an address).
  */
 export function redactSecrets(text: string, secrets: Iterable<string | undefined>): string {
+  const list = [...secrets];
+  const key = list.join('\u0000');
+  let redact = REDACTORS.get(key);
+  if (!redact) {
+    // A process meets a handful of secret sets (the run's credentials): a small cache suffices.
+    if (REDACTORS.size > 32) REDACTORS.clear();
+    REDACTORS.set(key, (redact = redactorFor(list)));
+  }
+  return redact(text);
+}
+
+const REDACTORS = new Map<string, (text: string) => string>();
+
+/**
+ * The redaction of `secrets`, worked out once: every variant (raw, JSON-escaped, URL-encoded),
+ * longest first so a secret containing another is replaced whole. Why once: a run's log redacts
+ * every line it writes, and building the variants per line cost more than writing the line.
+ */
+export function redactorFor(secrets: Iterable<string | undefined>): (text: string) => string {
   const variants = new Set<string>();
   for (const secret of secrets) {
     if (!secret || secret.length < MIN_SECRET_LENGTH) continue;
@@ -24,12 +43,13 @@ export function redactSecrets(text: string, secrets: Iterable<string | undefined
     variants.add(JSON.stringify(secret).slice(1, -1));
     variants.add(encodeURIComponent(secret));
   }
-  // Longest first, so a secret containing another is replaced whole.
-  let out = text;
-  for (const variant of [...variants].sort((a, b) => b.length - a.length)) {
-    if (out.includes(variant)) out = out.split(variant).join(REDACTED);
-  }
-  return out;
+  const ordered = [...variants].sort((a, b) => b.length - a.length);
+  if (ordered.length === 0) return (text) => text;
+  return (text) => {
+    let out = text;
+    for (const variant of ordered) if (out.includes(variant)) out = out.split(variant).join(REDACTED);
+    return out;
+  };
 }
 
 /** Credential environment variables whose values are always redacted. */
@@ -57,6 +77,22 @@ export interface LoggerOptions {
    * @default process.env
    */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Fields written on every line (a run's log: its `runId`).
+   * @default none
+   */
+  bindings?: Record<string, unknown>;
+  /**
+   * Fields computed for each line, merged under the line's own (a run's log: the job being
+   * worked for, from util/log-scope.ts).
+   * @default none
+   */
+  mixin?: () => object;
+  /**
+   * The level when neither `level` nor REELPIPE_LOG_LEVEL says one.
+   * @default DEFAULT_LOG_LEVEL ('warn')
+   */
+  defaultLevel?: LevelWithSilent;
 }
 
 /**
@@ -68,23 +104,24 @@ export const DEFAULT_LOG_LEVEL: LevelWithSilent = 'warn';
 /** A pino logger writing JSON lines, with credentials redacted wherever they appear. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const env = options.env ?? process.env;
-  const level = resolveLevel(options.level ?? env.REELPIPE_LOG_LEVEL);
+  const level = resolveLevel(options.level ?? env.REELPIPE_LOG_LEVEL, options.defaultLevel);
   const secrets = [...(options.secrets ?? []), ...SECRET_ENV_VARS.map((name) => env[name])];
   const destination = options.destination ?? pino.destination({ dest: 2, sync: true });
   return pino(
     {
       level,
-      base: undefined,
+      base: options.bindings ?? undefined,
+      ...(options.mixin ? { mixin: options.mixin } : {}),
       // Belt and braces: header objects never reach a log line, but if one does its values go.
       redact: { paths: ['headers["x-api-key"]', 'headers["x-api-id"]', '*.headers["x-api-key"]', '*.headers["x-api-id"]'], censor: REDACTED },
-      hooks: { streamWrite: (line) => redactSecrets(line, secrets) },
+      hooks: { streamWrite: redactorFor(secrets) },
     },
     destination,
   );
 }
 
-function resolveLevel(level: string | undefined): LevelWithSilent {
-  if (level === undefined || level === '') return DEFAULT_LOG_LEVEL;
+function resolveLevel(level: string | undefined, fallback: LevelWithSilent = DEFAULT_LOG_LEVEL): LevelWithSilent {
+  if (level === undefined || level === '') return fallback;
   const normalized = level.trim().toLowerCase();
   if ((LOG_LEVELS as readonly string[]).includes(normalized)) return normalized as LevelWithSilent;
   throw new UsageError(`REELPIPE_LOG_LEVEL: unknown log level '${level}'; expected one of ${LOG_LEVELS.join(', ')}`);

@@ -1,0 +1,37 @@
+/**
+ * Times as a log line shows them: ISO 8601 with milliseconds and the zone, so a line read in
+ * another zone, or a week later, still says exactly when it happened.
+ */
+
+const pad = (n: number, width = 2) => String(Math.trunc(Math.abs(n))).padStart(width, '0');
+
+/**
+ * `2026-11-23T03:43:59.123+01:00`, or `…Z` where the zone is UTC. `offsetMinutes` is east of
+ * UTC (Central Europe in winter: 60).
+ * @default offsetMinutes the local zone's offset at `ms` (the TZ environment variable decides)
+ */
+export function isoTime(ms: number, offsetMinutes = -new Date(ms).getTimezoneOffset()): string {
+  const local = new Date(ms + offsetMinutes * 60_000);
+  const body = local.toISOString().slice(0, 23);
+  if (offsetMinutes === 0) return `${body}Z`;
+  const sign = offsetMinutes > 0 ? '+' : '-';
+  return `${body}${sign}${pad(offsetMinutes / 60)}:${pad(offsetMinutes % 60)}`;
+}
+
+/** `45s`, `3m05s`, `2h04m`: a span as people read it, to the second under an hour. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${pad(seconds % 60)}s`;
+  return `${Math.floor(minutes / 60)}h${pad(minutes % 60)}m`;
+}
+
+/** `2h 5m`, `3m 12s`, `4s`: an age for a person. */
+export function formatAge(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+}
