@@ -1,10 +1,14 @@
-import type { JobRow } from '../state/index.js';
+import type { JobRow, JobState } from '../state/index.js';
+import { adapterFor } from './adapters/index.js';
 import type { Deferred } from './deferred.js';
-import { downloadOutputs, outputsIntact } from './download-outputs.js';
-import { holdInDoubt, reconcileJob } from './reconcile.js';
+import { expectedSeconds } from './track/expected-duration.js';
+import { downloadOutputs, outputsIntact } from './outputs/download-outputs.js';
+import { runOutputHooks } from './hooks/output-hooks.js';
+import { holdInDoubt, reconcileJob } from './reconcile/reconcile.js';
 import type { RunContext } from './run-context.js';
-import { announce, submitJob } from './submit-job.js';
-import type { Tracker } from './tracker.js';
+import { announce } from './announce.js';
+import { submitJob } from './submit/submit-job.js';
+import type { TrackOutcome, Tracker } from './track/tracker.js';
 
 /** How a job ended in this run: `ok` finished and downloaded; `unfinished` left for a later run. */
 export type JobOutcome = 'ok' | 'failed' | 'unfinished';
@@ -39,6 +43,8 @@ export interface DriveHooks {
   inDownloadSlot: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Resolved when the remote job is finished (its result is what dependents read). */
   ready: Deferred<JobOutcome>;
+  /** Resolves once every job this one needs is finished: `ok`, or how the first of them ended. */
+  upstream: () => Promise<JobOutcome>;
 }
 
 /**
@@ -47,27 +53,44 @@ export interface DriveHooks {
  *   in_doubt ─reconcile─▶ submitted | planned | (held: unfinished)
  *   planned ─submit─▶ submitted | done (instant kinds) | rejected | in_doubt | planned (retry later)
  *   submitted | running ─track─▶ done | failed
- *   done ─download─▶ downloaded
+ *   done ─download─▶ downloaded ─output hooks─▶ downloaded | hook_failed
  *
+ * Only a job still to be submitted waits for the jobs it needs, outside any slot: one already
+ * sent (submitted, running, in doubt) exists at the service whatever became of its upstream, so it
+ * is tracked and downloaded regardless — it is paid for, and a run must never leave it unread.
  * The job holds a concurrency slot from submission until its remote job is finished; its
  * download runs in the separate download limit, so slow files never block new submissions.
  */
 export async function driveJob(ctx: RunContext, key: string, hooks: DriveHooks): Promise<JobOutcome> {
-  let row = current(ctx, key);
+  // Its first look at itself: the state the run started with (a finished job needs no more).
+  let row: JobState = ctx.start.rows.get(key) ?? current(ctx, key);
+  ctx.start.rows.delete(key);
   if (row.status === 'failed' || row.status === 'rejected') return finish(hooks, 'failed');
-  if (row.status !== 'done' && row.status !== 'downloaded') {
-    const remote = await hooks.inSlot(() => untilRemoteFinished(ctx, key, hooks));
+  if (row.status === 'planned') {
+    const upstream = await hooks.upstream();
+    if (upstream !== 'ok') return finish(hooks, upstream === 'failed' ? 'failed' : 'unfinished');
+  }
+  if (row.status !== 'done' && !onDisk(row)) {
+    const held = await hooks.inSlot(() => untilRemoteFinished(ctx, key, hooks));
+    // A delivery said the job finished: its slot went to the next job; the read confirms it here.
+    const remote = typeof held === 'string' ? held : trackOutcome(await held.confirmed);
     if (remote !== 'ok') return finish(hooks, remote);
     row = current(ctx, key);
   }
   hooks.ready.resolve('ok');
-  if (row.status === 'downloaded') {
-    if (await outputsIntact(ctx, row)) return 'ok';
-    row = ctx.store.transition(key, 'done', {}, 'job:output-missing', { message: 'an output file is missing or altered' });
+  if (onDisk(row)) {
+    // The output hooks owed (none, once they have all run) run after the files are checked.
+    if (await outputsIntact(ctx, row)) return runOutputHooks(ctx, key, row.status);
+    row = ctx.store.transition(key, 'done', { failedReason: null }, 'job:output-missing', { message: 'an output file is missing or altered' });
   }
   if (ctx.stop.halted) return 'unfinished';
-  return (await hooks.inDownloadSlot(() => downloadOutputs(ctx, row))) ? 'ok' : 'unfinished';
+  // Its answer (with the links to fetch) is read now: the state it started with does not carry it.
+  const finished = 'result' in row ? (row as JobRow) : current(ctx, key);
+  return (await hooks.inDownloadSlot(() => downloadOutputs(ctx, finished))) ? runOutputHooks(ctx, key, 'downloaded') : 'unfinished';
 }
+
+/** Downloaded, whatever its output hooks did: the remote job is finished and its files were on disk. */
+const onDisk = (row: JobState) => row.status === 'downloaded' || row.status === 'hook_failed';
 
 function finish(hooks: DriveHooks, outcome: JobOutcome): JobOutcome {
   hooks.ready.resolve(outcome);
@@ -80,7 +103,16 @@ function current(ctx: RunContext, key: string): JobRow {
   return row;
 }
 
-async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHooks): Promise<JobOutcome> {
+const trackOutcome = (outcome: TrackOutcome): JobOutcome => (outcome === 'done' ? 'ok' : outcome === 'failed' ? 'failed' : 'unfinished');
+
+/**
+ * How a job's time in its slot ended: an outcome, or — when the service's delivery said the job
+ * finished before a read confirmed it — the confirmation still to come. The slot is the service's
+ * capacity, and a finished job no longer holds any: the next job goes at once.
+ */
+type SlotEnd = JobOutcome | { confirmed: Promise<TrackOutcome> };
+
+async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHooks): Promise<SlotEnd> {
   let notCreated = 0;
   let listFailures = 0;
   let absent = 0;
@@ -90,7 +122,10 @@ async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHoo
     switch (row.status) {
       case 'in_doubt': {
         const result = await reconcileJob(ctx, row);
-        if (result === 'held') return 'unfinished';
+        if (result === 'held') {
+          if (await deliveryCame(ctx, key)) continue;
+          return 'unfinished';
+        }
         if (result === 'absent' && ++absent >= MAX_ABSENT_RESUBMITS) return leaveForNextRun(ctx, key, absent);
         listFailures = result === 'list-failed' ? listFailures + 1 : 0;
         if (listFailures >= MAX_LIST_FAILURES) {
@@ -111,16 +146,36 @@ async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHoo
       }
       case 'submitted':
       case 'running': {
-        const outcome = await hooks.tracker.track(row);
-        return outcome === 'done' ? 'ok' : outcome === 'failed' ? 'failed' : 'unfinished';
+        const tracking = hooks.tracker.track(row);
+        const first = await Promise.race([tracking, hooks.tracker.finishing(key).then(() => 'finishing' as const)]);
+        return first === 'finishing' ? { confirmed: tracking } : trackOutcome(first);
       }
       case 'done':
       case 'downloaded':
+      case 'hook_failed':
         return 'ok';
       default:
         return row.status === 'failed' || row.status === 'rejected' ? 'failed' : 'unfinished';
     }
   }
+}
+
+/**
+ * A job held in doubt whose attempt had its own webhook address may still be named by a
+ * delivery. Policy: the service delivers on status changes, the last at the job's end, so a
+ * delivery is awaited until three times the job's expected duration after its intent (at least
+ * the in-doubt settle time); an attempt that created nothing never gets one, and the job is then
+ * left for a person (or a later run that hears a late delivery).
+ */
+async function deliveryCame(ctx: RunContext, key: string): Promise<boolean> {
+  const attempt = ctx.store.lastAttempt(key);
+  if (!ctx.webhooks || !attempt?.hookToken || attempt.deliveredId) return false;
+  const planned = ctx.planned.get(key);
+  const expectedMs = expectedSeconds(planned, adapterFor(current(ctx, key).kind, planned?.mode).typicalSeconds) * 1000 * ctx.options.timeScale;
+  const until = attempt.intentAt + Math.max(3 * expectedMs, ctx.options.inDoubtSettleMs);
+  const wait = until - ctx.clock.now();
+  if (wait <= 0) return false;
+  return ctx.webhooks.awaitDelivery(attempt.hookToken, wait, ctx.stop.controller.signal);
 }
 
 function leaveForNextRun(ctx: RunContext, key: string, cycles: number): JobOutcome {

@@ -1,19 +1,27 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { ServiceClient } from '../api/index.js';
+import { CREATING_CONNECTIONS, type ServiceClient } from '../api/index.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
-import type { JobStatus, NewJob, StateStore } from '../state/index.js';
+import type { JobRow, JobState, JobStatus, NewJob, StateStore } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
+import { inJobScope } from '../util/log-scope.js';
 import type { Random } from '../util/random.js';
-import { BudgetLedger, type Overrun } from './budget-ledger.js';
-import { deferred, type Deferred } from './deferred.js';
+import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
+import { deferred } from './deferred.js';
+import { dependencies } from './dependencies.js';
+import { watchHealth } from './service-health.js';
+import { standingOf, type Standing } from './standing.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
 import { failAlone } from './fail-alone.js';
+import { watchHaltAfter } from './halt-after.js';
 import { noKill, type KillHook } from './kill-hook.js';
-import { AdaptiveRateLimiter } from './rate-limiter.js';
+import { HostLimiters, limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
 import { StopState, type RunContext } from './run-context.js';
 import { RunEvents, type StopReason } from './run-events.js';
 import type { ResolvedRunOptions } from './run-options.js';
-import { Tracker } from './tracker.js';
+import { DeliveryDesk } from './track/deliveries.js';
+import { Tracker } from './track/tracker.js';
+import type { Delivery } from './track/webhook-receiver.js';
+import type { OutputHooks } from './hooks/output-hooks.js';
 
 export interface RunDeps {
   store: StateStore;
@@ -30,16 +38,27 @@ export interface RunDeps {
   stop?: StopState;
   /** @default a limiter at options.ratePerSecond; the CLI shares it with the client's retry observer */
   limiter?: AdaptiveRateLimiter;
-  /** The webhook_url to give jobs that take one. @default none */
-  webhookUrl?: string | null;
-  /** Called with the tracker once it exists (the webhook receiver feeds it hints). */
-  onTracker?: (tracker: Tracker) => void;
+  /**
+   * The run's webhook receiver, when it listens: jobs that take a webhook_url get one address per
+   * attempt, and this run answers the deliveries (see track/deliveries.ts). @default none
+   */
+  receiver?: ReceiverLink;
+  /** The manifest's output hooks (src/run/hooks/). @default none */
+  outputHooks?: OutputHooks | null;
+}
+
+/** What executePlan needs of a webhook receiver: attempt addresses, and a say in its answers. */
+export interface ReceiverLink {
+  urlFor(token: string): string;
+  setHandler(handler: (token: string, delivery: Delivery) => boolean): void;
 }
 
 /** What a run did, for the summary, the exit code and the tests. */
 export interface RunResult {
-  /** Jobs of the plan per status, after the run. */
+  /** Jobs of the plan per status, after the run, from the state database. */
   counts: Partial<Record<JobStatus, number>>;
+  /** Where each job stands, from the state database: what the exit code is decided on. */
+  standing: Standing;
   /** Jobs not submitted because a job they need failed. */
   blocked: string[];
   /** Jobs left in doubt (cannot be reconciled). */
@@ -55,6 +74,8 @@ export interface RunResult {
   credits: { estimated: number; used: number; spent: number; cap: number | null; overruns: Overrun[] };
   requests: { reads: number };
   outcomes: Map<string, JobOutcome>;
+  /** The plan's jobs as the state database has them at the end (the summary is written from these). */
+  jobs: JobState[];
 }
 
 /** The plan's jobs as the state database first records them. */
@@ -78,56 +99,112 @@ export function toNewJobs(plan: Plan): NewJob[] {
 export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): Promise<RunResult> {
   // Recording the plan also scopes the store to this manifest: every read below is of its jobs.
   deps.store.syncPlan(plan.manifestPath, toNewJobs(plan));
-  const ctx = buildContext(plan, deps, options);
-  recoverInterrupted(ctx, plan);
+  // Every job's state and files as the run starts, read in two light queries: the budget ledger
+  // and each job's first look at itself come from here, not from a query per job (a finished
+  // 10,000-job manifest re-runs with two queries, not 20,000).
+  const planned = new Set(plan.jobs.map((j) => j.key));
+  const states = deps.store.jobStates().filter((row) => planned.has(row.key));
+  const ctx = buildContext(plan, deps, options, states);
+  for (const row of states) ctx.start.rows.set(row.key, row);
+  for (const row of recoverInterrupted(ctx, plan)) ctx.start.rows.set(row.key, row);
+  ctx.start.outputs = ctx.store.allOutputs();
   if (options.resubmitInDoubt) {
     for (const row of ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.has(row.key)) ctx.resubmit.add(row.key);
+    // Said out loud, in the progress and the run's log: each of these may now be paid for twice.
+    const n = ctx.resubmit.size;
+    if (n > 0) ctx.events.emit('run:note', { message: `--resubmit-in-doubt: of the ${n} job${n === 1 ? '' : 's'} in doubt, those that cannot be searched for are sent again; each that did exist at the service is then paid for twice` });
   }
   const tracker = new Tracker(ctx);
-  deps.onTracker?.(tracker);
+  if (ctx.webhooks) ctx.webhooks.hint = (id, status) => void tracker.hint(id, status);
   const ready = new Map(plan.jobs.map((job) => [job.key, deferred<JobOutcome>()]));
   const needs = dependencies(plan);
+  const upstreamOf = (key: string) => async (): Promise<JobOutcome> => {
+    const outcomes = await Promise.all((needs.get(key) ?? []).map((k) => ready.get(k)?.promise ?? Promise.resolve<JobOutcome>('ok')));
+    return outcomes.find((o) => o !== 'ok') ?? 'ok';
+  };
   const slots = slotsFor(plan, options);
   const downloads = pLimit(options.downloadConcurrency);
   const deadline = watchDeadline(ctx, tracker);
+  const unwatchFailures = watchHaltAfter(ctx.events, ctx.stop, options.haltAfter);
   const outcomes = new Map<string, JobOutcome>();
-  // allSettled, and each job catches its own errors: one job's failure never ends the run while
-  // other POSTs are on the wire (their answers decide what is paid for).
-  await Promise.allSettled(
-    plan.jobs.map(async (job) => {
-      const outcome = await runOne(ctx, job, needs.get(job.key) ?? [], ready, {
-        tracker,
-        inSlot: slots(job),
-        inDownloadSlot: (fn) => downloads(fn),
-        ready: ready.get(job.key)!,
-      });
-      outcomes.set(job.key, outcome);
-    }),
-  );
+  const drive = (jobs: readonly PlannedJob[]) =>
+    // allSettled, and each job catches its own errors: one job's failure never ends the run while
+    // other POSTs are on the wire (their answers decide what is paid for).
+    Promise.allSettled(
+      jobs.map(async (job) => {
+        const outcome = await runOne(ctx, job, {
+          tracker,
+          inSlot: slots(job),
+          inDownloadSlot: (fn) => downloads(fn),
+          ready: ready.get(job.key) ?? deferred<JobOutcome>(),
+          upstream: upstreamOf(job.key),
+        });
+        outcomes.set(job.key, outcome);
+      }),
+    );
+  await drive(plan.jobs);
+  // A delivery that came after its job was left in doubt (it outwaited the bound) still names the
+  // job the POST made: those jobs get one more pass, which adopts them.
+  if (!ctx.stop.halted) await drive(namedByLateDeliveries(ctx, plan));
   // Every read still on the wire settles (and is committed) before the caller closes anything.
   await tracker.settled();
   deadline.cancel();
-  return summarise(ctx, plan, outcomes, tracker);
+  unwatchFailures();
+  return summarise(ctx, plan, outcomes, tracker, needs);
 }
 
-function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): RunContext {
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+};
+
+/** Jobs still in doubt whose attempt a webhook delivery has named since. */
+function namedByLateDeliveries(ctx: RunContext, plan: Plan): PlannedJob[] {
+  if (!ctx.webhooks) return [];
+  return ctx.store.jobsWithStatus(['in_doubt']).flatMap((row) => {
+    const job = ctx.planned.get(row.key);
+    return job && ctx.store.lastAttempt(row.key)?.deliveredId ? [job] : [];
+  }).filter((job) => plan.jobs.includes(job));
+}
+
+/** The delivery desk answering the receiver's deliveries, when the run listens for webhooks. */
+function deskFor(deps: RunDeps): DeliveryDesk | null {
+  if (!deps.receiver) return null;
+  const desk = new DeliveryDesk(deps.store, deps.clock ?? systemClock, (token) => deps.receiver!.urlFor(token));
+  deps.receiver.setHandler((token, delivery) => desk.receive(token, delivery));
+  return desk;
+}
+
+function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, rows: readonly JobState[]): RunContext {
   const clock = deps.clock ?? systemClock;
-  const rows = deps.store.jobs(plan.jobs.map((j) => j.key));
+  const stop = deps.stop ?? new StopState();
+  const events = deps.events ?? new RunEvents();
+  const limiter = deps.limiter ?? limiterFor(options, clock);
+  const unreachable = (message: string) => {
+    if (stop.stop('unreachable', message)) events.emit('run:stopping', { reason: 'unreachable', message });
+  };
   return {
     store: deps.store,
-    client: deps.client,
+    client: watchHealth(deps.client, clock, options.unreachableAfterMs, unreachable),
     clock,
     random: deps.random ?? Math.random,
-    limiter: deps.limiter ?? new AdaptiveRateLimiter({ ratePerSecond: options.ratePerSecond, clock }),
-    webhookUrl: deps.webhookUrl ?? null,
+    limiter,
+    limiters: new HostLimiters(limiter, hostOf(deps.client.baseUrl), () => limiterFor(options, clock)),
+    webhooks: deskFor(deps),
     ledger: new BudgetLedger({ cap: options.maxCredits, jobs: rows }),
-    events: deps.events ?? new RunEvents(),
+    events,
     kill: deps.kill ?? noKill,
     options,
     outputsDir: plan.outputsDir,
     planned: new Map(plan.jobs.map((job) => [job.key, job])),
-    stop: deps.stop ?? new StopState(),
+    stop,
+    outputHooks: deps.outputHooks ?? null,
     resubmit: new Set<string>(),
+    creating: pLimit(CREATING_CONNECTIONS),
+    start: { rows: new Map(), outputs: new Map() },
   };
 }
 
@@ -135,28 +212,15 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): R
  * A job found `submitting` at start-up was being POSTed when an earlier run died: its intent is
  * committed, its answer is not. It may exist remotely, so it is in doubt, never simply resent.
  */
-function recoverInterrupted(ctx: RunContext, plan: Plan): void {
+function recoverInterrupted(ctx: RunContext, plan: Plan): JobRow[] {
   const keys = new Set(plan.jobs.map((j) => j.key));
   const orphans = ctx.store.jobsWithStatus(['submitting']).filter((row) => keys.has(row.key));
-  ctx.store.durably(() => {
-    for (const row of orphans) {
+  return ctx.store.durably(() =>
+    orphans.map((row) => {
       const attempt = ctx.store.lastAttempt(row.key);
       if (attempt?.state === 'intent') ctx.store.closeAttempt(attempt.id, 'in_doubt', { error: 'the run ended before the answer was recorded' });
       const message = 'found submitting at start-up: an earlier run died mid-POST';
-      ctx.store.transition(row.key, 'in_doubt', { doubtReason: message }, 'job:in-doubt', { message });
-    }
-  });
-}
-
-/** What each job waits for: the jobs its references bind to, and every job of the steps it `needs`. */
-function dependencies(plan: Plan): Map<string, string[]> {
-  const byStep = new Map<string, string[]>();
-  for (const job of plan.jobs) byStep.set(job.step, [...(byStep.get(job.step) ?? []), job.key]);
-  const needsOf = new Map(plan.steps.map((s) => [s.id, s.needs]));
-  return new Map(
-    plan.jobs.map((job) => {
-      const fromSteps = (needsOf.get(job.step) ?? []).flatMap((step) => byStep.get(step) ?? []);
-      return [job.key, [...new Set([...job.refs.map((r) => r.jobKey), ...fromSteps])]];
+      return ctx.store.transition(row.key, 'in_doubt', { doubtReason: message }, 'job:in-doubt', { message });
     }),
   );
 }
@@ -172,21 +236,10 @@ function slotsFor(plan: Plan, options: ResolvedRunOptions): (job: PlannedJob) =>
   };
 }
 
-async function runOne(
-  ctx: RunContext,
-  job: PlannedJob,
-  needs: string[],
-  ready: Map<string, Deferred<JobOutcome>>,
-  hooks: Parameters<typeof driveJob>[2],
-): Promise<JobOutcome> {
-  const upstream = await Promise.all(needs.map((key) => ready.get(key)?.promise ?? Promise.resolve<JobOutcome>('ok')));
-  const blocked = upstream.find((outcome) => outcome !== 'ok');
-  if (blocked) {
-    hooks.ready.resolve(blocked);
-    return blocked === 'failed' ? 'failed' : 'unfinished';
-  }
+async function runOne(ctx: RunContext, job: PlannedJob, hooks: Parameters<typeof driveJob>[2]): Promise<JobOutcome> {
   try {
-    return await driveJob(ctx, job.key, hooks);
+    // Every log line written while driving the job (its requests included) names it.
+    return await inJobScope({ key: job.key, label: job.label }, () => driveJob(ctx, job.key, hooks));
   } catch (error) {
     const outcome = failAlone(ctx, job.key, error);
     // Dependents wait on this: a job that threw is unfinished for them too (a no-op if already ready).
@@ -210,16 +263,19 @@ function watchDeadline(ctx: RunContext, tracker: Tracker): { cancel: () => void 
   return { cancel: () => controller.abort() };
 }
 
-function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome>, tracker: Tracker): RunResult {
-  const rows = ctx.store.jobs(plan.jobs.map((j) => j.key));
+/** What the run did, read back from the state database (the truth), not from what the run remembers. */
+function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome>, tracker: Tracker, needs: Map<string, readonly string[]>): RunResult {
+  const planned = new Set(plan.jobs.map((j) => j.key));
+  const rows = ctx.store.jobStates().filter((row) => planned.has(row.key));
   const counts: Partial<Record<JobStatus, number>> = {};
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
+  const standing = standingOf(plan, rows, needs);
   return {
     counts,
-    // Still planned, yet its outcome is failed: something it needs failed, so it never started.
-    blocked: rows.filter((r) => r.status === 'planned' && outcomes.get(r.key) === 'failed').map((r) => r.key),
+    standing,
+    blocked: standing.blocked,
     heldInDoubt: rows.filter((r) => r.status === 'in_doubt').map((r) => r.key),
-    undownloaded: rows.filter((r) => r.status === 'done').map((r) => r.key),
+    undownloaded: standing.open.toDownload,
     stop: ctx.stop.reason,
     stopMessage: ctx.stop.message,
     credits: {
@@ -231,5 +287,6 @@ function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome
     },
     requests: { reads: tracker.reads },
     outcomes,
+    jobs: rows,
   };
 }

@@ -1,4 +1,5 @@
 import type { JobOutcome } from './drive-job.js';
+import { stopOnLocalFault } from './local-fault-stop.js';
 import type { RunContext } from './run-context.js';
 
 /**
@@ -16,6 +17,8 @@ import type { RunContext } from './run-context.js';
  */
 export function failAlone(ctx: RunContext, key: string, error: unknown): JobOutcome {
   const message = `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+  // A full disk or an unwritable database is the machine's fault, not this job's: the run stops.
+  if (stopOnLocalFault(ctx, error)) return 'unfinished';
   try {
     const row = ctx.store.job(key);
     if (!row) return 'unfinished';

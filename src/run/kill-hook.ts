@@ -5,9 +5,11 @@
  *
  * Points: `before-post` (intent committed, POST not sent), `after-post` (POST answered, remote id
  * not committed), `after-poll` (a read answered, not committed), `mid-download` (part of a file
- * written), `after-download` (file in place, checksum not committed).
+ * written), `after-download` (file in place, checksum not committed), `before-hook` (an output
+ * hook's `running` row committed, its command not started), `after-hook` (the command ended, its
+ * result not committed).
  */
-export const KILL_POINTS = ['before-post', 'after-post', 'after-poll', 'mid-download', 'after-download'] as const;
+export const KILL_POINTS = ['before-post', 'after-post', 'after-poll', 'mid-download', 'after-download', 'before-hook', 'after-hook'] as const;
 export type KillPoint = (typeof KILL_POINTS)[number];
 
 export type KillHook = (point: KillPoint) => void;

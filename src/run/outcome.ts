@@ -3,48 +3,131 @@ import {
   InsufficientCreditsError,
   InterruptedError,
   JobsFailedError,
+  JobsInDoubtError,
+  LocalFaultError,
   LockedError,
   ReelpipeError,
   UnfinishedError,
 } from '../errors.js';
-import { formatCredits } from '../report/summary.js';
+import { formatCredits, plural } from '../util/format.js';
 import type { RunResult } from './execute-plan.js';
+import { openCount, type Standing } from './standing.js';
 
 /**
- * The error that ends a run, or undefined for exit 0. Order matters: an interruption or a
- * refused key explains everything after it; a budget or credits stop comes before "unfinished"
- * (the work left is the stop's consequence); failures are reported only when all else finished.
+ * The error that ends a run, or undefined for exit 0, decided from where the jobs stand in the
+ * state database (standing.ts). The precedence tells the operator what to do next:
+ *
+ *   1. the lock was taken by another run                      → 75: that run carries on
+ *   2. some job can still move on by running again:
+ *        why the run stopped early decides the code (a signal, --max-wait, an unreachable
+ *        service → 4; the budget or the account's credits → 3; refused credentials → 2;
+ *        a local disk or database fault → 74; --halt-after N failures → 1),
+ *        else                                                   → 4: run the same command again
+ *   3. jobs in doubt that only a person can settle             → 5: reelpipe doubt, then resolve
+ *   4. jobs failed (or never started because one they need did) → 1: reelpipe retry
+ *      or their output hooks failed (hook_failed, files on disk)  → 1: reelpipe retry --hooks
+ *      or their files were refused (too large, private address…) → 1: fix, run again (no new POST)
+ *   5. everything finished and on disk                          → 0
+ *
+ * A stop with nothing left to do is not an error: a finished manifest whose past spend is over
+ * a lowered cap, or a SIGINT after the last download, exits 0.
  */
-export function runOutcome(result: RunResult, signal = 'a signal'): ReelpipeError | undefined {
+export function runOutcome(result: RunResult, manifest: string): ReelpipeError | undefined {
+  const { standing } = result;
   const message = result.stopMessage ?? '';
+  if (result.stop === 'lock-lost') {
+    return new LockedError(`${message}; this run stopped at once, its work is recorded and the other run carries on`);
+  }
+  if (openCount(standing) > 0) return stoppedEarly(result, manifest) ?? new UnfinishedError(`${openText(standing)}: run the same command again to resume${alsoText(standing, manifest)}`);
+  if (standing.undecided.length > 0) return new JobsInDoubtError(doubtText(standing, manifest) + failedNote(standing, manifest));
+  if (needsAFix(standing) > 0) return new JobsFailedError(failedText(standing, manifest));
+  return undefined;
+}
+
+function stoppedEarly(result: RunResult, manifest: string): ReelpipeError | undefined {
+  const message = result.stopMessage ?? '';
+  // The stop's message starts with the signal's name when a signal stopped the run ("SIGTERM received").
+  const signal = /^SIG[A-Z]+/.exec(message)?.[0] ?? 'a signal';
+  const left = `${openText(result.standing)}${alsoText(result.standing, manifest)}`;
   switch (result.stop) {
     case 'interrupted':
-      return new InterruptedError(signal);
-    // Exit 75, not 4: another run holds this manifest now; rerunning at once would only be refused.
-    case 'lock-lost':
-      return new LockedError(`${message}; this run stopped at once, its work is recorded and the other run carries on`);
+      return new InterruptedError(signal, left);
     case 'auth':
       return new ReelpipeError('API_UNAUTHORIZED', `the service refused the credentials; nothing more was submitted: ${message}`);
     case 'credits':
-      return new InsufficientCreditsError(`the account ran out of credits; submitting stopped: ${message}`);
+      return new InsufficientCreditsError(`the account ran out of credits; submitting stopped: ${message}; ${left}`);
     case 'budget':
-      return new BudgetExceededError(budgetMessage(result, message));
+      return new BudgetExceededError(`${budgetMessage(result, message)}; ${left}`);
     case 'deadline':
-      return new UnfinishedError(`${message}; jobs in flight are tracked by the next run`);
+    case 'unreachable':
+      return new UnfinishedError(`${message}; ${left}: the next run carries on`);
+    case 'local-fault':
+      return new LocalFaultError(`${message}; ${left}: fix the machine, then run the same command again`);
+    // The failures are why the run stopped: read them first (exit 1); retry then resubmits them and runs the rest.
+    case 'halt-after':
+      return new JobsFailedError(`${message}; ${left}: see the summary, fix the cause, then \`reelpipe retry ${manifest}\` (it resubmits the failed jobs and runs the rest)`);
     default:
-      break;
+      return undefined;
   }
-  const unfinished = [...result.outcomes.values()].filter((o) => o === 'unfinished').length;
-  if (result.heldInDoubt.length > 0 || unfinished > 0) {
-    return new UnfinishedError(
-      `${unfinished} job${unfinished === 1 ? '' : 's'} unfinished` +
-        (result.heldInDoubt.length ? ` (${result.heldInDoubt.length} held in doubt)` : '') +
-        '; run the same command again to resume',
-    );
-  }
-  const failed = [...result.outcomes.values()].filter((o) => o === 'failed').length;
-  if (failed > 0) return new JobsFailedError(`${failed} job${failed === 1 ? '' : 's'} failed; see the summary, then reelpipe retry`);
-  return undefined;
+}
+
+function openText(standing: Standing): string {
+  const { rendering, toDownload, notSubmitted, toSearch } = standing.open;
+  const parts = [
+    [rendering.length, 'still rendering at the service'],
+    [toDownload.length, 'finished, files not yet downloaded'],
+    [notSubmitted.length, 'not submitted yet'],
+    [toSearch.length, 'in doubt, to be searched for at the service'],
+  ] as const;
+  const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${formatCredits(n)} ${what}`);
+  return `${plural(openCount(standing), 'job')} left (${said.join(', ')})`;
+}
+
+/** What else needs the operator, said after the main verdict. */
+function alsoText(standing: Standing, manifest: string): string {
+  const doubt = standing.undecided.length > 0 ? `; also ${doubtText(standing, manifest)}` : '';
+  return doubt + failedNote(standing, manifest);
+}
+
+function doubtText(standing: Standing, manifest: string): string {
+  return (
+    `${plural(standing.undecided.length, 'job')} in doubt need${standing.undecided.length === 1 ? 's' : ''} a decision — ` +
+    `each may exist (and be paid for) at the service, which cannot be searched for it: see \`reelpipe doubt ${manifest}\`, ` +
+    `then \`reelpipe resolve ${manifest} JOB --adopt REMOTE_ID\` or \`--absent\``
+  );
+}
+
+/** Jobs that no run moves on until a person does something: failed, blocked, hook failed, refused files. */
+function needsAFix(standing: Standing): number {
+  return standing.failed.length + standing.blocked.length + standing.hookFailed.length + standing.refused.length;
+}
+
+function failedNote(standing: Standing, manifest: string): string {
+  return needsAFix(standing) > 0 ? `; ${failedText(standing, manifest)}` : '';
+}
+
+function failedText(standing: Standing, manifest: string): string {
+  const hooks = [hookFailedText(standing, manifest), refusedText(standing, manifest)].filter(Boolean).join('; ');
+  if (standing.failed.length + standing.blocked.length === 0) return hooks;
+  const blocked = standing.blocked.length > 0 ? ` and ${plural(standing.blocked.length, 'job')} not started because a job they need failed` : '';
+  return `${plural(standing.failed.length, 'job')} failed${blocked}: see the summary, then \`reelpipe retry ${manifest}\`${hooks ? `; ${hooks}` : ''}`;
+}
+
+/** Refused files are not a failed job: it was made and paid for; after the fix, a plain run fetches them. */
+function refusedText(standing: Standing, manifest: string): string {
+  const n = standing.refused.length;
+  if (n === 0) return '';
+  return (
+    `${plural(n, 'job')} finished at the service but ${n === 1 ? 'its files were' : 'their files were'} refused (too large, at a private address, or behind a link in the outputs folder): ` +
+    `see the reason in \`reelpipe status ${manifest}\`, fix it, then run the same command again — it fetches them without paying again`
+  );
+}
+
+/** A failed hook is not a failed job: its files are on disk, and only the hook is run again. */
+function hookFailedText(standing: Standing, manifest: string): string {
+  const n = standing.hookFailed.length;
+  if (n === 0) return '';
+  return `${plural(n, 'job')} finished with ${n === 1 ? 'its' : 'their'} files on disk but an output hook failed: see \`reelpipe status ${manifest}\`, then \`reelpipe retry ${manifest} --hooks\``;
 }
 
 /**

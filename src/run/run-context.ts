@@ -1,17 +1,33 @@
 import { setMaxListeners } from 'node:events';
+import type { LimitFunction } from 'p-limit';
 import type { ServiceClient } from '../api/index.js';
 import type { PlannedJob } from '../plan/types.js';
-import type { StateStore } from '../state/index.js';
+import type { JobState, OutputRow, StateStore } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
-import type { BudgetLedger } from './budget-ledger.js';
+import type { BudgetLedger } from './budget/budget-ledger.js';
 import type { KillHook } from './kill-hook.js';
-import type { AdaptiveRateLimiter } from './rate-limiter.js';
+import type { OutputHooks } from './hooks/output-hooks.js';
+import type { AdaptiveRateLimiter, HostLimiters } from './submit/rate-limiter.js';
 import type { RunEvents, StopReason } from './run-events.js';
 import type { ResolvedRunOptions } from './run-options.js';
+import type { DeliveryDesk } from './track/deliveries.js';
 
-/** Reasons that also end tracking and downloads: an interruption, the deadline, a lost lock. */
-const HALTING = new Set<StopReason>(['interrupted', 'deadline', 'lock-lost']);
+/**
+ * Reasons that also end tracking and downloads: an interruption, the deadline, a lost lock, a
+ * service unreachable past its bound, a local fault (the state cannot be written, so nothing
+ * more can be recorded safely).
+ */
+const HALTING = new Set<StopReason>(['interrupted', 'deadline', 'lock-lost', 'unreachable', 'local-fault']);
+
+/**
+ * Halts that also cut requests on the wire (the client's signal). Why not an interruption: a
+ * person's SIGINT asks for a clean stop, and a creating POST cut mid-way is in doubt, so requests
+ * settle (each bounded by the client's deadlines; a second signal kills). The deadline, a lost
+ * lock, an unreachable service or a local fault must end the run within seconds whatever the
+ * network does: a POST they cut is recorded in doubt and settled by a later run.
+ */
+const CUTTING = new Set<StopReason>(['deadline', 'lock-lost', 'unreachable', 'local-fault']);
 
 /**
  * Why submitting stopped, first reason wins. `halt` (interrupt, deadline, lost lock) also ends tracking and
@@ -22,10 +38,13 @@ export class StopState {
   /** The first stop's explanation, for the final message. */
   message: string | null = null;
   readonly controller = new AbortController();
+  /** Aborted by the halts that cut requests on the wire (see CUTTING): the client's signal. */
+  readonly requests = new AbortController();
 
   constructor() {
     // Every waiting job listens for the stop: thousands of listeners are expected, not a leak.
     setMaxListeners(0, this.controller.signal);
+    setMaxListeners(0, this.requests.signal);
   }
 
   get submitting(): boolean {
@@ -50,6 +69,7 @@ export class StopState {
     this.reason = reason;
     this.message ??= message ?? null;
     if (this.halted) this.controller.abort(new Error(reason));
+    if (CUTTING.has(reason)) this.requests.abort(new Error(reason));
     return true;
   }
 }
@@ -60,17 +80,29 @@ export interface RunContext {
   client: ServiceClient;
   clock: Clock;
   random: Random;
+  /** The service host's limiter: creations and reads. */
   limiter: AdaptiveRateLimiter;
+  /** Every host's limiter (downloads go through the limiter of the host they come from). */
+  limiters: HostLimiters;
   ledger: BudgetLedger;
   events: RunEvents;
   kill: KillHook;
   options: ResolvedRunOptions;
   outputsDir: string;
-  /** The receiver's address for webhook_url, when webhooks are on. */
-  webhookUrl: string | null;
+  /** The webhook channel, when the run listens: per-attempt addresses and their deliveries. */
+  webhooks: DeliveryDesk | null;
   /** The plan's jobs by key. */
   planned: Map<string, PlannedJob>;
   stop: StopState;
+  /** Runs a creation (intent, POST, answer) in one of the slots the client has sockets for. */
+  creating: LimitFunction;
+  /**
+   * Each job's row and recorded files as the run started, for its first look at itself; taken
+   * (and dropped) by that look, so later reads see the database.
+   */
+  start: { rows: Map<string, JobState>; outputs: Map<string, OutputRow[]> };
+  /** The manifest's output hooks, run once per downloaded file; null when it has none. */
+  outputHooks: OutputHooks | null;
   /**
    * Jobs in doubt when the run started which --resubmit-in-doubt may resubmit, once each, where
    * the service cannot be searched: a job that falls in doubt again during this run is held

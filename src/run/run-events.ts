@@ -6,14 +6,52 @@ import type { JobStatus } from '../state/index.js';
  * listens to these, and tests await them instead of sleeping.
  */
 export interface RunEventMap {
-  'job:status': { key: string; step: string; kind: string; status: JobStatus; remoteId?: string | null; detail?: string };
+  /**
+   * A job changed status. The row's money and times ride along (when the announcer has the row),
+   * so progress can show credits so far and estimate from observed durations.
+   */
+  'job:status': {
+    key: string;
+    step: string;
+    kind: string;
+    status: JobStatus;
+    remoteId?: string | null;
+    detail?: string;
+    creditsUsed?: number | null;
+    creditsPrior?: number;
+    submittedAt?: number | null;
+    finishedAt?: number | null;
+  };
   'job:download-failed': { key: string; step: string; message: string };
+  /** A read of a tracked job failed: said at the first failure, and when the run gives up on it. */
+  'job:read-failed': { key: string; step: string; message: string; giveUp: boolean };
   'run:stopping': { reason: StopReason; message: string };
+  /** The run has its row (its id) and its log, before the lock is taken: what a header names. */
+  'run:started': RunStarted;
+  /** The run's row records how it ended: `OK` or the error code. */
+  'run:finished': { runId: number; outcome: string };
   'run:note': { message: string };
 }
 
-/** Why submitting stopped before every job was submitted. */
-export type StopReason = 'interrupted' | 'deadline' | 'budget' | 'credits' | 'auth' | 'lock-lost';
+/** The run as it starts: the facts a progress header and a log's first line name. */
+export interface RunStarted {
+  runId: number;
+  manifest: string;
+  statePath: string;
+  /** The run's NDJSON log, or null when the caller keeps no log file. */
+  logFile: string | null;
+  jobs: number;
+  steps: number;
+  /** Expected credits of the jobs whose cost is known; `unknownJobs` are left out of it. */
+  expectedCredits: number | null;
+  unknownJobs: number;
+  maxCredits: number | null;
+  concurrency: number;
+  sandbox: boolean;
+}
+
+/** Why submitting stopped before every job was submitted (`halt-after`: --halt-after N failures were reached). */
+export type StopReason = 'interrupted' | 'deadline' | 'budget' | 'credits' | 'auth' | 'lock-lost' | 'unreachable' | 'local-fault' | 'halt-after';
 
 export class RunEvents {
   private readonly emitter = new EventEmitter();

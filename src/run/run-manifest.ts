@@ -1,25 +1,26 @@
 import { hostname } from 'node:os';
-import { clientFromEnv, createClient, type ServiceClient } from '../api/index.js';
-import type { ReelpipeError } from '../errors.js';
-import { loadManifest } from '../manifest/index.js';
-import { assertWithinBudget, planManifest, type Plan } from '../plan/index.js';
-import { renderSummary } from '../report/summary.js';
-import { startSandbox, type Sandbox } from '../sandbox/index.js';
-import { acquireLock, resolveStatePath, StateStore, type HeldLock } from '../state/index.js';
+import type { ServiceClient } from '../api/index.js';
+import { LocalFaultError, type ReelpipeError } from '../errors.js';
+import { loadManifest, type Manifest } from '../manifest/index.js';
+import { assertBudget, budgetView, countedMoney, planManifest, type Plan } from '../plan/index.js';
+import { acquireLockWaiting, claimOutputs, isLocalFault, readJobMoney, resolveStatePath, StateStore } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { createLogger } from '../util/logger.js';
-import { executePlan, type RunResult } from './execute-plan.js';
+import { plural } from '../util/format.js';
+import { createLogger, type Logger } from '../util/logger.js';
+import { executePlan, type ReceiverLink, type RunResult } from './execute-plan.js';
 import { killHookFromEnv } from './kill-hook.js';
+import { openService } from './open-service.js';
 import { runOutcome } from './outcome.js';
-import { AdaptiveRateLimiter } from './rate-limiter.js';
-import { observeRateLimits } from './retry-observer.js';
+import { limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
+import { observeRateLimits } from './submit/retry-observer.js';
 import { StopState } from './run-context.js';
 import type { RunEvents } from './run-events.js';
-import { resolveRunOptions, type RunOptions } from './run-options.js';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
-
-import { assertKnownCosts } from './budget-gate.js';
-import { checkHtmlAdStyles } from './check-styles.js';
+import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './run-options.js';
+import { selectSteps } from './select-steps.js';
+import { checkHtmlAdStyles } from './submit/check-styles.js';
+import { checkHookEnv } from './hooks/check-hook-env.js';
+import { OutputHooks } from './hooks/output-hooks.js';
+import { startWebhookReceiver, type Delivery } from './track/webhook-receiver.js';
 
 export { DEFAULT_SANDBOX_SPEED } from './defaults.js';
 
@@ -27,7 +28,7 @@ export interface RunManifestInput extends RunOptions {
   manifestFile: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** @default state/reelpipe.db, or state/sandbox.db with `sandbox` */
+  /** @default state/reelpipe.db (state/sandbox.db with `sandbox`) in the manifest's project: see state/locate.ts */
   statePath?: string;
   /** Run against an embedded sandbox at this speed instead of the service. @default off */
   sandbox?: { speed: number };
@@ -39,117 +40,180 @@ export interface RunManifestInput extends RunOptions {
   clock?: Clock;
   /** Runs after the lock is taken and the plan recorded, before any job moves (`retry` resets jobs here). */
   prepare?: (store: StateStore, plan: Plan) => void;
+  /**
+   * Opens the run's log once the run has its id; the client logs through it, and it is closed
+   * when the run ends. @default none: the client logs JSON to stderr (createLogger)
+   */
+  openLog?: (run: { id: number; statePath: string }) => { file: string; logger: Logger; close(): void };
 }
 
 export interface RunManifestOutput {
+  /** The jobs this run was given: the manifest's, or the `--step` selection's. */
   plan: Plan;
+  /** Every job of the manifest (the report covers them all, whatever was selected). */
+  manifestPlan: Plan;
+  /** The manifest as loaded (its end-of-run hook and notifications run after the report). */
+  manifest: Manifest;
+  /** The run's row in the state database. */
+  runId: number | null;
   result: RunResult;
-  summary: string;
+  /** The state database the run used (the report is read from it). */
+  statePath: string;
+  elapsedMs: number;
   /** Why the run did not exit 0, or undefined. */
   error: ReelpipeError | undefined;
 }
 
 /**
- * `reelpipe run`, minus the flags: plan → budget gate → lock → submit, track, download → summary.
- * Everything it opens (state, lock, client, sandbox, webhook receiver) is closed on the way out,
- * whatever happens.
+ * `reelpipe run`, minus the flags: plan → state (found from the manifest) → budget gate and the
+ * outputs folder's owner → lock → styles check → submit, track, download. Nothing is sent before
+ * every check has passed. Everything it opens (state, lock, client, sandbox, webhook receiver) is
+ * closed on the way out, whatever happens, and the run's row records how it ended.
  */
 export async function runManifest(input: RunManifestInput): Promise<RunManifestOutput> {
   const clock = input.clock ?? systemClock;
   const stop = input.stop ?? new StopState();
   const started = clock.now();
   const manifest = await loadManifest(input.manifestFile, { env: input.env, cwd: input.cwd });
-  const plan = planManifest(manifest, input.maxCredits === undefined || input.maxCredits === null ? {} : { maxCredits: input.maxCredits });
+  checkHookEnv(manifest, input.env);
+  const sandbox = input.sandbox !== undefined;
+  const manifestPlan = planManifest(manifest, { ...(input.maxCredits === undefined || input.maxCredits === null ? {} : { maxCredits: input.maxCredits }), sandbox });
+  const statePath = resolveStatePath(manifestPlan.manifestPath, { cwd: input.cwd, statePath: input.statePath, sandbox });
+  input.progress.emit('run:note', { message: `state: ${statePath}` });
+  const money = readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs.map((j) => j.key));
+  const plan = selected(manifestPlan, input, (key) => money.get(key)?.status);
   const options = resolveRunOptions(
     { ...input, timeScale: input.timeScale ?? (input.sandbox ? 1 / input.sandbox.speed : 1) },
     { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits },
+    input.env,
   );
-  // Before anything is locked or sent: a plan whose expected total is over the cap never starts.
-  assertWithinBudget(plan, options.maxCredits ?? undefined);
-  assertKnownCosts(plan, options.maxCredits);
-  // Each manifest owns its jobs: the store reads and writes only this manifest's rows.
-  const statePath = resolveStatePath(input.cwd, input.statePath, input.sandbox !== undefined);
-  const store = StateStore.open(statePath, clock).useManifest(plan.manifestPath);
+  // The one budget gate, before anything is created, locked or sent: what is still to submit,
+  // weighed against what the database says is spent or held — the same verdict `plan` prints.
+  assertBudget(plan, budgetView(plan, options.maxCredits, (key) => money.get(key)));
+  const store = openStore(statePath, clock).useManifest(plan.manifestPath);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   try {
+    // A folder another state database filled is refused: running would pay for its jobs again.
+    claimOutputs(plan.outputsDir, plan.manifestPath, store.identity(statePath));
     // The run row first, so the lock (and a refused run's message) names the run holding it.
-    store.startRun(plan.manifestPath, hostname(), process.pid, options.maxCredits);
-    const lock = takeLock(store, plan.manifestPath, () => {
-      const message = `the lock on ${plan.manifestPath} was taken by another run (this run's heartbeat looked stale)`;
-      if (stop.stop('lock-lost', message)) input.progress.emit('run:stopping', { reason: 'lock-lost', message });
+    const runId = store.startRun(plan.manifestPath, hostname(), process.pid, options.maxCredits);
+    const log = input.openLog?.({ id: runId, statePath });
+    if (log) closers.unshift(() => log.close());
+    input.progress.emit('run:started', {
+      runId, manifest: plan.manifestPath, statePath, logFile: log?.file ?? null, jobs: plan.totals.jobs, steps: plan.steps.length,
+      expectedCredits: plan.totals.credits?.expected ?? null, unknownJobs: plan.totals.unknownJobs, maxCredits: options.maxCredits,
+      concurrency: options.concurrency, sandbox,
     });
-    closers.unshift(() => lock.release());
-    input.prepare?.(store, plan);
-    const limiter = new AdaptiveRateLimiter({ ratePerSecond: options.ratePerSecond, clock });
-    const client = await connect(input, statePath, limiter, closers);
-    const sent = store.jobs(plan.jobs.filter((j) => j.kind === 'html_ads').map((j) => j.key)).filter((r) => r.status !== 'planned');
-    const sentKeys = new Set(sent.map((r) => r.key));
-    await checkHtmlAdStyles(plan, client, input.progress, (key) => !sentKeys.has(key));
-    const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
-    const result = await executePlan(plan, {
-      store,
-      client,
-      clock,
-      limiter,
-      kill: killHookFromEnv(input.env),
-      events: input.progress,
-      stop,
-      webhookUrl: receiver?.url ?? null,
-      onTracker: (tracker) => receiver?.onHint((id) => tracker.hint(id)),
-    }, options);
-    const error = runOutcome(result);
-    store.finishRun(error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
-    return { plan, result, summary: renderSummary(plan, result, store, clock.now() - started), error };
+    const result = await runLocked(input, plan, options, { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), logger: log?.logger });
+    const error = runOutcome(result, input.manifestFile);
+    // What this run added to the ledger (its `runs` line): spent at the end less spent at the start.
+    const spentBefore = [...money.values()].reduce((sum, job) => sum + countedMoney(job).spent, 0);
+    const thisRun = Math.round((result.credits.spent - spentBefore) * 100) / 100;
+    finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: { ...result.credits, thisRun } });
+    return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
+  } catch (error) {
+    finish(store, input.progress, (error as ReelpipeError).code ?? 'INTERNAL', {});
+    throw isLocalFault(error) ? new LocalFaultError(`the state database ${statePath} could not be written: ${(error as Error).message}`, { cause: error }) : error;
   } finally {
-    for (const close of closers) await close();
+    await closeAll(closers);
   }
 }
 
-/**
- * The embedded sandbox's journal, beside the state database (`state/sandbox.db` →
- * `state/sandbox-service.jsonl`). Why: the state remembers jobs across runs, so the service must
- * too — a job submitted by one run is read by the next, a killed run's POST is found by
- * reconciliation, and ids never repeat between runs on one state (as with the real service).
- */
-export function sandboxJournalPath(statePath: string): string {
-  return `${statePath.replace(/\.db$/, '')}-service.jsonl`;
+interface Held {
+  store: StateStore;
+  statePath: string;
+  clock: Clock;
+  stop: StopState;
+  closers: (() => Promise<void> | void)[];
+  outputHooks: OutputHooks | null;
+  /** The run log's logger, when the caller keeps one. */
+  logger?: Logger;
 }
 
-/** Takes the run lock; a refusal is recorded as the run's outcome before it is thrown (exit 75). */
-function takeLock(store: StateStore, name: string, onLost: () => void): HeldLock {
+/** Under the lock: connect, check the live styles, then execute the plan. */
+async function runLocked(input: RunManifestInput, plan: Plan, options: ResolvedRunOptions, held: Held): Promise<RunResult> {
+  const { store, clock, stop, closers } = held;
+  const halt = (reason: 'lock-lost' | 'local-fault', message: string) => {
+    if (stop.stop(reason, message)) input.progress.emit('run:stopping', { reason, message });
+  };
+  const lock = await acquireLockWaiting(store, {
+    name: plan.manifestPath,
+    onLost: () => halt('lock-lost', `the lock on ${plan.manifestPath} was taken by another run (this run's heartbeat looked stale)`),
+    onFault: (error) => halt('local-fault', `the state database ${held.statePath} could not be written (${error.message}); nothing more can be recorded safely`),
+    waitMs: options.waitForLockMs,
+    signal: stop.controller.signal,
+    onWait: (refusal) => input.progress.emit('run:note', { message: `${refusal.message}; waiting up to ${Math.round(options.waitForLockMs / 1000)} s for it (--wait-for-lock)` }),
+  });
+  closers.unshift(() => lock.release());
+  input.prepare?.(store, plan);
+  const limiter = limiterFor(options, clock);
+  const client = await connect(input, held, limiter, stop.requests.signal);
+  const sentKeys = new Set(store.jobs(plan.jobs.filter((j) => j.kind === 'html_ads').map((j) => j.key)).filter((r) => r.status !== 'planned').map((r) => r.key));
+  await checkHtmlAdStyles(plan, client, input.progress, (key) => !sentKeys.has(key));
+  const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
+  return executePlan(plan, {
+    store,
+    client,
+    clock,
+    limiter,
+    kill: killHookFromEnv(input.env),
+    events: input.progress,
+    stop,
+    ...(receiver ? { receiver } : {}),
+    outputHooks: held.outputHooks,
+  }, options);
+}
+
+/** Opens the state database; a machine that cannot (a full disk, no permission) is a local fault, exit 74. */
+function openStore(statePath: string, clock: Clock): StateStore {
   try {
-    return acquireLock(store, { name, onLost });
+    return StateStore.open(statePath, clock);
   } catch (error) {
-    store.finishRun((error as ReelpipeError).code ?? 'ERROR', {});
+    if (isLocalFault(error)) throw new LocalFaultError(`cannot open the state database ${statePath}: ${(error as Error).message}`, { cause: error });
     throw error;
   }
 }
 
-async function connect(
-  input: RunManifestInput,
-  statePath: string,
-  limiter: AdaptiveRateLimiter,
-  closers: (() => Promise<void> | void)[],
-): Promise<ServiceClient> {
-  let sandbox: Sandbox | undefined;
-  if (input.sandbox) {
-    sandbox = await startSandbox({ port: 0, speed: input.sandbox.speed, credits: 1_000_000, seed: 1, journal: sandboxJournalPath(statePath) });
-    closers.unshift(() => sandbox?.close());
+/** Records how the run ended, if it started; on a full disk that may fail too, and is not worth a second error. */
+function finish(store: StateStore, events: RunEvents, outcome: string, summary: Record<string, unknown>): void {
+  try {
+    store.finishRun(outcome, summary);
+  } catch (error) {
+    if (!isLocalFault(error)) throw error;
   }
-  const logger = observeRateLimits(createLogger({ env: input.env }), () => limiter.throttled());
-  const client = sandbox
-    ? createClient({ baseUrl: sandbox.url, apiId: 'sandbox-id', apiKey: 'sandbox-key', logger })
-    : clientFromEnv(input.env, { logger });
-  closers.unshift(() => client.close());
-  return client;
+  if (store.runId !== null) events.emit('run:finished', { runId: store.runId, outcome });
 }
 
-async function startReceiver(
-  webhook: { listen: string; publicUrl: string },
-  closers: (() => Promise<void> | void)[],
-): Promise<WebhookReceiver & { onHint: (fn: (id: string) => void) => void }> {
-  let hint: (id: string) => void = () => undefined;
-  const receiver = await startWebhookReceiver(webhook.listen, webhook.publicUrl, (id) => hint(id));
+/** Closes everything, each closer on its own: one failing (a lock row a full disk cannot delete) never skips the rest. */
+async function closeAll(closers: (() => Promise<void> | void)[]): Promise<void> {
+  for (const close of closers) {
+    try {
+      await close();
+    } catch (error) {
+      if (!isLocalFault(error)) throw error;
+    }
+  }
+}
+
+/** The `--step` selection of the plan, announced; the whole plan without one. */
+function selected(plan: Plan, input: RunManifestInput, statusOf: (key: string) => string | undefined): Plan {
+  if (!input.steps || input.steps.length === 0) return plan;
+  const chosen = selectSteps(plan, input.steps, statusOf);
+  input.progress.emit('run:note', { message: `--step: ${plural(chosen.jobs.length, 'job')} of step ${chosen.steps.map((s) => s.id).join(', ')} (of ${plural(plan.jobs.length, 'job')} in the manifest)` });
+  return chosen;
+}
+
+/** The service (or the embedded sandbox), its rate-limit answers feeding the limiter; closed with the run. */
+async function connect(input: RunManifestInput, held: Held, limiter: AdaptiveRateLimiter, signal: AbortSignal): Promise<ServiceClient> {
+  const logger = observeRateLimits(held.logger ?? createLogger({ env: input.env }), (retryAfterMs) => limiter.throttled(retryAfterMs));
+  const service = await openService({ env: input.env, ...(input.sandbox ? { sandbox: input.sandbox } : {}), statePath: held.statePath, logger, signal });
+  held.closers.unshift(() => service.close());
+  return service.client;
+}
+
+async function startReceiver(webhook: { listen: string; publicUrl: string }, closers: (() => Promise<void> | void)[]): Promise<ReceiverLink> {
+  let handler: (token: string, delivery: Delivery) => boolean = () => false;
+  const receiver = await startWebhookReceiver(webhook.listen, webhook.publicUrl, (token, delivery) => handler(token, delivery));
   closers.unshift(() => receiver.close());
-  return Object.assign(receiver, { onHint: (fn: (id: string) => void) => (hint = fn) });
+  return { urlFor: (token) => receiver.urlFor(token), setHandler: (fn) => (handler = fn) };
 }

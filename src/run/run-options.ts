@@ -1,3 +1,6 @@
+import { UNREACHABLE_AFTER_MS } from './service-health.js';
+import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadSettingsFromEnv } from '../download/index.js';
+
 /** Knobs of one run; the CLI fills them from flags, tests set them directly. */
 export interface RunOptions {
   /** Jobs in flight at once. @default the manifest's `concurrency` */
@@ -34,6 +37,37 @@ export interface RunOptions {
   clockSkewMs?: number;
   /** Webhook receiver `HOST:PORT` and the public URL that reaches it. @default no webhooks */
   webhook?: { listen: string; publicUrl: string };
+  /**
+   * How long the service may give no answer at all before the run stops with exit 4 (real time,
+   * not scaled). @default UNREACHABLE_AFTER_MS (5 minutes; see service-health.ts)
+   */
+  unreachableAfterMs?: number;
+  /**
+   * Largest output file downloaded, in bytes; a larger one fails its job's download with the reason.
+   * @default env REELPIPE_MAX_DOWNLOAD_BYTES, else 2 GiB
+   */
+  maxDownloadBytes?: number;
+  /**
+   * Hosts (`host` or `host:port`) whose output links are fetched even at a private address; the
+   * service's own host always is.
+   * @default env REELPIPE_DOWNLOAD_ALLOW_HOSTS (comma-separated), else none
+   */
+  downloadAllowHosts?: readonly string[];
+  /**
+   * `--step`: run only the jobs of these steps; a job they need from another step must already
+   * be finished (see select-steps.ts). @default every step
+   */
+  steps?: readonly string[];
+  /**
+   * `--halt-after N`: after N jobs failed or were rejected in this run, stop submitting; jobs
+   * already sent are tracked and downloaded as usual (see halt-after.ts). @default no limit
+   */
+  haltAfter?: number;
+  /**
+   * `--wait-for-lock`: while another run holds the manifest's lock, try again for up to this long
+   * (ms) before exiting 75. @default 0 (refused at once)
+   */
+  waitForLockMs?: number;
 }
 
 export interface ResolvedRunOptions {
@@ -48,10 +82,21 @@ export interface ResolvedRunOptions {
   inDoubtSettleMs: number;
   clockSkewMs: number;
   webhook: { listen: string; publicUrl: string } | null;
+  unreachableAfterMs: number;
+  maxDownloadBytes: number;
+  downloadAllowHosts: readonly string[];
+  haltAfter: number | null;
+  waitForLockMs: number;
 }
 
-export function resolveRunOptions(options: RunOptions, manifest: { concurrency: number; maxCredits: number | null }): ResolvedRunOptions {
+/** Options win over the environment (`env`: the download settings), which wins over the defaults. */
+export function resolveRunOptions(
+  options: RunOptions,
+  manifest: { concurrency: number; maxCredits: number | null },
+  env: NodeJS.ProcessEnv = {},
+): ResolvedRunOptions {
   const timeScale = options.timeScale ?? 1;
+  const download = downloadSettingsFromEnv(env);
   return {
     concurrency: options.concurrency ?? manifest.concurrency,
     maxCredits: options.maxCredits === undefined ? manifest.maxCredits : options.maxCredits,
@@ -64,5 +109,10 @@ export function resolveRunOptions(options: RunOptions, manifest: { concurrency: 
     inDoubtSettleMs: (options.inDoubtSettleMs ?? 30_000) * timeScale,
     clockSkewMs: options.clockSkewMs ?? 120_000,
     webhook: options.webhook ?? null,
+    unreachableAfterMs: options.unreachableAfterMs ?? UNREACHABLE_AFTER_MS,
+    maxDownloadBytes: options.maxDownloadBytes ?? download.maxBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES,
+    downloadAllowHosts: options.downloadAllowHosts ?? download.allowHosts ?? [],
+    haltAfter: options.haltAfter ?? null,
+    waitForLockMs: options.waitForLockMs ?? 0,
   };
 }

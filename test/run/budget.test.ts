@@ -41,7 +41,7 @@ async function runUnderCap(cap: number, finished: Record<string, unknown>, more:
   server.script('GET', '/v.mp4', { status: 200, text: 'MP4', headers: { 'content-type': 'video/mp4' } });
   more();
   const result = await executePlan(plan, { store, client }, resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001, maxCredits: cap }, { concurrency: 1, maxCredits: null }));
-  return { result, error: runOutcome(result) };
+  return { result, error: runOutcome(result, 'm.yaml') };
 }
 
 describe('the budget at run time', () => {

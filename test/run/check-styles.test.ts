@@ -5,9 +5,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient, type ServiceClient } from '../../src/api/index.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { planManifest, type Plan } from '../../src/plan/index.js';
-import { checkHtmlAdStyles } from '../../src/run/check-styles.js';
+import { checkHtmlAdStyles } from '../../src/run/submit/check-styles.js';
 import { RunEvents } from '../../src/run/run-events.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { InvalidInputError } from '../../src/errors.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
 
 let dir: string;
 let sandbox: Sandbox;
@@ -24,6 +26,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * A plan of one HTML ad job. `validate` refuses a style the snapshot lacks, so a style the live
+ * catalogue lacks (as after the service dropped one) is put into the planned request here.
+ */
 async function planWithStyles(styles: string): Promise<Plan> {
   writeFileSync(join(dir, 'm.yaml'), `
 version: 1
@@ -31,9 +37,11 @@ name: styles
 steps:
   - id: ads
     kind: html_ads
-    with: { link: 3f2a6c1e-8b4d-4e7f-9a1b-2c3d4e5f6a7b, style_ids: ${styles} }
+    with: { link: 3f2a6c1e-8b4d-4e7f-9a1b-2c3d4e5f6a7b, style_ids: ${styles === 'all' ? 'all' : '[quiz-3q]'} }
 `);
-  return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
+  const plan = planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
+  if (styles !== 'all') for (const job of plan.jobs) job.request.style_ids = styles.slice(1, -1).split(',').map((id) => id.trim());
+  return plan;
 }
 
 function notesOf(events: RunEvents): string[] {
@@ -43,25 +51,32 @@ function notesOf(events: RunEvents): string[] {
 }
 
 describe('checking planned HTML ad styles against the live catalogue', () => {
-  test('the snapshot behind `style_ids: all` matches what the sandbox serves: nothing to say', async () => {
+  test('the snapshot behind `style_ids: all` matches what the sandbox serves: the run goes on', async () => {
     const events = new RunEvents();
     const notes = notesOf(events);
-    expect(await checkHtmlAdStyles(await planWithStyles('all'), client, events, () => true)).toEqual([]);
+    await expect(checkHtmlAdStyles(await planWithStyles('all'), client, events, () => true)).resolves.toBeUndefined();
     expect(notes).toEqual([]);
   });
 
-  test('a style the service does not list is announced before anything is submitted', async () => {
-    const events = new RunEvents();
-    const notes = notesOf(events);
-    const missing = await checkHtmlAdStyles(await planWithStyles('[spin-wheel, holo-deck]'), client, events, () => true);
-    expect(missing).toEqual(['holo-deck']);
-    expect(notes).toEqual(['warning: the service does not list HTML ad style holo-deck; jobs using it will likely be refused']);
+  test('a style the live list no longer offers refuses the run before anything is submitted, naming what is accepted', async () => {
+    const service = await startScriptedServer();
+    const live = createClient({ baseUrl: service.url, apiId: 'id', apiKey: 'key' });
+    try {
+      const styles = { status: 200, json: [{ id: 'spin-wheel', name: 'Spin the Wheel', type: 'game', interactive: true, thumbnail_url: null }] };
+      service.script('GET', '/api/html_interactive_ads/styles/', styles);
+      const error = await checkHtmlAdStyles(await planWithStyles('[spin-wheel, quiz-3q]'), live, new RunEvents(), () => true).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toMatch(/nothing was submitted\n.*steps\.ads\.with\.style_ids: the service does not offer style 'quiz-3q' \(accepted: spin-wheel\)/);
+      expect(service.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    } finally {
+      await live.close();
+      await service.close();
+    }
   });
 
   test('jobs already submitted are not checked, so a finished manifest sends no request', async () => {
     const before = sandbox.stats().requests['GET /api/html_interactive_ads/styles/'] ?? 0;
-    const missing = await checkHtmlAdStyles(await planWithStyles('[holo-deck]'), client, new RunEvents(), () => false);
-    expect(missing).toEqual([]);
+    await checkHtmlAdStyles(await planWithStyles('[quiz-3q]'), client, new RunEvents(), () => false);
     expect(sandbox.stats().requests['GET /api/html_interactive_ads/styles/'] ?? 0).toBe(before);
   });
 });

@@ -8,7 +8,7 @@ import { planManifest, type Plan } from '../../src/plan/index.js';
 import { executePlan } from '../../src/run/execute-plan.js';
 import { RunEvents } from '../../src/run/run-events.js';
 import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js';
-import { startWebhookReceiver } from '../../src/run/webhook-receiver.js';
+import { mintHookToken, startWebhookReceiver, type Delivery } from '../../src/run/track/webhook-receiver.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { StateStore, readEvents } from '../../src/state/index.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
@@ -141,33 +141,40 @@ describe('webhooks against the sandbox', () => {
   test('a delivery is a hint that makes the job be read at once, long before its poll is due', async () => {
     const plan = await planOf(SHORT);
     const events = new RunEvents();
-    let hint: (id: string) => void = () => undefined;
+    let handler: (token: string, delivery: Delivery) => boolean = () => false;
     const port = await freePort();
-    const live = await startWebhookReceiver(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`, (id) => hint(id));
+    const live = await startWebhookReceiver(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`, (token, delivery) => handler(token, delivery));
     closers.push(() => live.close());
     // Time scale 1: without the hint the first read of an AI Short would come after ~30 s.
     const result = await executePlan(
       plan,
-      { store, client: clientFor(sandbox.url), events, webhookUrl: live.url, onTracker: (tracker) => (hint = (id) => void tracker.hint(id)) },
+      { store, client: clientFor(sandbox.url), events, receiver: { urlFor: live.urlFor, setHandler: (fn) => (handler = fn) } },
       options(plan, { timeScale: 1, maxWaitMs: 10_000 }),
     );
     expect(result.stop).toBeNull();
     expect(result.counts).toEqual({ downloaded: 1 });
     expect(live.deliveries).toBeGreaterThan(0);
-    expect(store.lastAttempt(plan.jobs[0]!.key)?.request.webhook_url).toBe(live.url);
+    const attempt = store.lastAttempt(plan.jobs[0]!.key);
+    expect(attempt?.hookToken).toMatch(/^[\w-]{22}$/);
+    expect(attempt?.request.webhook_url).toBe(`http://127.0.0.1:${port}/hooks/${attempt?.hookToken}`);
   });
 
-  test('the receiver answers 404 off its secret path and ignores what is not JSON', async () => {
-    const hints: string[] = [];
-    const receiver = await startWebhookReceiver('127.0.0.1:0', 'https://hooks.example.com/base/', (id) => hints.push(id));
+  test('the receiver answers 404 off an attempt\'s secret path, and passes what a delivery says', async () => {
+    const heard: [string, Delivery][] = [];
+    const token = mintHookToken();
+    const receiver = await startWebhookReceiver('127.0.0.1:0', 'https://hooks.example.com/base/', (t, delivery) => {
+      heard.push([t, delivery]);
+      return t === token;
+    });
     closers.push(() => receiver.close());
-    expect(receiver.url).toMatch(/^https:\/\/hooks\.example\.com\/base\/hooks\/[\w-]{24}$/);
-    const local = `http://127.0.0.1:${receiver.listening.port}${new URL(receiver.url).pathname}`;
-    const wrong = await fetch(`http://127.0.0.1:${receiver.listening.port}/hooks/guess`, { method: 'POST', body: '{"id":"x"}' });
-    expect(wrong.status).toBe(404);
+    expect(receiver.urlFor(token)).toBe(`https://hooks.example.com/base/hooks/${token}`);
+    const local = `http://127.0.0.1:${receiver.listening.port}${new URL(receiver.urlFor(token)).pathname}`;
+    const guess = await fetch(`http://127.0.0.1:${receiver.listening.port}/hooks/${mintHookToken()}`, { method: 'POST', body: '{"id":"x"}' });
+    expect(guess.status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${receiver.listening.port}/hooks/short`, { method: 'POST', body: '{}' })).status).toBe(404);
     expect((await fetch(local, { method: 'POST', body: 'not json' })).status).toBe(204);
     expect((await fetch(local, { method: 'POST', body: JSON.stringify({ id: 'job-1', status: 'done' }) })).status).toBe(204);
-    expect(hints).toEqual(['job-1']);
+    expect(heard.map(([, d]) => d)).toEqual([{ id: 'x' }, {}, { id: 'job-1', status: 'done' }]);
   });
 
   test('a run records every transition as an event, from intent to download', async () => {

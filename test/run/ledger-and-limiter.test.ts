@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { JobRow } from '../../src/state/index.js';
-import { BudgetLedger } from '../../src/run/budget-ledger.js';
-import { AdaptiveRateLimiter } from '../../src/run/rate-limiter.js';
+import { BudgetLedger } from '../../src/run/budget/budget-ledger.js';
+import { AdaptiveRateLimiter } from '../../src/run/submit/rate-limiter.js';
 import { ManualClock } from '../../src/util/clock.js';
 
 /** Lets settled promises run their continuations (no time passes). */
@@ -40,19 +40,47 @@ describe('the budget ledger', () => {
 });
 
 describe('the adaptive rate limiter', () => {
-  test('hands out slots at its rate, in call order', async () => {
-    const clock = new ManualClock(0);
-    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 10, clock });
-    const granted: number[] = [];
-    const all = [0, 1, 2].map((i) => limiter.acquire().then(() => granted.push(i)));
+  /** Asks `n` turns now; returns how many were granted after `ms` more. */
+  async function grantedAfter(limiter: AdaptiveRateLimiter, clock: ManualClock, n: number, ms: number): Promise<number> {
+    let granted = 0;
+    for (let i = 0; i < n; i++) void limiter.acquire().then(() => granted++);
     await flush();
-    expect(granted).toEqual([0]);
-    clock.advance(100);
+    clock.advance(ms);
+    await flush();
+    return granted;
+  }
+
+  test('a full bucket lets a burst through at once, then hands out turns at its rate, in call order', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 10, burst: 2, clock });
+    const granted: number[] = [];
+    const all = [0, 1, 2, 3].map((i) => limiter.acquire().then(() => granted.push(i)));
     await flush();
     expect(granted).toEqual([0, 1]);
     clock.advance(100);
-    await Promise.all(all);
+    await flush();
     expect(granted).toEqual([0, 1, 2]);
+    clock.advance(100);
+    await Promise.all(all);
+    expect(granted).toEqual([0, 1, 2, 3]);
+  });
+
+  test('while it holds callers back and no 429 comes, the rate doubles each second (a slow start)', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 20, burst: 1, clock });
+    await grantedAfter(limiter, clock, 40, 1000);
+    await grantedAfter(limiter, clock, 1, 0);
+    expect(limiter.currentRate).toBe(40);
+    await grantedAfter(limiter, clock, 80, 1000);
+    await grantedAfter(limiter, clock, 1, 0);
+    expect(limiter.currentRate).toBe(80);
+  });
+
+  test('a rate that holds nobody back does not grow', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 20, burst: 10, clock });
+    for (let second = 0; second < 5; second++) await grantedAfter(limiter, clock, 5, 1000);
+    expect(limiter.currentRate).toBe(20);
   });
 
   test('a scattering of 429s among successes does not slow it down', () => {
@@ -60,24 +88,36 @@ describe('the adaptive rate limiter', () => {
     const limiter = new AdaptiveRateLimiter({ ratePerSecond: 20, clock });
     for (let i = 0; i < 100; i++) {
       clock.advance(100);
-      if (i % 5 === 0) limiter.throttled();
+      if (i % 5 === 0) limiter.throttled(1000);
       else limiter.succeeded();
     }
     expect(limiter.currentRate).toBe(20);
   });
 
-  test('mostly 429s halves the rate, at most once a second, down to the floor; successes win it back', () => {
+  test('mostly 429s halve the rate, at most once a second, down to the floor; the Retry-After holds the whole host', async () => {
     const clock = new ManualClock(0);
-    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 16, minRatePerSecond: 2, clock });
-    for (let i = 0; i < 30; i++) limiter.throttled();
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 16, minRatePerSecond: 2, burst: 100, clock });
+    for (let i = 0; i < 30; i++) limiter.throttled(500);
     expect(limiter.currentRate).toBe(8);
+    expect(await grantedAfter(limiter, clock, 3, 400)).toBe(0);
+    clock.advance(100);
+    await flush();
     for (let second = 0; second < 5; second++) {
       clock.advance(1000);
       for (let i = 0; i < 20; i++) limiter.throttled();
     }
     expect(limiter.currentRate).toBe(2);
-    for (let i = 0; i < 100; i++) limiter.succeeded();
-    expect(limiter.currentRate).toBe(16);
+  });
+
+  test('after a cut it grows back additively, by a tenth of the rate it was cut from, each second it holds callers back', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 40, burst: 1, clock });
+    for (let i = 0; i < 20; i++) limiter.throttled();
+    expect(limiter.currentRate).toBe(20);
+    clock.advance(1000);
+    await grantedAfter(limiter, clock, 40, 1000);
+    await grantedAfter(limiter, clock, 1, 0);
+    expect(limiter.currentRate).toBe(24);
   });
 });
 

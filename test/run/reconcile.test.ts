@@ -30,7 +30,7 @@ steps:
     kind: lipsync_v2
     with:
       video_inputs:
-        - character: { type: avatar, avatar_id: 5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a }
+        - character: { type: avatar, avatar_id: 5eed0000-0000-4000-8000-000000000101 }
           voice: { type: text, input_text: "Hello from the trail." }
 `;
 const OLD = 'aaaaaaaa-0000-4000-8000-000000000001';
@@ -108,7 +108,7 @@ describe('a creation the service keeps failing does not loop within one run', ()
     const result = await run(plan, { inDoubtSettleMs: 0 });
     expect(server.requestsTo('POST', '/api/lipsyncs_v2/')).toHaveLength(MAX_ABSENT_RESUBMITS);
     expect(result.counts).toEqual({ planned: 1 });
-    expect(runOutcome(result)?.code).toBe(new UnfinishedError('x').code);
+    expect(runOutcome(result, 'm.yaml')?.code).toBe(new UnfinishedError('x').code);
     expect(store.attempts(key).map((a) => a.state)).toEqual(['absent', 'absent', 'absent']);
     const deferred = readEvents(store.db, { jobKey: key, type: 'job:not-created' }).at(-1);
     expect(deferred?.data?.message).toMatch(/3 creating requests in a row got no usable answer and created nothing/);

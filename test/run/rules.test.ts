@@ -15,15 +15,16 @@ import { InsufficientCreditsError, InvalidInputError } from '../../src/errors.js
 import { ADAPTERS, adapterFor } from '../../src/run/adapters/index.js';
 import { ASSET_PHASES, PERSONA_PHASES, PRODUCT_PHASES, SIMPLE_PHASES, VIDEO_JOB_PHASES, phaseOf } from '../../src/run/adapters/status-maps.js';
 import { killHookFromEnv } from '../../src/run/kill-hook.js';
-import { matchesIntent } from '../../src/run/match-intent.js';
-import { expectedSeconds } from '../../src/run/expected-duration.js';
-import { POLL_BOUNDS, pollDelayMs } from '../../src/run/poll-schedule.js';
+import { matchesIntent } from '../../src/run/reconcile/match-intent.js';
+import { expectedSeconds } from '../../src/run/track/expected-duration.js';
+import { POLL_BOUNDS, pollDelayMs } from '../../src/run/track/poll-schedule.js';
 import { ManualClock } from '../../src/util/clock.js';
-import { judgeSubmitError } from '../../src/run/submit-errors.js';
+import { judgeSubmitError } from '../../src/run/submit/submit-errors.js';
 import type { RunResult } from '../../src/run/execute-plan.js';
 import { runOutcome } from '../../src/run/outcome.js';
 import { StopState } from '../../src/run/run-context.js';
 import type { StopReason } from '../../src/run/run-events.js';
+import type { Standing } from '../../src/run/standing.js';
 import { STEP_KINDS } from '../../src/step-kinds.js';
 
 describe('what a failed creating request means', () => {
@@ -201,13 +202,16 @@ describe('the test-only kill hook', () => {
 });
 
 describe('how a stopped run ends', () => {
+  const rendering: Standing = { finished: [], failed: [], hookFailed: [], refused: [], blocked: [], undecided: [], open: { rendering: ['s:1'], toDownload: [], notSubmitted: [], toSearch: [] } };
   const result = (stop: StopReason, message: string) =>
-    ({ stop, stopMessage: message, outcomes: new Map(), heldInDoubt: [], credits: { estimated: 0, used: 0, spent: 0, cap: null, overruns: [] } }) as unknown as RunResult;
+    ({ stop, stopMessage: message, standing: rendering, credits: { estimated: 0, used: 0, spent: 0, cap: null, overruns: [] } }) as unknown as RunResult;
   test.each<[StopReason, string]>([
     ['interrupted', 'INTERRUPTED'],
     ['lock-lost', 'LOCKED'],
     ['deadline', 'UNFINISHED'],
-  ])('a %s stop ends with %s', (stop, code) => expect(runOutcome(result(stop, 'why'))?.code).toBe(code));
+    ['unreachable', 'UNFINISHED'],
+    ['local-fault', 'LOCAL_FAULT'],
+  ])('a %s stop with a job left ends with %s', (stop, code) => expect(runOutcome(result(stop, 'why'), 'm.yaml')?.code).toBe(code));
 
   test('a lost lock stops the run at once: submitting, tracking and downloads', () => {
     const state = new StopState();

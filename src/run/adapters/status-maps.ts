@@ -47,3 +47,15 @@ export const PERSONA_PHASES: StatusMap = {
 export function phaseOf(map: StatusMap, status: unknown): RemotePhase {
   return typeof status === 'string' ? (map[status] ?? 'pending') : 'pending';
 }
+
+/**
+ * Every status name some kind uses for a job still under way. A webhook delivery naming one says
+ * nothing a read is needed for: only a delivery of an end (or of a status nobody lists) is.
+ */
+const PENDING_STATUSES = new Set(
+  [VIDEO_JOB_PHASES, SIMPLE_PHASES, ASSET_PHASES, PRODUCT_PHASES, PERSONA_PHASES].flatMap((map) => Object.keys(map).filter((status) => map[status] === 'pending')),
+);
+
+export function isPendingStatus(status: string | undefined): boolean {
+  return status !== undefined && PENDING_STATUSES.has(status);
+}

@@ -1,11 +1,12 @@
-import type { JobRow } from '../state/index.js';
+import { countedMoney } from '../../plan/index.js';
+import type { JobState } from '../../state/index.js';
 
 /** What the ledger knows at the start of a run, from the state of this manifest's jobs. */
 export interface LedgerStart {
   /** The cap, in credits; null for no cap. */
   cap: number | null;
   /** Jobs already known to the state database (earlier runs). */
-  jobs: readonly JobRow[];
+  jobs: readonly JobState[];
 }
 
 /** A job whose real cost passed what was reserved for it (its estimate's high end). */
@@ -32,12 +33,11 @@ export class BudgetLedger {
 
   constructor(start: LedgerStart) {
     this.cap = start.cap;
+    // The same rule the budget gate weighs a plan with (plan/budget.ts), so the two never disagree.
     for (const job of start.jobs) {
-      this.spentTotal += job.creditsPrior;
-      if (job.creditsUsed !== null && isFinal(job)) this.spentTotal += job.creditsUsed;
-      // Ended without a reported cost: it was settled at its reservation, which the row keeps.
-      else if (isFinal(job)) this.spentTotal += job.creditsReserved;
-      else if (mayBeCharged(job)) this.reserved.set(job.key, job.creditsReserved);
+      const money = countedMoney(job);
+      this.spentTotal += money.spent;
+      if (money.held > 0) this.reserved.set(job.key, money.held);
     }
   }
 
@@ -88,14 +88,6 @@ export class BudgetLedger {
   has(key: string): boolean {
     return this.reserved.has(key);
   }
-}
-
-function isFinal(job: JobRow): boolean {
-  return job.status === 'downloaded' || job.status === 'done' || job.status === 'failed';
-}
-
-function mayBeCharged(job: JobRow): boolean {
-  return ['submitting', 'in_doubt', 'submitted', 'running'].includes(job.status);
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;

@@ -1,12 +1,18 @@
 import pLimit from 'p-limit';
-import { ApiNotFoundError } from '../api/index.js';
-import type { JobRow } from '../state/index.js';
-import { adapterFor, type KindAdapter, type RemoteView, type Resource } from './adapters/index.js';
-import { settleCost } from './budget-stop.js';
+import { ApiNotFoundError } from '../../api/index.js';
+import type { JobRow } from '../../state/index.js';
+import { adapterFor, type KindAdapter, type RemoteView, type Resource } from '../adapters/index.js';
+import { isPendingStatus } from '../adapters/status-maps.js';
+import { settleCost } from '../budget/budget-stop.js';
 import { expectedSeconds } from './expected-duration.js';
-import { pollDelayMs } from './poll-schedule.js';
-import type { RunContext } from './run-context.js';
-import { announce } from './submit-job.js';
+import { pollDelayMs, predictedDelayMs } from './poll-schedule.js';
+import { failedReadDelayMs, MAX_READ_FAILURES } from './read-failures.js';
+import { DurationModel, serviceLifeMs } from './duration-model.js';
+import type { RunContext } from '../run-context.js';
+import { announce } from '../announce.js';
+import { deferred, type Deferred } from '../deferred.js';
+import { stopOnLocalFault } from '../local-fault-stop.js';
+import { inJobScope, outsideJobScope } from '../../util/log-scope.js';
 
 /**
  * Why a 404 on reading a submitted job fails it: the service answered that the job does not exist
@@ -16,6 +22,14 @@ import { announce } from './submit-job.js';
 function gone(entry: Watched, error: ApiNotFoundError): Resource {
   return { status: 'failed', process_status: 'failed', failed_reason: `the service no longer knows job ${entry.job.remoteId}: ${error.message}` };
 }
+
+/** How tracking ends for a job the database already has past tracking (no answer moves it back). */
+function settledAs(status: JobRow['status']): TrackOutcome {
+  if (status === 'done' || status === 'downloaded' || status === 'hook_failed') return 'done';
+  return status === 'failed' || status === 'rejected' ? 'failed' : 'halted';
+}
+
+const NEVER = new Promise<void>(() => undefined);
 
 /** The most ids one list request may carry (the service's `ids` limit). */
 const IDS_PER_LIST = 100;
@@ -28,11 +42,23 @@ interface Watched {
   since: number;
   /** Seconds the job is expected to take at the service (its kind and its media length). */
   expected: number;
+  /** Reads in a row that brought no usable answer (see read-failures.ts). */
+  failures: number;
+  /** Reads since its predicted end that still found it unfinished (see predictedDelayMs). */
+  misses: number;
+  /** Resolved when a delivery says the job ended, before a read confirms it (see finishing). */
+  finishing: Deferred<void>;
   resolve: (outcome: TrackOutcome) => void;
 }
 
-/** How tracking a job ended: finished one way or the other, or stopped by the run. */
-export type TrackOutcome = 'done' | 'failed' | 'halted';
+/** A read's result: the resource, an error saying why there is none, or nothing (the run halted). */
+type Answer = [Watched, Resource | Error | undefined];
+
+/**
+ * How tracking a job ended: finished one way or the other, stopped by the run, or left unread
+ * for the next run after too many failed reads.
+ */
+export type TrackOutcome = 'done' | 'failed' | 'halted' | 'unread';
 
 /**
  * Reads submitted jobs until they finish. One loop for the whole run: it sleeps until the
@@ -48,6 +74,7 @@ export class Tracker {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly model = new DurationModel();
   reads = 0;
 
   constructor(private readonly ctx: RunContext) {}
@@ -60,10 +87,25 @@ export class Tracker {
     return new Promise((resolve) => {
       const since = job.submittedAt ?? now;
       const expected = expectedSeconds(this.ctx.planned.get(job.key), adapter.typicalSeconds);
-      this.watched.set(job.key, { job, adapter, since, expected, resolve, dueAt: now + this.delay(expected, now - since) });
+      const entry: Watched = { job, adapter, since, expected, failures: 0, misses: 0, finishing: deferred<void>(), resolve, dueAt: Infinity };
+      entry.dueAt = now + this.delay(entry, now);
+      this.watched.set(job.key, entry);
       if (job.remoteId) this.byRemoteId.set(job.remoteId, job.key);
-      this.loop ??= this.run().finally(() => (this.loop = null));
+      this.ensureLoop();
       this.wake?.();
+    });
+  }
+
+  /**
+   * Runs the polling loop while jobs are watched. Why it restarts itself: a job can be handed
+   * over while the loop is winding down (its last reads settling); without the restart, that job
+   * would wait forever with nobody reading it.
+   */
+  private ensureLoop(): void {
+    // Outside any job's scope: the loop reads every job, so its log lines must not name the job that started it.
+    this.loop ??= outsideJobScope(() => this.run()).finally(() => {
+      this.loop = null;
+      if (this.watched.size > 0 && !this.ctx.stop.halted) this.ensureLoop();
     });
   }
 
@@ -78,19 +120,53 @@ export class Tracker {
     const view: RemoteView = kept
       ? { ...adapter.view(kept), phase: 'done' }
       : { phase: 'failed', remoteStatus: job.remoteStatus ?? 'unreadable', creditsUsed: null, failedReason: why, outputs: [] };
-    const entry: Watched = { job, adapter, dueAt: Infinity, since: job.submittedAt ?? this.ctx.clock.now(), expected: 0, resolve: () => undefined };
+    const entry: Watched = { job, adapter, dueAt: Infinity, since: job.submittedAt ?? this.ctx.clock.now(), expected: 0, failures: 0, misses: 0, finishing: deferred<void>(), resolve: () => undefined };
     // Never undefined: only a pending view leaves a job unfinished, and this one is done or failed.
     return this.ctx.store.atomically(() => this.record(entry, kept ?? { failed_reason: why }, view)) as TrackOutcome;
   }
 
-  /** A webhook named this remote job: read it now. */
-  hint(remoteId: string): boolean {
+  /**
+   * A webhook named this remote job: read it now. Policy: a job has at most one read on the wire
+   * (Infinity marks it), so a hint for a job being read, or already due, adds nothing — a second
+   * read could answer after the first and carry a stale state.
+   */
+  hint(remoteId: string, status?: string): boolean {
     const key = this.byRemoteId.get(remoteId);
     const entry = key === undefined ? undefined : this.watched.get(key);
     if (!entry) return false;
-    entry.dueAt = this.ctx.clock.now();
+    // A delivery of a state still under way (in_queue, running…) changes nothing a read would.
+    if (isPendingStatus(status)) return true;
+    // The service says the job ended: its capacity is free, so its slot goes to the next job now.
+    entry.finishing.resolve();
+    const now = this.ctx.clock.now();
+    // Its read now only confirms (and fetches the outputs' links): deliveries of jobs finishing
+    // together are gathered into one list read.
+    const gathered = now + this.gatherMs(entry);
+    if (entry.dueAt === Infinity || entry.dueAt <= gathered) return true;
+    entry.dueAt = gathered;
     this.wake?.();
     return true;
+  }
+
+  /**
+   * How long deliveries are gathered before their confirming read: a tenth of the job's life (at
+   * least 2 ms). Why that long: the delivery has already freed the job's slot, so the read holds
+   * up no new job, only this one's download; a longer gathering reads more jobs per request.
+   */
+  private gatherMs(entry: Watched): number {
+    const life = this.lifeMs(entry);
+    return Math.max(2, (life.predicted ?? life.modelled) * 0.1);
+  }
+
+  /** Resolves when a delivery says `key`'s job ended, before any read confirms it (never, without webhooks). */
+  finishing(key: string): Promise<void> {
+    return this.watched.get(key)?.finishing.promise ?? NEVER;
+  }
+
+  /** The job's modelled life and, once its step's pace is known, its predicted one (ms, scaled). */
+  private lifeMs(entry: Watched): { modelled: number; predicted: number | undefined } {
+    const modelled = entry.expected * 1000 * this.ctx.options.timeScale;
+    return { modelled, predicted: this.model.predict(entry.job.step, modelled) };
   }
 
   /** Resolves once the polling loop has ended and no read is on the wire any more. */
@@ -108,8 +184,13 @@ export class Tracker {
     this.wake?.();
   }
 
-  private delay(expected: number, ageMs: number): number {
-    return pollDelayMs(expected, ageMs, this.ctx.options.timeScale, this.ctx.random);
+  /** The wait before `entry`'s next read: at its predicted end once its step's pace is known, else by its modelled life. */
+  private delay(entry: Watched, now: number): number {
+    const ageMs = now - entry.since;
+    const ordinaryMs = pollDelayMs(entry.expected, ageMs, this.ctx.options.timeScale, this.ctx.random);
+    const { predicted } = this.lifeMs(entry);
+    if (predicted === undefined) return ordinaryMs;
+    return predictedDelayMs({ predictedMs: predicted, ageMs, misses: entry.misses, webhooks: this.ctx.webhooks !== null, ordinaryMs });
   }
 
   private async run(): Promise<void> {
@@ -158,9 +239,7 @@ export class Tracker {
       if (due.length === 0) continue;
       const adapter = due[0]!.adapter;
       if (adapter.listByIds && !this.listRefused.has(group)) {
-        // Take along jobs due within half an interval: the same request reads them for free.
-        const expected = due[0]!.expected;
-        const soon = now + this.delay(expected, expected * 1000 * this.ctx.options.timeScale) / 2;
+        const soon = now + this.takeAlongMs(due[0]!);
         this.launch(entries.filter((e) => e.dueAt <= soon), (batch) => this.readByList(group, adapter, batch));
       } else {
         this.launch(due, (batch) => this.readSingly(batch));
@@ -168,14 +247,25 @@ export class Tracker {
     }
   }
 
+  /**
+   * Jobs due this soon ride along in a list read (the same request reads them for free): 3 % of
+   * the job's predicted life once its step's pace is known — more would read jobs not yet finished,
+   * which then cost a read of their own — else half an interval of the ordinary cadence.
+   */
+  private takeAlongMs(entry: Watched): number {
+    const { modelled, predicted } = this.lifeMs(entry);
+    if (predicted !== undefined) return predicted * 0.03;
+    return pollDelayMs(entry.expected, modelled, this.ctx.options.timeScale, this.ctx.random) / 2;
+  }
+
   private launch(entries: Watched[], read: (batch: Watched[]) => Promise<void>): void {
     for (const entry of entries) entry.dueAt = Infinity;
     const task: Promise<void> = read(entries)
-      .catch(() => undefined)
+      .catch((error: unknown) => void stopOnLocalFault(this.ctx, error))
       .finally(() => {
         // A job whose read failed altogether is simply due again after its interval.
         const now = this.ctx.clock.now();
-        for (const entry of entries) if (entry.dueAt === Infinity) entry.dueAt = now + this.delay(entry.expected, now - entry.since);
+        for (const entry of entries) if (entry.dueAt === Infinity) entry.dueAt = now + this.delay(entry, now);
         this.inFlight.delete(task);
         this.wake?.();
       });
@@ -209,16 +299,19 @@ export class Tracker {
     const limit = pLimit(this.ctx.options.readConcurrency);
     const results = await Promise.all(
       entries.map((entry) =>
-        limit(async (): Promise<[Watched, Resource | undefined]> => {
+        limit(async (): Promise<Answer> => {
           if (this.ctx.stop.halted || !entry.adapter.read) return [entry, undefined];
           try {
             await this.ctx.limiter.acquire(this.ctx.stop.controller.signal);
             this.reads++;
-            const resource = await entry.adapter.read(this.ctx.client, entry.job.remoteId as string);
+            // A single read is for one job: its log line names it (util/log-scope.ts).
+            const job = { key: entry.job.key, label: this.ctx.planned.get(entry.job.key)?.label ?? entry.job.key };
+            const resource = await inJobScope(job, () => entry.adapter.read!(this.ctx.client, entry.job.remoteId as string));
             this.ctx.limiter.succeeded();
             return [entry, resource];
           } catch (error) {
-            return [entry, error instanceof ApiNotFoundError ? gone(entry, error) : undefined];
+            if (error instanceof ApiNotFoundError) return [entry, gone(entry, error)];
+            return [entry, this.ctx.stop.halted ? undefined : error instanceof Error ? error : new Error(String(error))];
           }
         }),
       ),
@@ -227,17 +320,29 @@ export class Tracker {
   }
 
   /** Commits one batch of answers in one transaction; finished jobs leave the watch list. */
-  private apply(answers: [Watched, Resource | undefined][]): void {
+  private apply(answers: Answer[]): void {
     if (this.ctx.stop.halted) return;
     const now = this.ctx.clock.now();
     this.ctx.kill('after-poll');
     const finished: [Watched, TrackOutcome][] = [];
     this.ctx.store.atomically(() => {
       for (const [entry, resource] of answers) {
-        entry.dueAt = now + this.delay(entry.expected, now - entry.since);
-        if (!resource) continue;
-        const outcome = this.record(entry, resource, entry.adapter.view(resource));
-        if (outcome) finished.push([entry, outcome]);
+        if (resource instanceof Error) {
+          if (this.readFailed(entry, resource, now, this.delay(entry, now))) finished.push([entry, 'unread']);
+          continue;
+        }
+        if (resource) {
+          entry.failures = 0;
+          const outcome = this.record(entry, resource, entry.adapter.view(resource));
+          if (outcome) {
+            finished.push([entry, outcome]);
+            continue;
+          }
+          // Still under way past its predicted end: the next read waits longer (predictedDelayMs).
+          const { predicted } = this.lifeMs(entry);
+          if (predicted !== undefined && now - entry.since >= predicted) entry.misses++;
+        }
+        entry.dueAt = now + this.delay(entry, now);
       }
     });
     for (const [entry, outcome] of finished) {
@@ -247,9 +352,32 @@ export class Tracker {
     }
   }
 
+  /**
+   * A read brought no usable answer: read again after a growing wait; said at the first failure,
+   * and after MAX_READ_FAILURES in a row the job is left for the next run (returns true).
+   */
+  private readFailed(entry: Watched, error: Error, now: number, usualMs: number): boolean {
+    entry.failures++;
+    const { key, step } = entry.job;
+    const giveUp = entry.failures >= MAX_READ_FAILURES;
+    if (entry.failures === 1 || giveUp) {
+      const message = giveUp
+        ? `${entry.failures} reads in a row failed (${error.message}); not read again in this run, the next run reads it again`
+        : `reading it failed (${error.message}); reading again with a growing wait`;
+      this.ctx.store.event('job:read-failed', key, { message, failures: entry.failures, giveUp });
+      this.ctx.events.emit('job:read-failed', { key, step, message, giveUp });
+    }
+    entry.dueAt = now + failedReadDelayMs(usualMs, entry.failures, this.ctx.options.timeScale);
+    return giveUp;
+  }
+
   private record(entry: Watched, resource: Resource, view: RemoteView): TrackOutcome | undefined {
-    const { job } = entry;
     const store = this.ctx.store;
+    // An answer only moves a job the database still has in flight: whatever moved it on (a
+    // finish already recorded, a download) is newer than this answer, and no state goes back.
+    const job = store.job(entry.job.key);
+    if (!job) return 'halted';
+    if (job.status !== 'submitted' && job.status !== 'running') return settledAs(job.status);
     if (view.phase === 'pending') {
       if (view.remoteStatus === job.remoteStatus && job.status === 'running') return undefined;
       entry.job = store.transition(job.key, 'running', { remoteStatus: view.remoteStatus, result: resource }, 'job:status', { remoteStatus: view.remoteStatus });
@@ -258,6 +386,8 @@ export class Tracker {
     }
     const creditsUsed = view.creditsUsed ?? entry.adapter.fixedCredits ?? null;
     const done = view.phase === 'done';
+    const now = this.ctx.clock.now();
+    this.model.observe(job.step, this.lifeMs(entry).modelled, serviceLifeMs(resource) ?? now - entry.since);
     entry.job = store.transition(job.key, done ? 'done' : 'failed', {
       remoteStatus: view.remoteStatus,
       result: resource,

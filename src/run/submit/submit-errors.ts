@@ -7,8 +7,8 @@ import {
   ApiServerError,
   ApiStatusError,
   ApiUnauthorizedError,
-} from '../api/index.js';
-import { InsufficientCreditsError, InvalidInputError } from '../errors.js';
+} from '../../api/index.js';
+import { InsufficientCreditsError, InvalidInputError } from '../../errors.js';
 
 /** What a failed creating request means for the job and for the run. */
 export type SubmitVerdict =

@@ -1,4 +1,4 @@
-import type { Resource } from './adapters/index.js';
+import type { Resource } from '../adapters/index.js';
 
 /**
  * Fields that never decide whether a listed job is the one an intent created. webhook_url: a

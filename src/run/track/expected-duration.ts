@@ -1,5 +1,5 @@
-import type { PlannedJob } from '../plan/types.js';
-import { spokenSeconds } from '../pricing/index.js';
+import type { PlannedJob } from '../../plan/types.js';
+import { spokenSeconds } from '../../pricing/index.js';
 
 /**
  * The media length each kind's typical duration (adapters' `typicalSeconds`, from the behaviour

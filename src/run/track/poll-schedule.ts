@@ -1,4 +1,4 @@
-import type { Random } from '../util/random.js';
+import type { Random } from '../../util/random.js';
 
 /** Bounds of a poll interval at time scale 1. */
 export const POLL_BOUNDS = { minMs: 2_000, maxMs: 600_000 } as const;
@@ -26,4 +26,25 @@ export function pollDelayMs(expectedSeconds: number, ageMs: number, timeScale: n
   let interval = expectedMs / 6;
   if (ageMs > 2 * expectedMs * timeScale) interval *= 2;
   return Math.max(FLOOR_MS, Math.round(bounded(interval) * jitter));
+}
+
+/**
+ * The wait before the next read of a job once its step's real pace is known (duration-model.ts):
+ * `predictedMs` its predicted life, `misses` the reads since then that still found it unfinished.
+ *
+ * Policy: read it right when it should be finished — a 2 % margin past the prediction — so its
+ * slot goes to the next job at once; with every job's first read at its own predicted end, jobs
+ * that started together finish, and are read, together in one list. With webhooks the delivery
+ * says when it is finished, so the read is only the safety net for a dropped delivery: half its
+ * life later. A job not finished when expected is read again after a tenth of its predicted life,
+ * doubling with each miss up to the ordinary cadence (a queued job is not read in a tight loop).
+ */
+export function predictedDelayMs(
+  input: { predictedMs: number; ageMs: number; misses: number; webhooks: boolean; ordinaryMs: number },
+): number {
+  const { predictedMs, ageMs, misses, webhooks, ordinaryMs } = input;
+  const due = predictedMs * (webhooks ? 1.5 : 1) + Math.max(predictedMs * 0.01, FLOOR_MS / 4);
+  if (ageMs < due && misses === 0) return Math.max(1, Math.round(due - ageMs));
+  const again = predictedMs * 0.1 * 2 ** Math.min(misses, 10);
+  return Math.round(Math.max(FLOOR_MS, Math.min(again, Math.max(FLOOR_MS, ordinaryMs))));
 }

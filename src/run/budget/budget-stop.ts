@@ -1,5 +1,5 @@
-import { formatCredits } from '../report/summary.js';
-import type { RunContext } from './run-context.js';
+import { formatCredits } from '../../util/format.js';
+import type { RunContext } from '../run-context.js';
 
 /** Stops all submitting for the budget (first reason wins), recording why. */
 export function stopForBudget(ctx: RunContext, key: string, message: string): void {

@@ -1,10 +1,12 @@
-import { ApiNotFoundError } from '../api/index.js';
-import { resolveJob, UnresolvedReferenceError } from '../plan/resolve.js';
-import type { PlannedJob } from '../plan/types.js';
-import type { JobRow } from '../state/index.js';
-import { adapterFor, type KindAdapter, type Resource, type SubmitInput } from './adapters/index.js';
-import type { RunContext } from './run-context.js';
-import { settleCost, stopForBudget } from './budget-stop.js';
+import { ApiNotFoundError } from '../../api/index.js';
+import { resolveJob, UnresolvedReferenceError } from '../../plan/resolve.js';
+import type { PlannedJob } from '../../plan/types.js';
+import { adapterFor, type KindAdapter, type Resource, type SubmitInput } from '../adapters/index.js';
+import type { RunContext } from '../run-context.js';
+import { announce } from '../announce.js';
+import { settleCost, stopForBudget } from '../budget/budget-stop.js';
+import { reservationFor } from '../budget/reservation.js';
+import { mintHookToken } from '../track/webhook-receiver.js';
 import { judgeSubmitError, type SubmitVerdict } from './submit-errors.js';
 
 /** How one submission ended, for the scheduler. */
@@ -17,16 +19,6 @@ export type SubmitResult =
   | 'not-submitted';
 
 /**
- * The credits to hold for a job: its estimate's high end; else the kind's fixed price (a link
- * update or a deletion is free, a lookup costs nothing); null when nobody prices it.
- */
-export function reservationFor(job: PlannedJob): number | null {
-  if (job.credits !== null) return job.credits.high;
-  const adapter = adapterFor(job.kind, job.mode);
-  return adapter.mode === 'lookup' ? 0 : adapter.fixedCredits ?? null;
-}
-
-/**
  * Submits one planned job, exactly once:
  *   1. resolve the request against upstream results; reserve budget;
  *   2. wait for the rate limiter, then COMMIT THE INTENT (durably) — the POST may now happen;
@@ -35,7 +27,7 @@ export function reservationFor(job: PlannedJob): number | null {
  */
 export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<SubmitResult> {
   const adapter = adapterFor(planned.kind, planned.mode);
-  let input: SubmitInput;
+  let input: ReturnType<typeof resolveInput>;
   try {
     input = resolveInput(ctx, planned);
   } catch (error) {
@@ -46,6 +38,14 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
   }
   if (adapter.mode === 'lookup') return lookup(ctx, planned, adapter, input);
   if (!reserve(ctx, planned)) return 'not-submitted';
+  // At most as many creations at once as the client has sockets for them: an intent is committed
+  // only when its POST can go on the wire at once, so every job in `submitting` truly is sent or
+  // about to be, and a crash leaves no queued, never-sent POST looking "in doubt".
+  return ctx.creating(() => create(ctx, planned, adapter, input));
+}
+
+/** Steps 2 to 4 of submitJob, holding one of the creating slots. */
+async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter, input: ReturnType<typeof resolveInput>): Promise<SubmitResult> {
   await ctx.limiter.acquire(ctx.stop.controller.signal).catch(() => undefined);
   // A real cost above its estimate may have passed the cap meanwhile: then even a job holding
   // its reservation is not sent.
@@ -53,8 +53,9 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
     ctx.ledger.release(planned.key);
     return 'not-submitted';
   }
-  const attemptId = ctx.store.durably(() => {
-    const id = ctx.store.insertAttempt(planned.key, input.request);
+  // Durable before the POST, committed with the other intents of this moment (one fsync for a wave).
+  const attemptId = await ctx.store.soon(() => {
+    const id = ctx.store.insertAttempt(planned.key, input.request, input.hookToken);
     ctx.store.transition(planned.key, 'submitting', {
       request: input.request,
       pathId: input.pathId ?? null,
@@ -73,14 +74,14 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
     resource = await adapter.submit(ctx.client, input);
   } catch (error) {
     if (adapter.goneMeansDone && error instanceof ApiNotFoundError && sentBefore(ctx, planned.key, attemptId)) {
-      return recordAnswer(ctx, planned, adapter, attemptId, { id: input.pathId ?? null, gone: true }, input);
+      return await recordAnswer(ctx, planned, adapter, attemptId, { id: input.pathId ?? null, gone: true }, input);
     }
     return recordFailure(ctx, planned, attemptId, judgeSubmitError(error));
   }
   try {
     ctx.kill('after-post');
     ctx.limiter.succeeded();
-    return recordAnswer(ctx, planned, adapter, attemptId, resource, input);
+    return await recordAnswer(ctx, planned, adapter, attemptId, resource, input);
   } catch (error) {
     keepAnswer(ctx, planned.key, adapter, attemptId, resource, input, error);
     throw error;
@@ -126,29 +127,46 @@ function keepAnswer(
     // An answer without a readable id: in doubt like a lost answer, reconciled by search.
   }
   const why = `answered${remoteId ? ` with remote id ${remoteId}` : ''}, but recording the answer failed: ${error instanceof Error ? error.message : String(error)}`;
-  ctx.store.durably(() => {
-    if (ctx.store.job(key)?.status !== 'submitting') return;
-    ctx.store.closeAttempt(attemptId, 'answered', { ...(remoteId ? { remoteId } : {}), error: why });
-    // The answer itself is kept too: for a kind finished at creation (a voice, a link) it is the
-    // result, and some of those kinds can never be read again.
-    ctx.store.transition(key, 'in_doubt', { remoteId, result: resource, doubtReason: why }, 'job:in-doubt', { message: why, remoteId });
-  });
+  try {
+    ctx.store.durably(() => {
+      if (ctx.store.job(key)?.status !== 'submitting') return;
+      ctx.store.closeAttempt(attemptId, 'answered', { ...(remoteId ? { remoteId } : {}), error: why });
+      // The answer itself is kept too: for a kind finished at creation (a voice, a link) it is the
+      // result, and some of those kinds can never be read again.
+      ctx.store.transition(key, 'in_doubt', { remoteId, result: resource, doubtReason: why }, 'job:in-doubt', { message: why, remoteId });
+    });
+  } catch (failure) {
+    // The database cannot take it either (a full disk): the id would die with this process, and
+    // the job is paid for. Said on the operator's screen and log, so it can be adopted by hand.
+    if (remoteId) {
+      const message = `${key} WAS CREATED as remote id ${remoteId}, but the state database could not record it (${failure instanceof Error ? failure.message : String(failure)}); once the machine is fixed, run \`reelpipe resolve MANIFEST ${key} --adopt ${remoteId}\` so it is not paid for twice`;
+      ctx.events.emit('run:note', { message });
+    }
+    throw failure;
+  }
 }
 
 /** Kinds whose creating request takes webhook_url (spec, Events). */
-const TAKES_WEBHOOK = new Set<string>([
+export const TAKES_WEBHOOK = new Set<string>([
   'ai_short', 'ai_editing', 'product_regen', 'persona', 'html_ads', 'lipsync_v2', 'boreal', 'ad_clone',
   'text_generation', 'asset_generation', 'custom_template',
 ]);
 
-function resolveInput(ctx: RunContext, planned: PlannedJob): SubmitInput {
+/**
+ * The request to send, references resolved. When the run listens for webhooks and the kind takes
+ * one, the attempt gets its own address (a fresh token): a delivery to it identifies the job this
+ * very POST made, even if its answer is lost. The manifest's own webhook_url wins (then the run
+ * neither hears nor needs one).
+ */
+function resolveInput(ctx: RunContext, planned: PlannedJob): SubmitInput & { hookToken: string | null } {
   const resolved = resolveJob(planned, (jobKey) => ctx.store.job(jobKey)?.result ?? undefined);
   const request = { ...resolved.request };
-  // The manifest's own webhook_url wins; ours is only a hint channel for this run.
-  if (ctx.webhookUrl && TAKES_WEBHOOK.has(planned.kind) && planned.mode !== 'render' && (request.webhook_url === undefined || request.webhook_url === null)) {
-    request.webhook_url = ctx.webhookUrl;
+  let hookToken: string | null = null;
+  if (ctx.webhooks && TAKES_WEBHOOK.has(planned.kind) && planned.mode !== 'render' && (request.webhook_url === undefined || request.webhook_url === null)) {
+    hookToken = mintHookToken();
+    request.webhook_url = ctx.webhooks.urlFor(hookToken);
   }
-  return { request, pathId: resolved.pathId };
+  return { request, pathId: resolved.pathId, hookToken };
 }
 
 /**
@@ -172,19 +190,19 @@ function reserve(ctx: RunContext, planned: PlannedJob): boolean {
 }
 
 
-function recordAnswer(
+async function recordAnswer(
   ctx: RunContext,
   planned: PlannedJob,
   adapter: KindAdapter,
   attemptId: number,
   resource: Resource,
   input: SubmitInput,
-): SubmitResult {
+): Promise<SubmitResult> {
   const remoteId = adapter.remoteIdOf(resource, input) ?? null;
   const view = adapter.view(resource);
   const instant = adapter.mode === 'instant';
   const creditsUsed = instant ? (view.creditsUsed ?? adapter.fixedCredits ?? null) : null;
-  const row = ctx.store.durably(() => {
+  const row = await ctx.store.soon(() => {
     ctx.store.closeAttempt(attemptId, 'answered', remoteId ? { remoteId } : {});
     return ctx.store.transition(planned.key, instant ? 'done' : 'submitted', {
       remoteId,
@@ -199,9 +217,9 @@ function recordAnswer(
   return instant ? 'finished' : 'submitted';
 }
 
-function recordFailure(ctx: RunContext, planned: PlannedJob, attemptId: number, verdict: SubmitVerdict): SubmitResult {
+async function recordFailure(ctx: RunContext, planned: PlannedJob, attemptId: number, verdict: SubmitVerdict): Promise<SubmitResult> {
   const key = planned.key;
-  const row = ctx.store.durably(() => {
+  const row = await ctx.store.soon(() => {
     switch (verdict.kind) {
       case 'in-doubt':
         ctx.store.closeAttempt(attemptId, 'in_doubt', { error: verdict.message });
@@ -253,8 +271,4 @@ async function lookup(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
     : ctx.store.transition(planned.key, 'done', { result: resource, remoteStatus: view.remoteStatus, creditsUsed: 0, finishedAt: ctx.clock.now() }, 'job:answered');
   announce(ctx, row);
   return failed ? 'rejected' : 'finished';
-}
-
-export function announce(ctx: RunContext, row: JobRow, detail?: string): void {
-  ctx.events.emit('job:status', { key: row.key, step: row.step, kind: row.kind, status: row.status, remoteId: row.remoteId, detail });
 }

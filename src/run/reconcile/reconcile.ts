@@ -1,10 +1,11 @@
-import { ApiRateLimitError, ApiStatusError } from '../api/index.js';
-import type { JobRow } from '../state/index.js';
-import { adapterFor, type KindAdapter, type Resource } from './adapters/index.js';
-import { settleCost } from './budget-stop.js';
+import { ApiRateLimitError, ApiStatusError } from '../../api/index.js';
+import type { AttemptRow, JobRow } from '../../state/index.js';
+import { confirmRemote, type Confirmation } from './confirm-remote.js';
+import { adapterFor, type KindAdapter, type Resource } from '../adapters/index.js';
+import { settleCost } from '../budget/budget-stop.js';
 import { matchesIntent } from './match-intent.js';
-import type { RunContext } from './run-context.js';
-import { announce } from './submit-job.js';
+import type { RunContext } from '../run-context.js';
+import { announce } from '../announce.js';
 
 /**
  * How reconciling one in-doubt job came out:
@@ -29,6 +30,8 @@ export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<Reconc
   const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
   // The answer came and its id was kept, only handling it failed: no search, the id is the evidence.
   if (job.remoteId) return adoptRecorded(ctx, job, job.remoteId);
+  // The service's own delivery to this attempt's webhook address named the job it made.
+  if (attempt?.deliveredId) return adoptDelivered(ctx, job, attempt, adapter);
   if (adapter.reconcile === 'resend') return markAbsent(ctx, job, attempt?.id, 'the operation is idempotent: sent again');
   if (adapter.reconcile === 'none' || !adapter.listRecent || !attempt) {
     // Only where the service cannot be searched does the operator's word replace the evidence.
@@ -63,7 +66,23 @@ export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<Reconc
   return markAbsent(ctx, job, attempt.id, `no ${job.kind} created between ${window.after} and ${window.before} matches the intent`);
 }
 
-function markFound(ctx: RunContext, job: JobRow, attemptId: number, resource: Resource, remoteId: string): ReconcileResult {
+/** Adopts the job a webhook delivery to the attempt's own address named, once a GET confirms it. */
+async function adoptDelivered(ctx: RunContext, job: JobRow, attempt: AttemptRow, adapter: KindAdapter): Promise<ReconcileResult> {
+  const remoteId = attempt.deliveredId as string;
+  let confirmed: Confirmation;
+  try {
+    await ctx.limiter.acquire(ctx.stop.controller.signal);
+    confirmed = await confirmRemote(ctx.client, ctx.store, adapter, remoteId, attempt.request, attempt.id);
+  } catch (error) {
+    if (ctx.stop.halted) return 'wait';
+    ctx.store.event('job:in-doubt', job.key, { deliveredReadFailed: error instanceof Error ? error.message : String(error) });
+    return 'list-failed';
+  }
+  if ('refused' in confirmed) return holdInDoubt(ctx, job, `a webhook named ${remoteId}, but it was not adopted: ${confirmed.refused}`);
+  return markFound(ctx, job, attempt.id, confirmed.resource, remoteId, `adopted ${remoteId}, named by the service's webhook to this attempt`);
+}
+
+function markFound(ctx: RunContext, job: JobRow, attemptId: number, resource: Resource, remoteId: string, why = `reconciled: found ${remoteId}`): ReconcileResult {
   const view = adapterFor(job.kind, ctx.planned.get(job.key)?.mode).view(resource);
   const row = ctx.store.durably(() => {
     ctx.store.closeAttempt(attemptId, 'matched', { remoteId });
@@ -72,9 +91,9 @@ function markFound(ctx: RunContext, job: JobRow, attemptId: number, resource: Re
       remoteStatus: view.remoteStatus,
       result: resource,
       submittedAt: ctx.clock.now(),
-    }, 'job:reconciled', { found: remoteId });
+    }, 'job:reconciled', { found: remoteId, why });
   });
-  announce(ctx, row, `reconciled: found ${remoteId}`);
+  announce(ctx, row, why);
   return 'found';
 }
 

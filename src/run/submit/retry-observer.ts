@@ -1,4 +1,4 @@
-import type { Logger } from '../util/logger.js';
+import type { Logger } from '../../util/logger.js';
 
 /**
  * The client retries a 429 itself and reports each retry to its logger (`'retrying'`, with the
@@ -7,14 +7,16 @@ import type { Logger } from '../util/logger.js';
  * wrapper: it is the one channel the client offers for retries, and it changes nothing the client
  * logs.
  */
-export function observeRateLimits(logger: Logger, onRateLimited: () => void): Logger {
+export function observeRateLimits(logger: Logger, onRateLimited: (retryAfterMs?: number) => void): Logger {
   return new Proxy(logger, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (property !== 'debug' || typeof value !== 'function') return value;
       return (first: unknown, ...rest: unknown[]) => {
-        const fields = first as { reason?: unknown } | undefined;
-        if (rest[0] === 'retrying' && typeof fields?.reason === 'string' && fields.reason.includes('429')) onRateLimited();
+        const fields = first as { reason?: unknown; waitMs?: unknown } | undefined;
+        if (rest[0] === 'retrying' && typeof fields?.reason === 'string' && fields.reason.includes('429')) {
+          onRateLimited(typeof fields.waitMs === 'number' ? fields.waitMs : undefined);
+        }
         return (value as (...args: unknown[]) => unknown).apply(target, [first, ...rest]);
       };
     },

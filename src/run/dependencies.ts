@@ -1,0 +1,33 @@
+import type { Plan } from '../plan/types.js';
+
+const NONE: readonly string[] = [];
+
+/**
+ * What each job waits for before it may be submitted: the jobs its references bind to, and every
+ * job of the steps it `needs`. Linear in the plan: each step's key list is built once and shared.
+ */
+export function dependencies(plan: Plan): Map<string, readonly string[]> {
+  const byStep = new Map<string, string[]>();
+  for (const job of plan.jobs) {
+    const keys = byStep.get(job.step);
+    if (keys) keys.push(job.key);
+    else byStep.set(job.step, [job.key]);
+  }
+  const needsOf = new Map(plan.steps.map((s) => [s.id, s.needs]));
+  const out = new Map<string, readonly string[]>();
+  for (const job of plan.jobs) {
+    const steps = needsOf.get(job.step) ?? [];
+    if (job.refs.length === 0 && steps.length === 0) {
+      out.set(job.key, NONE);
+      continue;
+    }
+    if (job.refs.length === 0 && steps.length === 1) {
+      out.set(job.key, byStep.get(steps[0]!) ?? []);
+      continue;
+    }
+    const keys = new Set(job.refs.map((r) => r.jobKey));
+    for (const step of steps) for (const key of byStep.get(step) ?? []) keys.add(key);
+    out.set(job.key, [...keys]);
+  }
+  return out;
+}

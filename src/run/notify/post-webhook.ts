@@ -1,0 +1,73 @@
+import { systemClock, type Clock } from '../../util/clock.js';
+
+/** How a notification POST is tried. */
+export interface PostOptions {
+  /** Per attempt, for the answer's headers and for its body. @default 10,000 ms */
+  timeoutMs?: number;
+  /** @default 3 */
+  attempts?: number;
+  /** Waits between attempts. @default systemClock */
+  clock?: Clock;
+}
+
+/**
+ * Why 3 attempts, 1 s then 2 s apart: a chat webhook that is down for longer than a few seconds
+ * will not be back before the run's process ends, and a notification must never hold a cron
+ * job for minutes. Why 10 s: Slack answers in well under a second when it answers at all.
+ */
+const DEFAULTS = { timeoutMs: 10_000, attempts: 3, firstBackoffMs: 1000 };
+
+export interface PostResult {
+  ok: boolean;
+  attempts: number;
+  /** The last answer's status; null when none came. */
+  status: number | null;
+  /** Why it failed, without the address (it may hold a secret); null on success. */
+  error: string | null;
+}
+
+/**
+ * POSTs `body` as JSON, trying again after a lost connection, a timeout, a 429 or a 5xx; any
+ * other answer is final (a 4xx says the address or the body is wrong, and resending cannot help).
+ * Never throws.
+ */
+export async function postJson(url: string, body: string, options: PostOptions = {}): Promise<PostResult> {
+  const { timeoutMs, attempts, firstBackoffMs } = { ...DEFAULTS, ...options };
+  const clock = options.clock ?? systemClock;
+  const { request } = await import('undici');
+  let last: PostResult = { ok: false, attempts: 0, status: null, error: 'not sent' };
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (attempt > 1) await clock.sleep(firstBackoffMs * 2 ** (attempt - 2));
+    try {
+      const answer = await request(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'user-agent': 'reelpipe-notify' },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs * 2),
+      });
+      await answer.body.dump();
+      const { statusCode: status } = answer;
+      if (status < 300) return { ok: true, attempts: attempt, status, error: null };
+      last = { ok: false, attempts: attempt, status, error: `answered ${status}` };
+      if (status !== 429 && status < 500) return last;
+    } catch (error) {
+      last = { ok: false, attempts: attempt, status: null, error: withoutAddress((error as Error).message, url) };
+    }
+  }
+  return last;
+}
+
+/** An error's message may quote the address; only its host may be shown. */
+const withoutAddress = (message: string, url: string) => message.split(url).join(shownAddress(url));
+
+/** `https://hooks.slack.com/…`: a webhook's path and query are its secret, never printed or stored. */
+export function shownAddress(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}/…`;
+  } catch {
+    return '(not an address)';
+  }
+}

@@ -1,0 +1,125 @@
+import { relative, resolve } from 'node:path';
+import {
+  ApiConnectionError, ApiRateLimitError, ApiServerError, ApiTimeoutError, RETRY_DEFAULTS, type ApiStatusError,
+} from '../../api/index.js';
+import { DownloadError } from '../../errors.js';
+import {
+  fetchOutput, guardedDispatcher, outputPath, RefreshUnavailableError, verifyRecorded, writeInline, type DownloadedFile,
+} from '../../download/index.js';
+import type { JobRow, OutputRow } from '../../state/index.js';
+import { adapterFor, type OutputSpec } from '../adapters/index.js';
+import type { RunContext } from '../run-context.js';
+import { announce } from '../announce.js';
+import { downloadFailureReason } from './refused-download.js';
+
+/** Marks the text outputs (which have no URL) in the outputs table. */
+const INLINE_URL = 'inline:';
+
+/**
+ * Brings every output of a finished job onto disk, verified, then marks it `downloaded`. A file
+ * already recorded with its checksum and still intact (see verifyRecorded) is not fetched again.
+ * Returns false when some file could not be fetched: the job stays `done`, the reason recorded as
+ * its `failed_reason` (shown by `reelpipe status`) until a later run fetches it — at once if it
+ * failed for now, after a person's fix if it was refused (refused-download.ts).
+ */
+export async function downloadOutputs(ctx: RunContext, job: JobRow): Promise<boolean> {
+  const planned = ctx.planned.get(job.key);
+  const adapter = adapterFor(job.kind, planned?.mode);
+  const outputs = planned?.download === false || !job.result ? [] : adapter.view(job.result).outputs;
+  ctx.store.setOutputs(job.key, outputs.map((o) => o.url ?? INLINE_URL));
+  const recorded = ctx.store.outputs(job.key);
+  try {
+    for (const [idx, output] of outputs.entries()) {
+      if (ctx.stop.halted) return false;
+      if (await stillIntact(ctx, job.key, recorded[idx])) continue;
+      const file = await fetchOne(ctx, job, output, idx);
+      ctx.kill('after-download');
+      ctx.store.recordDownload(job.key, idx, { ...file, path: relative(ctx.outputsDir, file.path) });
+    }
+  } catch (error) {
+    if (ctx.stop.halted) return false;
+    const message = downloadFailureReason(error);
+    ctx.store.transition(job.key, 'done', { failedReason: message }, 'job:output-missing', { message });
+    ctx.events.emit('job:download-failed', { key: job.key, step: job.step, message });
+    return false;
+  }
+  // Downloaded means every recorded file is on disk with its checksum, checked once more at the
+  // end: a link refreshed for one file must not have taken another's record with it.
+  const missing = ctx.store.outputs(job.key).filter((o) => !o.path || !o.sha256);
+  if (missing.length > 0) {
+    const message = `${missing.length} file${missing.length === 1 ? '' : 's'} of this job lost ${missing.length === 1 ? 'its' : 'their'} record while another was fetched; the next run fetches ${missing.length === 1 ? 'it' : 'them'}`;
+    ctx.store.transition(job.key, 'done', { failedReason: message }, 'job:output-missing', { message });
+    return false;
+  }
+  const row = ctx.store.transition(job.key, 'downloaded', { failedReason: null }, 'job:downloaded', { files: outputs.length });
+  announce(ctx, row, outputs.length === 0 ? undefined : `${outputs.length} file${outputs.length === 1 ? '' : 's'}`);
+  return true;
+}
+
+/** Whether every file recorded for a downloaded job is still on disk, unchanged (see verifyRecorded). */
+export async function outputsIntact(ctx: RunContext, job: Pick<JobRow, 'key'>): Promise<boolean> {
+  const recorded = ctx.start.outputs.get(job.key) ?? ctx.store.outputs(job.key);
+  ctx.start.outputs.delete(job.key);
+  for (const row of recorded) if (!(await stillIntact(ctx, job.key, row))) return false;
+  return true;
+}
+
+/** Checks one recorded file; one read in full and found intact has its new mtime recorded. */
+async function stillIntact(ctx: RunContext, key: string, row: OutputRow | undefined): Promise<boolean> {
+  if (!row?.path || !row.sha256 || row.bytes === null) return false;
+  const check = await verifyRecorded(resolve(ctx.outputsDir, row.path), { bytes: row.bytes, sha256: row.sha256, mtimeNs: row.mtimeNs });
+  if (check.intact && check.mtimeNs !== row.mtimeNs) ctx.store.recordVerified(key, row.idx, check.mtimeNs);
+  return check.intact;
+}
+
+async function fetchOne(ctx: RunContext, job: JobRow, output: OutputSpec, idx: number): Promise<DownloadedFile> {
+  const name = { step: job.step, name: job.outputName ?? job.key, ...(output.suffix ? { suffix: output.suffix } : {}) };
+  if (output.inline !== undefined) {
+    return writeInline(outputPath(ctx.outputsDir, { ...name, ext: 'txt' }), output.inline, ctx.outputsDir);
+  }
+  let killedOnce = false;
+  // A download is a request to its host like any other: it waits its turn with that host's limiter.
+  await ctx.limiters.for(output.url as string).acquire(ctx.stop.controller.signal);
+  return fetchOutput(output.url as string, {
+    outputsDir: ctx.outputsDir,
+    name,
+    media: output.media,
+    signal: ctx.stop.controller.signal,
+    // Outputs come from public addresses, the service's own host, or hosts the operator allows.
+    dispatcher: guardedDispatcher({ serviceUrl: ctx.client.baseUrl, allowHosts: ctx.options.downloadAllowHosts }),
+    maxBytes: ctx.options.maxDownloadBytes,
+    sleep: (ms) => ctx.clock.sleep(ms * ctx.options.timeScale, ctx.stop.controller.signal),
+    onChunk: () => {
+      if (killedOnce) return;
+      killedOnce = true;
+      ctx.kill('mid-download');
+    },
+    refresh: () => refreshUrl(ctx, job, idx),
+  });
+}
+
+/**
+ * Re-reads the job for a fresh output URL (CDN links expire), recording the new result. A read
+ * failing for now (429, 5xx, no answer: after the client's own retries) is a RefreshUnavailableError,
+ * so fetchOutput pauses (the service's Retry-After when it gave one) and re-reads on its next try.
+ */
+async function refreshUrl(ctx: RunContext, job: JobRow, idx: number): Promise<string | undefined> {
+  const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
+  if (!adapter.read || !job.remoteId) throw new DownloadError(`${job.key}: the output link expired and ${job.kind} jobs cannot be re-read`);
+  await ctx.limiter.acquire(ctx.stop.controller.signal);
+  const resource = await adapter.read(ctx.client, job.remoteId).catch((error: unknown) => {
+    if (!isTransient(error)) throw error;
+    const advised = (error as ApiStatusError).retryAfterSeconds;
+    const retryAfterMs = advised === undefined ? undefined : Math.min(advised * 1000, RETRY_DEFAULTS.maxRetryAfterMs);
+    throw new RefreshUnavailableError((error as Error).message, retryAfterMs, error);
+  });
+  ctx.store.transition(job.key, 'done', { result: resource }, 'job:status', { refreshed: true });
+  const outputs = adapter.view(resource).outputs;
+  ctx.store.setOutputs(job.key, outputs.map((o) => o.url ?? INLINE_URL));
+  return outputs[idx]?.url;
+}
+
+/** Why: these say "not now" (rate limited, the service struggling, no answer), not "never". */
+function isTransient(error: unknown): boolean {
+  return [ApiRateLimitError, ApiServerError, ApiTimeoutError, ApiConnectionError].some((Class) => error instanceof Class);
+}

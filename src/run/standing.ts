@@ -1,0 +1,74 @@
+import type { Plan } from '../plan/types.js';
+import type { JobRow } from '../state/index.js';
+import { adapterFor } from './adapters/index.js';
+import { isRefusedDownload } from './outputs/refused-download.js';
+
+/**
+ * Where every job of a plan stands at the end of a run, read from the state database alone —
+ * never from what the run remembers — so the exit code and the summary tell the truth even when
+ * the run's own bookkeeping went wrong. Each job is in exactly one group:
+ *
+ *   finished    downloaded: made, paid, on disk
+ *   failed      failed or rejected by the service (reelpipe retry resubmits)
+ *   hookFailed  hook_failed: made, paid, on disk, but its on_output hook failed (retry --hooks)
+ *   refused     done, but its files were refused (too large, a private address, a link in the
+ *               outputs folder): made and paid for; the run after a person's fix fetches them
+ *   blocked     planned, but a job it needs failed (or is itself blocked): retry that one first
+ *   open        running the same command again can move it on:
+ *                 rendering    submitting, submitted, running: the service is still on it
+ *                 toDownload   done: finished remotely, its files not all on disk yet
+ *                 notSubmitted planned and free to go (stopped, deferred, or never reached)
+ *                 toSearch     in doubt, of a kind the next run can search for (or whose id was kept)
+ *   undecided   in doubt, of a kind nobody can search: only a person can say whether it exists
+ */
+export interface Standing {
+  finished: string[];
+  failed: string[];
+  hookFailed: string[];
+  refused: string[];
+  blocked: string[];
+  open: { rendering: string[]; toDownload: string[]; notSubmitted: string[]; toSearch: string[] };
+  undecided: string[];
+}
+
+export function openCount(standing: Standing): number {
+  const { rendering, toDownload, notSubmitted, toSearch } = standing.open;
+  return rendering.length + toDownload.length + notSubmitted.length + toSearch.length;
+}
+
+/** `needs`: what each job waits for before it may be submitted (see dependencies.ts). */
+export function standingOf(plan: Plan, rows: readonly Pick<JobRow, 'key' | 'status' | 'remoteId' | 'failedReason'>[], needs: Map<string, readonly string[]>): Standing {
+  const byKey = new Map(rows.map((row) => [row.key, row]));
+  const standing: Standing = { finished: [], failed: [], hookFailed: [], refused: [], blocked: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
+  const stuck = new Set<string>();
+  // Plan order puts every job after the jobs it needs, so "blocked" propagates in one pass.
+  for (const job of plan.jobs) {
+    const row = byKey.get(job.key);
+    const status = row?.status ?? 'planned';
+    if (status === 'downloaded') standing.finished.push(job.key);
+    // Its result is there for the jobs that need it: a failed hook blocks nothing.
+    else if (status === 'hook_failed') standing.hookFailed.push(job.key);
+    else if (status === 'failed' || status === 'rejected') {
+      standing.failed.push(job.key);
+      stuck.add(job.key);
+    } else if (status === 'planned') {
+      const blocked = (needs.get(job.key) ?? []).some((key) => stuck.has(key));
+      if (blocked) stuck.add(job.key);
+      (blocked ? standing.blocked : standing.open.notSubmitted).push(job.key);
+    } else if (status === 'done') (isRefusedDownload(row?.failedReason) ? standing.refused : standing.open.toDownload).push(job.key);
+    else if (status === 'in_doubt') (searchable(job.kind, job.mode, row) ? standing.open.toSearch : standing.undecided).push(job.key);
+    else standing.open.rendering.push(job.key);
+  }
+  return standing;
+}
+
+/**
+ * Whether a later run can settle this in-doubt job by itself: its answer's id was kept, or its
+ * kind can be searched (lipsync, ad clones) or safely resent (link updates, deletions). Others
+ * (AI Shorts, HTML ads, Boreal…) cannot be found without an id: a person decides.
+ */
+function searchable(kind: JobRow['kind'], mode: Parameters<typeof adapterFor>[1], row: Pick<JobRow, 'remoteId'> | undefined): boolean {
+  if (row?.remoteId) return true;
+  const adapter = adapterFor(kind, mode);
+  return adapter.reconcile !== 'none' && (adapter.reconcile === 'resend' || adapter.listRecent !== undefined);
+}

@@ -1,0 +1,215 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { createClient } from '../../src/api/index.js';
+import { loadManifest } from '../../src/manifest/index.js';
+import { planManifest, type Plan } from '../../src/plan/index.js';
+import { executePlan } from '../../src/run/execute-plan.js';
+import { runOutcome } from '../../src/run/outcome.js';
+import { resolveRunOptions } from '../../src/run/run-options.js';
+import type { Standing } from '../../src/run/standing.js';
+import type { RunResult } from '../../src/run/execute-plan.js';
+import type { StopReason } from '../../src/run/run-events.js';
+import { readEvents, StateStore } from '../../src/state/index.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
+
+let dir: string;
+let store: StateStore;
+const closers: (() => Promise<void> | void)[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'reelpipe-end-'));
+  store = StateStore.open(join(dir, 'state.db'));
+});
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function planOf(yaml: string): Promise<Plan> {
+  writeFileSync(join(dir, 'm.yaml'), yaml);
+  return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
+}
+
+const ID = '11111111-2222-4333-8444-555555555555';
+const options = (plan: Plan) => resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001 }, { concurrency: plan.concurrency, maxCredits: null });
+
+describe('a webhook hint while a read is on the wire', () => {
+  test('starts no second read, and a downloaded job never goes back to done', async () => {
+    const plan = await planOf(`
+version: 1
+name: one
+outputs: out
+steps:
+  - id: s
+    kind: ai_short
+    with: { script: "Hello there.", style: 3D, aspect_ratio: 9x16 }
+`);
+    let deliver: (token: string, delivery: { id: string; status: string }) => boolean = () => false;
+    const hint = (id: string) => deliver(store.lastAttempt(plan.jobs[0]!.key)!.hookToken!, { id, status: 'running' });
+    let reads = 0;
+    let downloaded: () => void = () => undefined;
+    const fileServed = new Promise<void>((resolve) => (downloaded = resolve));
+    const done = (res: ServerResponse, url: string) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([{ id: ID, status: 'done', credits_used: 5, video_output: `${url}/v.mp4` }]));
+    const server = createServer((req, res) => {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      if (req.method === 'POST') return void res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: ID, status: 'pending' }));
+      if (req.url === '/v.mp4') {
+        res.writeHead(200, { 'content-type': 'video/mp4' }).end('MP4DATA');
+        return downloaded();
+      }
+      // The delivery arrives while this read is on the wire. A second read, if any, answers
+      // only after the file was downloaded: a stale "done" that must not move the job back.
+      if (++reads === 1) {
+        hint(ID);
+        setTimeout(() => done(res, url), 20);
+      } else void fileServed.then(() => setTimeout(() => done(res, url), 20));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const client = createClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiId: 'test-id', apiKey: 'test-key', retry: { maxAttempts: 1 } });
+    closers.push(() => client.close());
+
+    const receiver = { urlFor: (token: string) => `http://127.0.0.1:9/hooks/${token}`, setHandler: (handler: typeof deliver) => (deliver = handler) };
+    const result = await executePlan(plan, { store, client, receiver }, options(plan));
+
+    expect(reads).toBe(1);
+    expect(result.counts).toEqual({ downloaded: 1 });
+    expect(store.job(plan.jobs[0]!.key)?.status).toBe('downloaded');
+    expect(readEvents(store.db, { type: 'job:done' })).toHaveLength(1);
+    expect(runOutcome(result, 'm.yaml')).toBeUndefined();
+  });
+});
+
+describe('a job already at the service whose upstream failed', () => {
+  test('is still read to its end and downloaded: only submission waits for what a job needs', async () => {
+    const plan = await planOf(`
+version: 1
+name: two
+outputs: out
+steps:
+  - id: a
+    kind: ai_short
+    with: { script: "First.", style: 3D, aspect_ratio: 9x16 }
+  - id: b
+    kind: ai_short
+    needs: [a]
+    with: { script: "Second.", style: 3D, aspect_ratio: 9x16 }
+`);
+    const [a, b] = plan.jobs;
+    store.syncPlan(plan.manifestPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, kind: j.kind, request: j.request, creditsEstimated: 5 })));
+    // As an earlier run left it: `a` failed at the service (after `b` was sent), `b` answered running.
+    store.transition(a!.key, 'submitting', {}, 'job:intent');
+    store.transition(a!.key, 'submitted', { remoteId: '99999999-2222-4333-8444-555555555555' }, 'job:answered');
+    store.transition(a!.key, 'failed', { failedReason: 'render error', creditsUsed: 0 }, 'job:failed');
+    store.transition(b!.key, 'submitting', {}, 'job:intent');
+    store.transition(b!.key, 'submitted', { remoteId: ID, remoteStatus: 'running' }, 'job:answered');
+    const server = await startScriptedServer();
+    closers.push(() => server.close());
+    server.script('GET', '/api/ai_shorts/', { status: 200, json: [{ id: ID, status: 'done', credits_used: 5, video_output: `${server.url}/v.mp4` }] });
+    server.script('GET', '/v.mp4', { status: 200, text: 'MP4', headers: { 'content-type': 'video/mp4' } });
+    const client = createClient({ baseUrl: server.url, apiId: 'test-id', apiKey: 'test-key', retry: { maxAttempts: 1 } });
+    closers.push(() => client.close());
+
+    const result = await executePlan(plan, { store, client }, options(plan));
+
+    expect(store.job(b!.key)?.status).toBe('downloaded');
+    expect(result.counts).toEqual({ failed: 1, downloaded: 1 });
+    expect(runOutcome(result, 'm.yaml')?.code).toBe('JOBS_FAILED');
+  });
+});
+
+describe('the exit code is decided from where the jobs stand', () => {
+  const standing = (over: Partial<Standing['open']> & Partial<Omit<Standing, 'open'>> = {}): Standing => ({
+    finished: over.finished ?? ['f'],
+    failed: over.failed ?? [],
+    hookFailed: over.hookFailed ?? [],
+    refused: over.refused ?? [],
+    blocked: over.blocked ?? [],
+    undecided: over.undecided ?? [],
+    open: { rendering: over.rendering ?? [], toDownload: over.toDownload ?? [], notSubmitted: over.notSubmitted ?? [], toSearch: over.toSearch ?? [] },
+  });
+  const result = (s: Standing, stop: StopReason | null = null) =>
+    ({ standing: s, stop, stopMessage: stop ? `${stop} happened` : null, credits: { estimated: 0, used: 0, spent: 0, cap: 10, overruns: [] } }) as unknown as RunResult;
+
+  test.each<[string, Standing, StopReason | null, string | undefined, RegExp | undefined]>([
+    ['everything on disk', standing(), null, undefined, undefined],
+    ['files not yet downloaded', standing({ toDownload: ['d'] }), null, 'UNFINISHED', /1 job left \(1 finished, files not yet downloaded\): run the same command again/],
+    ['jobs still rendering beside failures', standing({ rendering: ['r'], failed: ['x'] }), null, 'UNFINISHED', /1 job left .*; 1 job failed/],
+    ['an in-doubt job that can be searched for', standing({ toSearch: ['s'] }), null, 'UNFINISHED', /in doubt, to be searched for/],
+    ['only undecided doubts and failures', standing({ undecided: ['u'], failed: ['x'] }), null, 'JOBS_IN_DOUBT', /reelpipe doubt m\.yaml.*1 job failed/],
+    ['only failures and the jobs they block', standing({ failed: ['x'], blocked: ['y'] }), null, 'JOBS_FAILED', /1 job failed and 1 job not started because a job they need failed: .*reelpipe retry m\.yaml/],
+    ['only jobs whose output hook failed (files on disk)', standing({ hookFailed: ['h'] }), null, 'JOBS_FAILED', /^1 job finished with its files on disk but an output hook failed: see `reelpipe status m\.yaml`, then `reelpipe retry m\.yaml --hooks`$/],
+    ['failures beside a failed hook', standing({ failed: ['x'], hookFailed: ['h', 'i'] }), null, 'JOBS_FAILED', /1 job failed: .*reelpipe retry m\.yaml`; 2 jobs finished with their files on disk but an output hook failed/],
+    ['only jobs whose files were refused (made and paid for; a fix, then a plain run)', standing({ refused: ['z'] }), null, 'JOBS_FAILED', /^1 job finished at the service but its files were refused .*`reelpipe status m\.yaml`, fix it, then run the same command again — it fetches them without paying again$/],
+    ['files refused beside files that failed for now: running again comes first', standing({ refused: ['z'], toDownload: ['d'] }), null, 'UNFINISHED', /1 job left \(1 finished, files not yet downloaded\).*; 1 job finished at the service but its files were refused/],
+    ['jobs rendering beside a failed hook', standing({ rendering: ['r'], hookFailed: ['h'] }), null, 'UNFINISHED', /1 job left .*; 1 job finished with its files on disk but an output hook failed/],
+    ['a budget stop with jobs not submitted', standing({ notSubmitted: ['n'] }), 'budget', 'BUDGET_EXCEEDED', /credit cap stopped submitting.*1 not submitted yet/],
+    ['a budget stop with nothing left (a finished manifest over a lowered cap)', standing(), 'budget', undefined, undefined],
+    ['a signal after the last download', standing(), 'interrupted', undefined, undefined],
+    ['a signal with jobs rendering', standing({ rendering: ['r'] }), 'interrupted', 'INTERRUPTED', /interrupted by a signal; 1 job left/],
+    ['--max-wait with jobs rendering', standing({ rendering: ['r'] }), 'deadline', 'UNFINISHED', /deadline happened; 1 job left/],
+    ['a local fault with jobs left', standing({ toDownload: ['d'] }), 'local-fault', 'LOCAL_FAULT', /fix the machine/],
+    ['a lost lock, whatever is left', standing(), 'lock-lost', 'LOCKED', /the other run carries on/],
+  ])('%s', (_, s, stop, code, message) => {
+    const error = runOutcome(result(s, stop), 'm.yaml');
+    expect(error?.code).toBe(code);
+    if (message) expect(error?.message).toMatch(message);
+  });
+});
+
+describe('files refused at download', () => {
+  const ONE = `
+version: 1
+name: one
+outputs: out
+steps:
+  - id: s
+    kind: ai_short
+    with: { script: "Hello there.", style: 3D, aspect_ratio: 9x16 }
+`;
+  async function serviceWithFile(file: { status: number; text: string }, copies: number) {
+    const server = await startScriptedServer();
+    closers.push(() => server.close());
+    server.script('POST', '/api/ai_shorts/', { status: 201, json: { id: ID, status: 'pending' } });
+    const done = { status: 200, json: [{ id: ID, status: 'done', credits_used: 5, video_output: `${server.url}/v.mp4` }] };
+    server.script('GET', '/api/ai_shorts/', ...Array.from({ length: 8 }, () => done));
+    server.script('GET', `/api/ai_shorts/${ID}/`, ...Array.from({ length: 8 }, () => ({ status: 200, json: done.json[0] })));
+    server.script('GET', '/v.mp4', ...Array.from({ length: copies }, () => ({ ...file, headers: { 'content-type': 'video/mp4' } })));
+    const client = createClient({ baseUrl: server.url, apiId: 'test-id', apiKey: 'test-key', retry: { maxAttempts: 1 } });
+    closers.push(() => client.close());
+    return { server, client };
+  }
+
+  test('a file above the download ceiling ends the run with exit 1 naming the fix, not "run again"; after the fix a plain run fetches it and pays nothing again', async () => {
+    const plan = await planOf(ONE);
+    const { server, client } = await serviceWithFile({ status: 200, text: 'M'.repeat(2000) }, 2);
+    const key = plan.jobs[0]!.key;
+
+    const refused = await executePlan(plan, { store, client }, resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001, maxDownloadBytes: 100 }, { concurrency: 1, maxCredits: null }));
+    expect(store.job(key)?.status).toBe('done');
+    expect(store.job(key)?.failedReason).toMatch(/^download refused: .*above the download ceiling of 100 bytes/);
+    expect(refused.standing.refused).toEqual([key]);
+    const verdict = runOutcome(refused, 'm.yaml');
+    expect(verdict?.code).toBe('JOBS_FAILED');
+    expect(verdict?.message).toMatch(/^1 job finished at the service but its files were refused .*run the same command again — it fetches them without paying again$/);
+
+    const fixed = await executePlan(plan, { store, client }, options(plan));
+    expect(store.job(key)?.status).toBe('downloaded');
+    expect(runOutcome(fixed, 'm.yaml')).toBeUndefined();
+    expect(server.requestsTo('POST', '/api/ai_shorts/')).toHaveLength(1);
+  });
+
+  test('a download that fails for now (the file host answers 500) leaves the job for the next run: exit 4', async () => {
+    const plan = await planOf(ONE);
+    const { client } = await serviceWithFile({ status: 500, text: 'busy' }, 8);
+    const result = await executePlan(plan, { store, client }, options(plan));
+    expect(store.job(plan.jobs[0]!.key)?.failedReason).toMatch(/^download failed: /);
+    expect(result.standing.refused).toEqual([]);
+    expect(runOutcome(result, 'm.yaml')?.code).toBe('UNFINISHED');
+  });
+});
