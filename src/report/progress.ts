@@ -1,31 +1,159 @@
-import type { RunEvents } from '../run/run-events.js';
+import type { RunEvents, RunEventMap } from '../run/run-events.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { printable } from '../util/one-line.js';
+import { isoTime } from '../util/time-format.js';
+import * as say from './progress/lines.js';
+import { LiveBlock, type TerminalSize } from './progress/live-block.js';
+import { ProgressTally, type JobFacts, type PlanShape } from './progress/tally.js';
 
-/** Words a person reads for each status change. */
-const SAYS: Record<string, string> = {
-  planned: 'planned again',
-  submitting: 'submitting',
-  submitted: 'submitted',
-  running: 'running',
-  done: 'finished',
-  downloaded: 'downloaded',
-  failed: 'FAILED',
-  rejected: 'REJECTED',
-  in_doubt: 'IN DOUBT',
-};
+export type { ProgressMode } from './progress/mode.js';
 
-const clockTime = (ms: number) => new Date(ms).toISOString().slice(11, 19);
+/** Plain progress says where the run stands this often. Why 30 s: a cron log stays readable over a night, and a stall shows within a minute. */
+export const STATUS_EVERY_MS = 30_000;
+/** The live block is redrawn at most this often. Why: a burst of status changes must not flood a slow terminal (or an ssh link). */
+export const REDRAW_MIN_MS = 200;
+/** The live block is redrawn at least this often, so the elapsed time and ETA move on while nothing happens. */
+const LIVE_TICK_MS = 1000;
+
+export interface ProgressOptions {
+  /** `live`: a block redrawn in place (a terminal); `plain`: timestamped lines (cron, pipes). See progress/mode.ts. */
+  mode: 'live' | 'plain';
+  write: (text: string) => void;
+  /** reelpipe's version, in the header. */
+  version: string;
+  /** @default systemClock */
+  clock?: Clock;
+  /** The terminal's size (live mode). @default 80 × 24 */
+  size?: () => TerminalSize;
+  /** How often plain progress prints its status line. @default STATUS_EVERY_MS */
+  statusEveryMs?: number;
+}
+
+export interface Progress {
+  /** The plan, and its jobs as the state database has them when the run starts: the counting begins. */
+  begin(plan: PlanShape, rows: readonly Pick<JobFacts, 'key' | 'status' | 'creditsUsed' | 'creditsPrior' | 'submittedAt' | 'finishedAt'>[]): void;
+  /** The run is over: a last redraw (live), and every timer stopped. */
+  close(): void;
+}
 
 /**
- * Live progress for a person or a cron log: one line per job status change on stderr,
- * `HH:MM:SS  status  step  key  (remote id)  detail`, and one per run-level stop.
+ * Progress of a run on stderr, from its events. Live (a terminal): a block at the bottom — a line
+ * per step with its jobs per state, credits so far and time left, and the total — redrawn in
+ * place; what needs a person (failures, jobs in doubt, stops, notes) prints above it. Plain (no
+ * terminal): no escape codes at all; the header, then every event as a line starting with its
+ * ISO time, and a status line every `statusEveryMs`.
  */
-export function printProgress(events: RunEvents, write: (line: string) => void, now: () => number = Date.now): void {
-  events.on('job:status', (e) => {
-    const id = e.remoteId ? `  ${e.remoteId}` : '';
-    const detail = e.detail ? `  ${e.detail}` : '';
-    write(`${clockTime(now())}  ${(SAYS[e.status] ?? e.status).padEnd(12)} ${e.key}${id}${detail}\n`);
+export function startProgress(events: RunEvents, options: ProgressOptions): Progress {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const labels = new Map<string, string>();
+  let tally: ProgressTally | null = null;
+  let concurrency = 1;
+  const named = (key: string) => (labels.has(key) ? `${printable(labels.get(key)!)}  ${key}` : key);
+  const view = () => {
+    const steps = tally!.steps(clock.now());
+    return { steps, total: tally!.total(steps), elapsed: clock.now() - started };
+  };
+  const sink = options.mode === 'live' ? liveSink(options, clock, () => (tally ? view() : null), () => concurrency) : plainSink(options, clock, () => (tally ? view() : null));
+
+  events.on('run:started', (e) => {
+    concurrency = e.concurrency;
+    sink.header(say.headerLine(e, options.version, clock.now()));
   });
-  events.on('job:download-failed', (e) => write(`${clockTime(now())}  download failed  ${e.key}  ${e.message}\n`));
-  events.on('run:stopping', (e) => write(`${clockTime(now())}  stopping: ${e.message}\n`));
-  events.on('run:note', (e) => write(`${clockTime(now())}  ${e.message}\n`));
+  events.on('job:status', (e) => {
+    tally?.update(e);
+    // A terminal shows status changes in the block; only what needs a person gets a line of its own.
+    if (options.mode === 'plain' || say.mattersToPeople(e.status)) sink.line(say.statusText(e, named));
+    else sink.refresh();
+  });
+  const always = <E extends keyof RunEventMap>(event: E, text: (e: RunEventMap[E]) => string) => events.on(event, (e) => sink.line(text(e)));
+  always('job:download-failed', (e) => say.downloadFailedText(e, named));
+  always('job:read-failed', (e) => say.readFailedText(e, named));
+  always('run:stopping', say.stoppingText);
+  always('run:note', say.noteText);
+  return {
+    begin: (plan, rows) => {
+      for (const job of plan.jobs) labels.set(job.key, job.label);
+      tally = new ProgressTally(plan, concurrency, rows);
+      sink.refresh();
+    },
+    close: () => sink.close(),
+  };
+}
+
+type View = { steps: ReturnType<ProgressTally['steps']>; total: ReturnType<ProgressTally['total']>; elapsed: number } | null;
+
+interface Sink {
+  header(text: string): void;
+  /** An event's line (the sink adds the time). */
+  line(text: string): void;
+  /** The counts changed. */
+  refresh(): void;
+  close(): void;
+}
+
+/** Calls `fn` every `ms` until the returned abort is called. */
+function every(clock: Clock, ms: number, fn: () => void): () => void {
+  const stop = new AbortController();
+  void (async () => {
+    while (!stop.signal.aborted) {
+      const woke = await clock.sleep(ms, stop.signal).then(() => true, () => false);
+      if (!woke || stop.signal.aborted) return;
+      fn();
+    }
+  })();
+  return () => stop.abort();
+}
+
+function liveSink(options: ProgressOptions, clock: Clock, view: () => View, concurrency: () => number): Sink {
+  const block = new LiveBlock(options.write, options.size ?? (() => ({ columns: 80, rows: 24 })));
+  const lines = () => {
+    const v = view();
+    return v ? say.blockLines(v.steps, v.total, v.elapsed, concurrency()) : [];
+  };
+  let lastDraw = -Infinity;
+  let pending = false;
+  let closed = false;
+  const draw = (above: string[] = []) => {
+    lastDraw = clock.now();
+    block.render(lines(), above);
+  };
+  // Redraws wait out REDRAW_MIN_MS since the last one; lines above are printed at once (with a redraw).
+  const redraw = () => {
+    if (pending || closed) return;
+    const wait = lastDraw + REDRAW_MIN_MS - clock.now();
+    if (wait <= 0) return draw();
+    pending = true;
+    void clock.sleep(wait).then(() => {
+      pending = false;
+      if (!closed) draw();
+    });
+  };
+  const stopTicking = every(clock, LIVE_TICK_MS, redraw);
+  const time = () => isoTime(clock.now()).slice(11, 19);
+  return {
+    header: (text) => draw([text]),
+    line: (text) => draw([`${time()}  ${text}`]),
+    refresh: redraw,
+    close: () => {
+      if (closed) return;
+      stopTicking();
+      draw();
+      closed = true;
+    },
+  };
+}
+
+function plainSink(options: ProgressOptions, clock: Clock, view: () => View): Sink {
+  const line = (text: string) => options.write(`${isoTime(clock.now())}  ${text}\n`);
+  const stopTicking = every(clock, options.statusEveryMs ?? STATUS_EVERY_MS, () => {
+    const v = view();
+    if (v) line(say.statusLine(v.steps, v.total, v.elapsed));
+  });
+  return {
+    header: (text) => options.write(`${text}\n`),
+    line,
+    refresh: () => undefined,
+    close: stopTicking,
+  };
 }

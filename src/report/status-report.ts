@@ -1,109 +1,150 @@
 import { resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
-import { openStateDb, openStateDbReadOnly, SCHEMA_VERSION, StateStore } from '../state/index.js';
-import { formatCredits } from './summary.js';
+import type { JobStatus } from '../state/index.js';
+import { formatCredits } from '../util/format.js';
+import { creditsText, knownOrNull, overrunOf, sumCredits, type CreditSum } from './credits.js';
+import { readJobFacts } from './job-facts.js';
+import { hookOutcomeText, readHookFacts, type HookFacts } from './hook-facts.js';
+import { countWords, countsText, type StateWord } from '../state/vocabulary.js';
 
-/** One job as `status` shows it. `new` when the state database has never seen its key. */
+/** One job as `status` shows it. Unknown figures and times are null, never 0. */
 export interface JobStatusLine {
   key: string;
+  label: string;
   step: string;
   kind: string;
-  status: string;
+  /** `scripts.csv:14`, for a job made from a row. */
+  origin: string | null;
+  /** The word for its state (src/state/vocabulary.ts). */
+  state: StateWord;
+  /** The state database's status; null when it has never recorded the job. */
+  status: JobStatus | null;
   remoteId: string | null;
   creditsEstimated: number | null;
+  creditsHigh: number | null;
   creditsUsed: number | null;
+  /** The service charged more than the high estimate. */
+  overHighEstimate: boolean;
+  /** ISO 8601 times; null until they happen. */
+  submittedAt: string | null;
+  finishedAt: string | null;
+  downloadedAt: string | null;
   outputs: string[];
   failedReason: string | null;
   /** Why the job is held in doubt (null unless in doubt). */
   doubtReason: string | null;
+  /** Its output hook's newest run per file (docs/hooks.md); empty when none ran. */
+  hooks: HookFacts[];
+}
+
+interface Totals {
+  jobs: number;
+  counts: Partial<Record<StateWord, number>>;
+  /** Known figures summed; null when every job's figure is unknown. */
+  creditsEstimated: number | null;
+  creditsUsed: number | null;
+  /** Jobs whose estimate / cost is unknown (left out of the sums above). */
+  unknownEstimates: number;
+  unknownUsed: number;
+  overHighEstimate: number;
 }
 
 export interface StatusReport {
   manifest: string;
   stateDb: string;
-  steps: { id: string; kind: string; counts: Record<string, number>; creditsEstimated: number; creditsUsed: number }[];
-  totals: { jobs: number; counts: Record<string, number>; creditsEstimated: number; creditsUsed: number };
+  steps: ({ id: string; kind: string } & Totals)[];
+  totals: Totals;
   jobs: JobStatusLine[];
+  /** The newest run of the manifest's on_finish hook; null when it never ran. */
+  onFinish: HookFacts | null;
 }
 
-const round = (n: number) => Math.round(n * 100) / 100;
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Reads (never writes, never locks) the state of every job of `plan`. */
 export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
-  const db = openCurrent(dbPath);
-  const store = db && new StateStore(db).useManifest(plan.manifestPath);
-  try {
-    const jobs: JobStatusLine[] = plan.jobs.map((job) => {
-      const row = store?.job(job.key);
-      return {
-        key: job.key,
-        step: job.step,
-        kind: job.kind,
-        status: row?.status ?? 'new',
-        remoteId: row?.remoteId ?? null,
-        creditsEstimated: job.credits?.expected ?? null,
-        creditsUsed: row ? round((row.creditsUsed ?? 0) + row.creditsPrior) : null,
-        outputs: (store?.outputs(job.key) ?? []).flatMap((o) => (o.path && o.sha256 ? [resolve(plan.outputsDir, o.path)] : [])),
-        failedReason: row?.failedReason ?? null,
-        doubtReason: row?.status === 'in_doubt' ? (row.doubtReason ?? 'no reason recorded') : null,
-      };
-    });
-    return { manifest: plan.manifestPath, stateDb: dbPath, steps: stepTotals(plan, jobs), totals: totalsOf(jobs), jobs };
-  } finally {
-    store?.close();
-  }
+  const facts = readJobFacts(dbPath, plan);
+  const hooks = readHookFacts(dbPath, plan.manifestPath);
+  const jobs: JobStatusLine[] = plan.jobs.map((job) => {
+    const f = facts.get(job.key);
+    return {
+      key: job.key,
+      label: job.label,
+      step: job.step,
+      kind: job.kind,
+      origin: job.origin ?? null,
+      state: f?.state ?? 'not submitted',
+      status: f?.status ?? null,
+      remoteId: f?.remoteId ?? null,
+      creditsEstimated: job.credits?.expected ?? null,
+      creditsHigh: job.credits?.high ?? null,
+      creditsUsed: f ? f.creditsUsed : 0,
+      overHighEstimate: overrunOf(job, f?.creditsCharged) !== null,
+      submittedAt: iso(f?.submittedAt ?? null),
+      finishedAt: iso(f?.finishedAt ?? null),
+      downloadedAt: iso(f?.downloadedAt ?? null),
+      outputs: (f?.outputs ?? []).map((o) => resolve(plan.outputsDir, o.path)),
+      failedReason: f?.failedReason ?? null,
+      doubtReason: f?.doubtReason ?? null,
+      hooks: hooks.byJob.get(job.key) ?? [],
+    };
+  });
+  const steps = plan.steps.map((step) => ({ id: step.id, kind: step.kind, ...totalsOf(jobs.filter((j) => j.step === step.id)) }));
+  return { manifest: plan.manifestPath, stateDb: dbPath, steps, totals: totalsOf(jobs), jobs, onFinish: hooks.onFinish };
 }
 
-/**
- * Opens the state read-only; a database an older reelpipe left (below SCHEMA_VERSION) is
- * migrated first, once, since this build's queries need its columns (a run would do the same).
- */
-function openCurrent(dbPath: string): ReturnType<typeof openStateDbReadOnly> {
-  const db = openStateDbReadOnly(dbPath);
-  if (!db) return db;
-  const versioned = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
-  const version = versioned ? ((db.prepare('SELECT max(version) FROM schema_version').pluck().get() as number | null) ?? 0) : 0;
-  if (version >= SCHEMA_VERSION) return db;
-  db.close();
-  openStateDb(dbPath).close();
-  return openStateDbReadOnly(dbPath);
-}
-
-function totalsOf(jobs: readonly JobStatusLine[]): StatusReport['totals'] {
-  const counts: Record<string, number> = {};
-  for (const job of jobs) counts[job.status] = (counts[job.status] ?? 0) + 1;
+function totalsOf(jobs: readonly JobStatusLine[]): Totals {
+  const estimated = sumCredits(jobs.map((j) => j.creditsEstimated));
+  const used = sumCredits(jobs.map((j) => j.creditsUsed));
   return {
     jobs: jobs.length,
-    counts,
-    creditsEstimated: round(jobs.reduce((s, j) => s + (j.creditsEstimated ?? 0), 0)),
-    creditsUsed: round(jobs.reduce((s, j) => s + (j.creditsUsed ?? 0), 0)),
+    counts: countWords(jobs.map((j) => j.state)),
+    creditsEstimated: knownOrNull(estimated),
+    creditsUsed: knownOrNull(used),
+    unknownEstimates: estimated.unknownJobs,
+    unknownUsed: used.unknownJobs,
+    overHighEstimate: jobs.filter((j) => j.overHighEstimate).length,
   };
 }
 
-function stepTotals(plan: Plan, jobs: readonly JobStatusLine[]): StatusReport['steps'] {
-  return plan.steps.map((step) => {
-    const { counts, creditsEstimated, creditsUsed } = totalsOf(jobs.filter((j) => j.step === step.id));
-    return { id: step.id, kind: step.kind, counts, creditsEstimated, creditsUsed };
-  });
+const sumOf = (known: number | null, unknownJobs: number, jobs: number): CreditSum => ({ known: known ?? 0, unknownJobs, jobs });
+
+/** `credits used 12, estimated unknown`, and how many jobs cost more than their high estimate. */
+function creditLine(t: Totals): string {
+  const over = t.overHighEstimate > 0 ? `; ${t.overHighEstimate} over the high estimate` : '';
+  return `credits used ${creditsText(sumOf(t.creditsUsed, t.unknownUsed, t.jobs))}, estimated ${creditsText(sumOf(t.creditsEstimated, t.unknownEstimates, t.jobs))}${over}`;
 }
 
-/** The human form: a line per step, the totals, then every job with its files and, if any, why it failed or is in doubt. */
+/** The human form: a line per step, the totals, then every job with its label, files and, if any, why it failed or is in doubt. */
 export function renderStatus(report: StatusReport): string {
-  const countText = (counts: Record<string, number>) =>
-    Object.entries(counts)
-      .map(([status, n]) => `${n} ${status}`)
-      .join(', ');
   const lines = [`${report.manifest} (state ${report.stateDb})`];
   for (const step of report.steps) {
-    lines.push(`  ${step.id.padEnd(20)} ${step.kind.padEnd(18)} ${countText(step.counts).padEnd(36)} credits ${formatCredits(step.creditsUsed)} of ~${formatCredits(step.creditsEstimated)}`);
+    lines.push(`  ${step.id.padEnd(20)} ${step.kind.padEnd(18)} ${countsText(step.counts).padEnd(36)} ${creditLine(step)}`);
   }
-  lines.push(`total: ${report.totals.jobs} jobs — ${countText(report.totals.counts)}; credits used ${formatCredits(report.totals.creditsUsed)}, estimated ${formatCredits(report.totals.creditsEstimated)}`);
+  lines.push(`total: ${report.totals.jobs} jobs — ${countsText(report.totals.counts)}; ${creditLine(report.totals)}`);
   lines.push('jobs:');
   for (const job of report.jobs) {
-    const credits = job.creditsUsed === null ? '' : ` ${formatCredits(job.creditsUsed)} cr`;
+    const credits = job.creditsUsed === null ? (job.status === null ? '' : ' cost unknown') : ` ${formatCredits(job.creditsUsed)} cr`;
+    const over = job.overHighEstimate ? ` (over the high estimate ${formatCredits(job.creditsHigh ?? 0)})` : '';
     const files = job.outputs.length ? `  ${job.outputs.join(', ')}` : '';
     const reason = job.doubtReason ? `  in doubt: ${job.doubtReason}` : job.failedReason ? `  ${job.failedReason}` : '';
-    lines.push(`  ${job.key}  ${job.kind}  ${job.status}${job.remoteId ? `  ${job.remoteId}` : ''}${credits}${files}${reason}`);
+    lines.push(`  ${job.label}  ${job.key}  ${job.kind}  ${job.state}${job.remoteId ? `  ${job.remoteId}` : ''}${credits}${over}${files}${reason}`);
+    for (const hook of job.hooks) lines.push(...hookLines(`on_output file ${hook.outputIdx ?? 0}`, hook));
   }
+  if (report.onFinish) lines.push(...hookLines(`on_finish${report.onFinish.runId === null ? '' : ` (run #${report.onFinish.runId})`}`, report.onFinish, ''));
   return `${lines.join('\n')}\n`;
+}
+
+/** Why up to 5 lines: enough for the message a failing command ends with; --json has the whole tail. */
+const TAIL_LINES = 5;
+
+/** A hook's outcome, and for one that did not succeed, the end of what it printed. */
+function hookLines(what: string, hook: HookFacts, indent = '    '): string[] {
+  const lines = [`${indent}${what}: ${hookOutcomeText(hook)}`];
+  if (hook.state === 'ok') return lines;
+  for (const [name, text] of [['stderr', hook.stderrTail], ['stdout', hook.stdoutTail]] as const) {
+    const last = text.trimEnd().split('\n').slice(-TAIL_LINES).filter((l) => l.trim() !== '');
+    if (last.length > 0) lines.push(`${indent}  ${name}: ${last.join(`\n${indent}          `)}`);
+  }
+  return lines;
 }

@@ -1,40 +1,61 @@
 import type { Plan } from '../plan/types.js';
 import type { RunResult } from '../run/execute-plan.js';
-import type { JobStatus, StateStore } from '../state/index.js';
+import { formatCredits } from '../util/format.js';
+import { oneLine } from '../util/one-line.js';
+import { creditsText, overrunOf, overrunText, sumCredits } from './credits.js';
+import { usedCredits } from './job-facts.js';
+import { countsText, stateWord, wordCountsOf } from '../state/vocabulary.js';
 
-const ORDER: JobStatus[] = ['downloaded', 'done', 'running', 'submitted', 'submitting', 'in_doubt', 'planned', 'failed', 'rejected'];
-const LABEL: Partial<Record<JobStatus, string>> = {
-  downloaded: 'done',
-  done: 'finished, not downloaded',
-  in_doubt: 'in doubt',
-  planned: 'not submitted',
-};
 /** Failures listed in full up to this many; a long list is cut so the summary stays readable. */
 const LIST_MAX = 20;
-
-export const formatCredits = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+/** A stop's message may name several jobs (a budget overrun's culprits): longer than a reason, still bounded. */
+const STOP_MESSAGE_MAX = 1000;
 
 /**
- * The final summary on stdout: jobs per state, credits estimated against used, where the files
- * are, and every job that needs a person's attention, with the service's reason.
+ * The final summary on stdout: jobs per state (in the words of src/state/vocabulary.ts), credits
+ * estimated against used (unknown said as unknown, never 0), where the files are, and every job
+ * that needs a person's attention, by label and key, with the service's reason.
  */
-export function renderSummary(plan: Plan, result: RunResult, store: StateStore, elapsedMs: number): string {
-  const counts = ORDER.filter((s) => result.counts[s]).map((s) => `${result.counts[s]} ${LABEL[s] ?? s}`);
+export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number): string {
+  const rows = result.jobs;
+  const byKey = new Map(plan.jobs.map((j) => [j.key, j]));
+  const named = (key: string) => `${byKey.get(key)?.label ?? key} (${key})`;
   const lines = [
-    `${plan.name}: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} — ${counts.join(', ') || 'nothing to do'}`,
-    `credits: estimated ${formatCredits(result.credits.estimated)}, used ${formatCredits(result.credits.used)}` +
-      (result.credits.cap === null ? '' : ` (cap ${formatCredits(result.credits.cap)})`),
+    `${plan.name}: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} — ${countsText(wordCountsOf(result.counts)) || 'nothing to do'}`,
+    creditsLine(plan, result, rows.map(usedCredits)),
     `outputs: ${plan.outputsDir}`,
     `time: ${(elapsedMs / 1000).toFixed(1)} s`,
   ];
-  const rows = store.jobs(plan.jobs.map((j) => j.key));
   const failed = rows.filter((r) => r.status === 'failed' || r.status === 'rejected');
-  section(lines, 'failed', failed.map((r) => `${r.key}  ${r.status}: ${r.failedReason ?? 'no reason given'}`));
-  section(lines, 'not started (a job they need failed)', result.blocked);
-  section(lines, 'in doubt (may exist remotely; see docs/exactly-once.md, or rerun with --resubmit-in-doubt)', result.heldInDoubt);
-  section(lines, 'finished but not downloaded (the next run tries again)', result.undownloaded);
-  if (result.stopMessage) lines.push(`stopped early: ${result.stopMessage}`);
+  // The service's reasons on one line each (an HTML error page stripped to its words): see util/one-line.ts.
+  section(lines, 'failed', failed.map((r) => `${named(r.key)}  ${stateWord(r.status)}: ${r.failedReason ? oneLine(r.failedReason) : 'no reason given'}`));
+  const overruns = rows.flatMap((r) => {
+    const job = byKey.get(r.key);
+    const over = job && overrunOf(job, r.creditsUsed);
+    return over ? [overrunText(over)] : [];
+  });
+  section(lines, 'cost more than the high estimate (check the estimate or the input)', overruns);
+  const hookFailed = rows.filter((r) => r.status === 'hook_failed');
+  section(lines, 'output hook failed (the files stay; fix the cause, then reelpipe retry --hooks)', hookFailed.map((r) => `${named(r.key)}  ${r.failedReason ?? 'no reason recorded'}`));
+  section(lines, 'not started (a job they need failed)', result.blocked.map(named));
+  section(lines, 'in doubt (may exist remotely: reelpipe doubt shows why, reelpipe resolve settles one; see docs/exactly-once.md)', result.heldInDoubt.map(named));
+  section(lines, 'finished but not downloaded (the next run tries again)', result.undownloaded.map(named));
+  const refused = new Set(result.standing.refused);
+  section(lines, 'finished, files refused (fix the reason, then run again: nothing is paid again)', rows.filter((r) => refused.has(r.key)).map((r) => `${named(r.key)}  ${oneLine(r.failedReason ?? '')}`));
+  if (result.stopMessage) lines.push(`stopped early: ${oneLine(result.stopMessage, STOP_MESSAGE_MAX)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `credits: estimated 300, used 12 (cap 1,500)`. `used` is what the service reported; the cap
+ * counts a cost it did not report at the job's reservation, so when the two differ both are said.
+ */
+function creditsLine(plan: Plan, result: RunResult, used: (number | null)[]): string {
+  const estimated = { known: plan.totals.credits?.expected ?? 0, unknownJobs: plan.totals.unknownJobs, jobs: plan.totals.jobs };
+  const usedSum = sumCredits(used);
+  const { cap, spent } = result.credits;
+  const counted = cap !== null && Math.abs(spent - usedSum.known) > 0.005 ? `, ${formatCredits(spent)} counted against it (a cost not reported counts at its high estimate)` : '';
+  return `credits: estimated ${creditsText(estimated)}, used ${creditsText(usedSum)}` + (cap === null ? '' : `; cap ${formatCredits(cap)}${counted}`);
 }
 
 function section(lines: string[], title: string, items: readonly string[]): void {

@@ -1,0 +1,171 @@
+/**
+ * The report's own script, inlined (no network): it draws the timeline on a canvas and builds
+ * the gallery a page at a time from the JSON data in the page, so 10,000 outputs stay usable —
+ * only one page of cards (and of video elements) exists at once. Every text is set with
+ * textContent and every file address is relative and percent-encoded: nothing a label or a
+ * reason holds can become markup.
+ */
+export const CLIENT_SCRIPT = String.raw`
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var PAGE = 48;
+  var STATE_COLOUR = { 'done': '#1f9d6b', 'finished': '#7cc4a4', 'failed': '#d93a3a', 'rejected': '#d93a3a', 'in doubt': '#c77c02' };
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) { node.setAttribute(name, attrs[name]); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function href(path) { return data.base + path.split('/').map(encodeURIComponent).join('/'); }
+  function credits(n) { return n === null ? 'unknown' : n.toLocaleString('en-US', { maximumFractionDigits: 1 }); }
+
+  var cards = [];
+  data.jobs.forEach(function (job) {
+    var poster = null;
+    job.f.forEach(function (f) { if (f[1] === 'image' && poster === null) poster = f[0]; });
+    job.f.forEach(function (f) { cards.push({ job: job, path: f[0], media: f[1], poster: f[1] === 'video' ? poster : null }); });
+  });
+
+  var stepSel = document.getElementById('filter-step');
+  var stateSel = document.getElementById('filter-state');
+  var search = document.getElementById('filter-text');
+  var runOnly = document.getElementById('filter-run');
+  var grid = document.getElementById('gallery-grid');
+  var info = document.getElementById('page-info');
+  var prev = document.getElementById('page-prev');
+  var next = document.getElementById('page-next');
+  data.steps.forEach(function (s, i) { stepSel.appendChild(el('option', { value: String(i) }, s)); });
+  data.states.forEach(function (s, i) {
+    if (cards.some(function (c) { return c.job.st === i; })) stateSel.appendChild(el('option', { value: String(i) }, s));
+  });
+
+  var page = 0;
+  function matches(card) {
+    if (stepSel.value !== '' && card.job.s !== Number(stepSel.value)) return false;
+    if (stateSel.value !== '' && card.job.st !== Number(stateSel.value)) return false;
+    if (runOnly.checked && !card.job.r) return false;
+    var text = search.value.trim().toLowerCase();
+    return text === '' || (card.job.l + ' ' + card.job.k + ' ' + (card.job.o || '') + ' ' + card.path).toLowerCase().indexOf(text) >= 0;
+  }
+
+  function mediaOf(card, label) {
+    var src = href(card.path);
+    if (card.media === 'video') {
+      var video = el('video', { controls: '', preload: 'metadata', src: src });
+      if (card.poster) video.setAttribute('poster', href(card.poster));
+      return video;
+    }
+    if (card.media === 'html') return el('iframe', { sandbox: 'allow-scripts', src: src, loading: 'lazy', title: label });
+    if (card.media === 'image') return el('img', { src: src, alt: label, loading: 'lazy' });
+    if (card.media === 'audio') return el('audio', { controls: '', preload: 'metadata', src: src });
+    return el('a', { href: src }, 'open ' + card.path.split('/').pop());
+  }
+
+  function cardOf(card) {
+    var job = card.job;
+    var node = el('article', { 'class': 'card', 'data-step': data.steps[job.s], 'data-state': data.states[job.st], 'data-media': card.media });
+    var media = el('div', { 'class': 'media' });
+    media.appendChild(mediaOf(card, job.l));
+    var meta = el('div', { 'class': 'meta' });
+    meta.appendChild(el('b', {}, job.l));
+    meta.appendChild(el('div', { 'class': 'muted' }, data.steps[job.s] + (job.o ? ' · row ' + job.o : '') + ' · ' + job.k));
+    var line = el('div');
+    line.appendChild(el('span', { 'class': 'badge ' + data.states[job.st].replace(' ', '-') }, data.states[job.st]));
+    line.appendChild(document.createTextNode(' ' + credits(job.u) + ' credits used' + (job.e === null ? '' : ' (est. ' + credits(job.e) + ')')));
+    if (job.x) line.appendChild(el('span', { 'class': 'over' }, ' over the high estimate'));
+    meta.appendChild(line);
+    meta.appendChild(el('a', { href: href(card.path) }, card.path));
+    node.appendChild(media);
+    node.appendChild(meta);
+    return node;
+  }
+
+  function render() {
+    var shown = cards.filter(matches);
+    var pages = Math.max(1, Math.ceil(shown.length / PAGE));
+    if (page >= pages) page = pages - 1;
+    grid.replaceChildren.apply(grid, shown.slice(page * PAGE, (page + 1) * PAGE).map(cardOf));
+    info.textContent = shown.length + ' of ' + cards.length + ' outputs · page ' + (page + 1) + ' of ' + pages;
+    prev.disabled = page === 0;
+    next.disabled = page >= pages - 1;
+  }
+  [stepSel, stateSel, runOnly].forEach(function (c) { c.addEventListener('change', function () { page = 0; render(); }); });
+  search.addEventListener('input', function () { page = 0; render(); });
+  prev.addEventListener('click', function () { page--; render(); });
+  next.addEventListener('click', function () { page++; render(); });
+  render();
+
+  drawTimeline(document.getElementById('timeline'));
+
+  /** Jobs per step that have been submitted, earliest first; and the span of time they cover. */
+  function timelineLanes() {
+    var lanes = data.steps.map(function () { return []; });
+    data.jobs.forEach(function (j) { if (j.t[0] !== null) lanes[j.s].push(j); });
+    lanes.forEach(function (lane) { lane.sort(function (a, b) { return a.t[0] - b.t[0]; }); });
+    var t0 = Infinity, t1 = -Infinity;
+    data.jobs.forEach(function (j) { j.t.forEach(function (t) { if (t !== null) { t0 = Math.min(t0, t); t1 = Math.max(t1, t); } }); });
+    if (data.jobs.some(function (j) { return j.t[0] !== null && j.t[1] === null; })) t1 = Math.max(t1, data.now);
+    if (t1 <= t0) t1 = t0 + 1000;
+    // A lane is at most 320 px tall: 10,000 jobs share it, a pixel (or less) each.
+    var heights = lanes.map(function (lane) { return lane.length === 0 ? 0 : Math.min(320, lane.length * 12); });
+    return { lanes: lanes, heights: heights, t0: t0, t1: t1 };
+  }
+
+  function drawTimeline(canvas) {
+    var LEFT = 140, HEAD = 22, AXIS = 24;
+    var t = timelineLanes();
+    if (t.t0 === Infinity) { canvas.replaceWith(el('p', {}, 'No job has been submitted yet.')); return; }
+    var height = AXIS + t.heights.reduce(function (sum, h, i) { return sum + (t.lanes[i].length ? HEAD + h : 0); }, 0);
+    var width = Math.max(640, canvas.parentElement.clientWidth - 24);
+    var ratio = window.devicePixelRatio || 1;
+    canvas.width = width * ratio; canvas.height = height * ratio;
+    canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
+    var g = canvas.getContext('2d');
+    g.scale(ratio, ratio);
+    g.font = '12px system-ui, sans-serif';
+    var x = function (time) { return LEFT + (time - t.t0) / (t.t1 - t.t0) * (width - LEFT - 12); };
+    var spans = [];
+    var y = 0;
+    t.lanes.forEach(function (lane, s) {
+      if (lane.length === 0) return;
+      g.fillStyle = '#1d2330';
+      g.fillText(data.steps[s] + ' (' + lane.length + ')', 4, y + 15);
+      y += HEAD;
+      var row = t.heights[s] / lane.length;
+      lane.forEach(function (j, i) { drawJob(g, x, j, y + i * row, row); spans.push({ top: y + i * row, bottom: y + (i + 1) * row, job: j }); });
+      y += t.heights[s];
+    });
+    drawAxis(g, y, width, (t.t1 - t.t0) / 1000, LEFT);
+    canvas.addEventListener('mousemove', function (event) {
+      var hit = spans.find(function (s) { return event.offsetY >= s.top && event.offsetY < s.bottom; });
+      canvas.title = hit ? hit.job.l + ' — ' + data.states[hit.job.st] + ': ' + phases(hit.job.t, t.t0) : '';
+    });
+  }
+
+  /** Submitted → finished in the state's colour (faded while not finished), then → downloaded in grey. */
+  function drawJob(g, x, j, top, row) {
+    var bar = Math.max(row - (row > 4 ? 2 : 0), 0.6);
+    var end = j.t[1] === null ? data.now : j.t[1];
+    g.fillStyle = STATE_COLOUR[data.states[j.st]] || '#2f6fdf';
+    g.globalAlpha = j.t[1] === null ? 0.45 : 1;
+    g.fillRect(x(j.t[0]), top, Math.max(x(end) - x(j.t[0]), 1.5), bar);
+    g.globalAlpha = 1;
+    if (j.t[2] !== null && j.t[1] !== null) { g.fillStyle = '#9aa6ba'; g.fillRect(x(j.t[1]), top, Math.max(x(j.t[2]) - x(j.t[1]), 1), bar); }
+  }
+
+  function drawAxis(g, y, width, seconds, left) {
+    var label = seconds < 90 ? seconds.toFixed(1) + ' s' : (seconds / 60).toFixed(1) + ' min';
+    g.fillStyle = '#5b6577';
+    g.fillText('0 s', left, y + 16);
+    g.fillText(label, width - 12 - g.measureText(label).width, y + 16);
+  }
+
+  function phases(t, t0) {
+    var secs = function (a, b) { return ((b - a) / 1000).toFixed(1) + ' s'; };
+    return 'submitted at +' + secs(t0, t[0]) + (t[1] === null ? '' : ', finished after ' + secs(t[0], t[1])) +
+      (t[2] === null || t[1] === null ? '' : ', downloaded after ' + secs(t[1], t[2]));
+  }
+})();
+`;

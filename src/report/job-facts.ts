@@ -1,0 +1,146 @@
+import type Database from 'better-sqlite3';
+import type { Plan } from '../plan/types.js';
+import { openStateDb, openStateDbReadOnly, SCHEMA_VERSION, type JobRow, type JobStatus } from '../state/index.js';
+import { stateWord, type StateWord } from '../state/vocabulary.js';
+
+/** One file of a job, as the state database recorded its download. */
+export interface RecordedOutput {
+  /** Relative to the plan's outputs folder. */
+  path: string;
+  contentType: string | null;
+  bytes: number | null;
+  downloadedAt: number | null;
+}
+
+/**
+ * What the state database knows of one job, for `plan --json`, `status` and the report. Unknown
+ * is null, never 0: `creditsUsed` is null while the cost is not reported (a job in flight, or one
+ * the service never priced), and 0 only when nothing was made (not sent, or refused).
+ */
+export interface JobFacts {
+  state: StateWord;
+  /** The database's status; null when it has never recorded the job. */
+  status: JobStatus | null;
+  remoteId: string | null;
+  /** This job's whole cost so far, earlier failed attempts included; null when not known. */
+  creditsUsed: number | null;
+  /** What the service reported for the current attempt alone (compared with the estimate). */
+  creditsCharged: number | null;
+  failedReason: string | null;
+  doubtReason: string | null;
+  submittedAt: number | null;
+  finishedAt: number | null;
+  /** When the last of its files was downloaded; null without files. */
+  downloadedAt: number | null;
+  /** Files downloaded and verified (a checksum recorded). */
+  outputs: readonly RecordedOutput[];
+}
+
+interface Row {
+  key: string; step: string; output_name: string | null; status: JobStatus; remote_id: string | null;
+  credits_used: number | null; credits_prior: number; failed_reason: string | null; doubt_reason: string | null;
+  submitted_at: number | null; finished_at: number | null;
+}
+
+interface OutputRow { job_key: string; path: string; content_type: string | null; bytes: number | null; downloaded_at: number | null }
+
+/**
+ * Every job of `plan` as the state database at `dbPath` knows it, in two queries (not one per
+ * job): read-only, no lock, so it works while a run is going. A missing database knows nothing:
+ * every job is then `not submitted`. A key the database lacks is `changed` when a job of the same
+ * step and output name is recorded under another key (its inputs changed, so its key did).
+ */
+export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | 'jobs'>): Map<string, JobFacts> {
+  const facts = new Map<string, JobFacts>();
+  const db = openCurrent(dbPath);
+  if (!db) {
+    for (const job of plan.jobs) facts.set(job.key, UNRECORDED);
+    return facts;
+  }
+  try {
+    const rows = new Map<string, Row>();
+    const slots = new Set<string>();
+    for (const row of db.prepare(SELECT_JOBS).iterate(plan.manifestPath) as Iterable<Row>) {
+      rows.set(row.key, row);
+      slots.add(slot(row.step, row.output_name));
+    }
+    const outputs = outputsByJob(db, plan.manifestPath);
+    for (const job of plan.jobs) {
+      const row = rows.get(job.key);
+      facts.set(job.key, row ? recorded(row, outputs.get(job.key) ?? NONE) : slots.has(slot(job.step, job.outputName)) ? CHANGED : UNRECORDED);
+    }
+  } finally {
+    db.close();
+  }
+  return facts;
+}
+
+const SELECT_JOBS = `SELECT key, step, output_name, status, remote_id, credits_used, credits_prior, failed_reason, doubt_reason,
+  submitted_at, finished_at FROM jobs WHERE manifest = ?`;
+const NONE: readonly RecordedOutput[] = Object.freeze([]);
+const slot = (step: string, name: string | null) => `${step}\u0000${name ?? ''}`;
+const round = (n: number) => Math.round(n * 100) / 100;
+
+function outputsByJob(db: Database.Database, manifest: string): Map<string, RecordedOutput[]> {
+  const byJob = new Map<string, RecordedOutput[]>();
+  const select = db.prepare(`SELECT job_key, path, content_type, bytes, downloaded_at FROM outputs
+    WHERE manifest = ? AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key, idx`);
+  for (const o of select.iterate(manifest) as Iterable<OutputRow>) {
+    const list = byJob.get(o.job_key) ?? [];
+    if (list.length === 0) byJob.set(o.job_key, list);
+    list.push({ path: o.path, contentType: o.content_type, bytes: o.bytes, downloadedAt: o.downloaded_at });
+  }
+  return byJob;
+}
+
+/** A job the database has never recorded: one shared, frozen value (a 100,000-job plan needs no 100,000 copies). */
+function unrecorded(changed: boolean): Readonly<JobFacts> {
+  return Object.freeze({
+    state: stateWord(null, changed), status: null, remoteId: null, creditsUsed: 0, creditsCharged: null, failedReason: null,
+    doubtReason: null, submittedAt: null, finishedAt: null, downloadedAt: null, outputs: NONE,
+  });
+}
+const UNRECORDED = unrecorded(false);
+const CHANGED = unrecorded(true);
+
+function recorded(row: Row, outputs: readonly RecordedOutput[]): JobFacts {
+  const downloaded = outputs.reduce<number | null>((last, o) => (o.downloadedAt === null ? last : Math.max(last ?? 0, o.downloadedAt)), null);
+  return {
+    state: stateWord(row.status),
+    status: row.status,
+    remoteId: row.remote_id,
+    creditsUsed: usedCredits({ status: row.status, creditsUsed: row.credits_used, creditsPrior: row.credits_prior }),
+    creditsCharged: row.credits_used,
+    failedReason: row.failed_reason,
+    doubtReason: row.status === 'in_doubt' ? (row.doubt_reason ?? 'no reason recorded') : null,
+    submittedAt: row.submitted_at,
+    finishedAt: row.finished_at,
+    downloadedAt: downloaded,
+    outputs,
+  };
+}
+
+/**
+ * Policy: nothing was made for a job not yet sent or refused by the service, so it cost nothing
+ * beyond earlier attempts; any other job without a reported cost is of unknown cost (null), not
+ * free — the service may yet charge it, or never say what it charged.
+ */
+export function usedCredits(row: Pick<JobRow, 'status' | 'creditsUsed' | 'creditsPrior'>): number | null {
+  if (row.status === 'planned' || row.status === 'rejected') return round(row.creditsPrior);
+  return row.creditsUsed === null ? null : round(row.creditsUsed + row.creditsPrior);
+}
+
+/**
+ * Opens the state read-only; a database an older reelpipe left (below SCHEMA_VERSION) is
+ * migrated first, once, since these queries need its columns (a run would do the same).
+ */
+export function openCurrent(dbPath: string): Database.Database | undefined {
+  const db = openStateDbReadOnly(dbPath);
+  if (!db) return db;
+  const versioned = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+  const version = versioned ? ((db.prepare('SELECT max(version) FROM schema_version').pluck().get() as number | null) ?? 0) : 0;
+  if (version >= SCHEMA_VERSION) return db;
+  db.close();
+  openStateDb(dbPath).close();
+  return openStateDbReadOnly(dbPath);
+}

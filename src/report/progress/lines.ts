@@ -1,0 +1,117 @@
+import type { RunEventMap, RunStarted } from '../../run/run-events.js';
+import { countsText, NEEDS_ATTENTION, stateWord, type StateWord } from '../../state/vocabulary.js';
+import { formatCredits, plural } from '../../util/format.js';
+import { oneLine, printable } from '../../util/one-line.js';
+import { formatDuration, isoTime } from '../../util/time-format.js';
+import { creditsText } from '../credits.js';
+import { sumSteps, type StepTally } from './tally.js';
+
+/**
+ * The words of progress, shared by the live block and the plain log: the header, one line per
+ * event, one per step, and the periodic status line. Pure: callers add time and write.
+ */
+
+/** `reelpipe 0.1.0 · run 12 · started 2026-…+01:00 · manifest … · state … · log … · plan: 9 jobs in 5 steps, …`. */
+export function headerLine(run: RunStarted, version: string, at: number): string {
+  const credits = creditsText({ known: run.expectedCredits ?? 0, unknownJobs: run.unknownJobs, jobs: run.jobs });
+  const cap = run.maxCredits === null ? 'no cap' : `cap ${formatCredits(run.maxCredits)}`;
+  return [
+    `reelpipe ${version}${run.sandbox ? ' (sandbox)' : ''}`,
+    `run ${run.runId}`,
+    `started ${isoTime(at)}`,
+    `manifest ${run.manifest}`,
+    `state ${run.statePath}`,
+    ...(run.logFile ? [`log ${run.logFile}`] : []),
+    `plan: ${plural(run.jobs, 'job')} in ${plural(run.steps, 'step')}, ${credits} credits expected, ${cap}, concurrency ${run.concurrency}`,
+  ].join(' · ');
+}
+
+/** The vocabulary's word for a status change; the ones that need a person in capitals, to stand out in a log. */
+function says(status: RunEventMap['job:status']['status']): string {
+  const word = stateWord(status);
+  return NEEDS_ATTENTION.includes(word) ? word.toUpperCase() : word;
+}
+
+/** Whether a status change needs a person (failed, rejected, in doubt): the live block prints only these above itself. */
+export const mattersToPeople = (status: RunEventMap['job:status']['status']) => NEEDS_ATTENTION.includes(stateWord(status));
+
+type Named = (key: string) => string;
+
+/** `submitted     short-TR2-BLK  shorts:f99f…  7d11…  detail`: a job's status change, service text on one line. */
+export function statusText(e: RunEventMap['job:status'], named: Named): string {
+  const id = e.remoteId ? `  ${printable(e.remoteId)}` : '';
+  const detail = e.detail ? `  ${oneLine(e.detail)}` : '';
+  return `${says(e.status).padEnd(13)} ${named(e.key)}${id}${detail}`;
+}
+
+export const downloadFailedText = (e: RunEventMap['job:download-failed'], named: Named) => `download failed  ${named(e.key)}  ${oneLine(e.message)}`;
+export const readFailedText = (e: RunEventMap['job:read-failed'], named: Named) =>
+  `${e.giveUp ? 'READ GIVEN UP' : 'read failed'}  ${named(e.key)}  ${oneLine(e.message)}`;
+export const stoppingText = (e: RunEventMap['run:stopping']) => `stopping: ${oneLine(e.message)}`;
+export const noteText = (e: RunEventMap['run:note']) => oneLine(e.message);
+
+/** Steps listed one by one at most; more are summed into one line. Why 10: the block must fit a terminal. */
+export const MAX_STEP_LINES = 10;
+
+/** `ETA 3m05s · `, `ETA — · ` until a job of the step has finished; nothing once nothing is left to make. */
+function etaText(t: StepTally): string {
+  if (t.remaining === 0) return '';
+  return `ETA ${t.etaMs === null ? '—' : formatDuration(t.etaMs)} · `;
+}
+
+/** `12`, `12+?` when some finished jobs' cost is unknown, `?` when all are (as the plan writes it). */
+function creditsShort(c: StepTally['credits']): string {
+  if (c.unknownJobs === 0) return formatCredits(c.known);
+  return c.unknownJobs === c.jobs ? '?' : `${formatCredits(c.known)}+?`;
+}
+
+/**
+ * A step's (or the total's) figures, the longest part last (a terminal cuts the end of a line):
+ * `6/10  ETA 40s · [extra · ]12 credits · 4 done, 2 running`.
+ */
+export function tallyText(t: StepTally, extra = ''): string {
+  const counts = countsText(t.counts) || 'no jobs';
+  return `${t.settled}/${t.jobs}  ${etaText(t)}${extra ? `${extra} · ` : ''}${creditsShort(t.credits)} credits · ${counts}`;
+}
+
+const BAR_CELLS = 10;
+
+/** `██████░░░░`: the share of jobs whose end is known. */
+export function bar(t: StepTally): string {
+  const full = t.jobs === 0 ? BAR_CELLS : Math.floor((t.settled / t.jobs) * BAR_CELLS);
+  return '█'.repeat(full) + '░'.repeat(BAR_CELLS - full);
+}
+
+/**
+ * The block's lines: a line per step (at most MAX_STEP_LINES; past that the steps with work
+ * going on first, the rest summed in one line) and the total with the time elapsed.
+ */
+export function blockLines(steps: readonly StepTally[], total: StepTally, elapsedMs: number, concurrency: number): string[] {
+  const shown = pickSteps(steps);
+  const width = Math.min(24, Math.max(5, ...shown.map((s) => s.id.length)));
+  const clip = (name: string) => (name.length > width ? `${name.slice(0, width - 1)}…` : name.padEnd(width));
+  const line = (name: string, t: StepTally, extra?: string) => `${clip(printable(name))}  ${bar(t)}  ${tallyText(t, extra)}`;
+  const lines = shown.map((s) => line(s.id, s));
+  const hidden = steps.filter((s) => !shown.includes(s));
+  if (hidden.length > 0) lines.push(line(`+${hidden.length} steps`, sumSteps('more', hidden, concurrency)));
+  lines.push(line('total', total, `${formatDuration(elapsedMs)} elapsed`));
+  return lines;
+}
+
+/** `progress: 6/10  4 done, 2 running · 12 credits · ETA 40s · 2m elapsed — shorts 3/3, clones 1/3`. */
+export function statusLine(steps: readonly StepTally[], total: StepTally, elapsedMs: number): string {
+  const perStep = steps.slice(0, MAX_STEP_LINES).map((s) => `${s.id} ${s.settled}/${s.jobs}`);
+  if (steps.length > MAX_STEP_LINES) perStep.push(`+${steps.length - MAX_STEP_LINES} steps`);
+  return `progress: ${tallyText(total, `${formatDuration(elapsedMs)} elapsed`)} — ${perStep.join(', ')}`;
+}
+
+const IN_FLIGHT: readonly StateWord[] = ['submitting', 'submitted', 'running', 'finished'];
+
+/** Which steps get a line of their own: all when they fit; else those with work going on, then those with work left, in plan order. */
+function pickSteps(steps: readonly StepTally[]): StepTally[] {
+  if (steps.length <= MAX_STEP_LINES) return [...steps];
+  const active = (s: StepTally) => IN_FLIGHT.some((word) => (s.counts[word] ?? 0) > 0);
+  const rank = (s: StepTally) => (active(s) ? 0 : s.remaining > 0 ? 1 : 2);
+  const chosen = new Set([...steps].sort((a, b) => rank(a) - rank(b)).slice(0, MAX_STEP_LINES - 1));
+  return steps.filter((s) => chosen.has(s));
+}

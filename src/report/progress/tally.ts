@@ -1,0 +1,158 @@
+import type { Plan } from '../../plan/types.js';
+import type { JobStatus } from '../../state/index.js';
+import { countWords, stateWord, type StateWord } from '../../state/vocabulary.js';
+import { sumCredits, type CreditSum } from '../credits.js';
+import { usedCredits } from '../job-facts.js';
+
+/** What progress knows of one job: from the state database at the start, then from the run's events. */
+export interface JobFacts {
+  key: string;
+  step: string;
+  status: JobStatus | null;
+  creditsUsed: number | null;
+  creditsPrior: number;
+  submittedAt: number | null;
+  finishedAt: number | null;
+}
+
+/** One step as the progress block shows it. */
+export interface StepTally {
+  id: string;
+  jobs: number;
+  counts: Partial<Record<StateWord, number>>;
+  /** Jobs whose end is known: done, failed or rejected. */
+  settled: number;
+  credits: CreditSum;
+  /** Time left, from observed durations; null until a job of the step has finished. */
+  etaMs: number | null;
+  /** Jobs still to finish at the service (not submitted, submitting, submitted, running). */
+  remaining: number;
+  /** Median seconds from submitted to finished of the step's finished jobs (ms), or null. */
+  medianMs: number | null;
+}
+
+/** Words of a job still to be made: what the estimate of time left counts. */
+const TO_MAKE = new Set<StateWord>(['not submitted', 'changed', 'submitting', 'submitted', 'running']);
+/** Words of a job whose end is known. */
+const SETTLED = new Set<StateWord>(['done', 'failed', 'rejected']);
+/** Statuses whose cost is final (or never coming): a job still in flight has no cost yet, only its earlier attempts'. */
+const COSTED = new Set<JobStatus>(['done', 'downloaded', 'failed', 'rejected']);
+
+/** What the tally needs of a plan (a whole Plan will do). */
+export interface PlanShape {
+  steps: readonly { id: string; kind: string }[];
+  jobs: readonly { key: string; step: string; label: string }[];
+  kindConcurrency: Plan['kindConcurrency'];
+}
+
+/**
+ * The run's jobs per step and state, credits so far and time left. Time left, policy: each step's
+ * median time from submitted to finished, over its jobs that finished (in this run or an earlier
+ * one), times the waves its remaining jobs need — ceil(remaining ÷ the step's concurrency) — less
+ * the time the longest-running of them has been at the service (at most one median). Why the
+ * median: one job stuck in the service's queue must not swing the estimate. Why waves: one
+ * remaining job takes a whole median however high the concurrency. A step with nothing finished
+ * yet has no estimate (shown as —), rather than a guess.
+ */
+export class ProgressTally {
+  private readonly facts = new Map<string, JobFacts>();
+
+  constructor(
+    private readonly plan: PlanShape,
+    private readonly concurrency: number,
+    rows: Iterable<Omit<JobFacts, 'step'>>,
+  ) {
+    const step = new Map(plan.jobs.map((j) => [j.key, j.step]));
+    for (const job of plan.jobs) {
+      this.facts.set(job.key, { key: job.key, step: job.step, status: null, creditsUsed: null, creditsPrior: 0, submittedAt: null, finishedAt: null });
+    }
+    for (const row of rows) {
+      const at = step.get(row.key);
+      // Field by field: a database row also carries the job's request and answer, which progress never needs.
+      if (at !== undefined) {
+        const { key, status, creditsUsed, creditsPrior, submittedAt, finishedAt } = row;
+        this.facts.set(key, { key, step: at, status, creditsUsed, creditsPrior, submittedAt, finishedAt });
+      }
+    }
+  }
+
+  /** A job changed status; fields the event does not carry keep their last value. */
+  update(change: Partial<JobFacts> & { key: string; status: JobStatus }): void {
+    const known = this.facts.get(change.key);
+    if (!known) return;
+    const defined = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+    this.facts.set(change.key, { ...known, ...defined });
+  }
+
+  /** Each step at `now` (the time left counts down while the jobs in flight run). */
+  steps(now: number): StepTally[] {
+    const byStep = new Map<string, JobFacts[]>(this.plan.steps.map((s) => [s.id, []]));
+    for (const facts of this.facts.values()) byStep.get(facts.step)?.push(facts);
+    return this.plan.steps.map((step) => this.stepTally(step.id, step.kind, byStep.get(step.id) ?? [], now));
+  }
+
+  /** The whole run (see sumSteps). */
+  total(steps: readonly StepTally[]): StepTally {
+    return sumSteps('total', steps, this.concurrency);
+  }
+
+  private stepTally(id: string, kind: string, jobs: readonly JobFacts[], now: number): StepTally {
+    const words = jobs.map((j) => stateWord(j.status));
+    const remaining = words.filter((w) => TO_MAKE.has(w)).length;
+    const durations = jobs.flatMap((j) => (j.finishedAt !== null && j.submittedAt !== null && COSTED.has(j.status!) ? [j.finishedAt - j.submittedAt] : []));
+    const medianMs = median(durations);
+    const slots = Math.min(this.concurrency, this.plan.kindConcurrency[kind as keyof PlanShape['kindConcurrency']] ?? Infinity);
+    // The wave in flight is partly done: the longest-running job's time so far comes off (at most one median).
+    const inFlight = jobs.filter((j, i) => TO_MAKE.has(words[i]!) && j.submittedAt !== null).map((j) => now - j.submittedAt!);
+    const underway = medianMs === null ? 0 : Math.min(medianMs, Math.max(0, ...inFlight));
+    return {
+      id,
+      jobs: jobs.length,
+      counts: countWords(words),
+      settled: words.filter((w) => SETTLED.has(w)).length,
+      credits: sumCredits(jobs.filter((j) => j.status !== null && (COSTED.has(j.status) || j.creditsPrior > 0)).map(creditsOf)),
+      etaMs: medianMs === null ? null : Math.max(0, medianMs * Math.ceil(remaining / Math.max(1, slots)) - underway),
+      remaining,
+      medianMs,
+    };
+  }
+}
+
+/** A job in flight has cost only its earlier attempts so far. */
+function creditsOf(job: JobFacts): number | null {
+  const status = job.status!;
+  return COSTED.has(status) ? usedCredits({ status, creditsUsed: job.creditsUsed, creditsPrior: job.creditsPrior }) : job.creditsPrior;
+}
+
+/**
+ * Steps taken together (the run, or the steps a block has no room for): counts and credits
+ * summed; time left is the longest of the steps' or their remaining work spread over the run's
+ * concurrency, whichever is more — unknown while any step with work left has no estimate.
+ */
+export function sumSteps(id: string, steps: readonly StepTally[], concurrency: number): StepTally {
+  const counts: Partial<Record<StateWord, number>> = {};
+  for (const step of steps) for (const [word, n] of Object.entries(step.counts) as [StateWord, number][]) counts[word] = (counts[word] ?? 0) + n;
+  const pending = steps.filter((s) => s.remaining > 0);
+  const known = pending.every((s) => s.etaMs !== null && s.medianMs !== null);
+  const work = pending.reduce((sum, s) => sum + (s.medianMs ?? 0) * s.remaining, 0);
+  const credits = steps.reduce((sum, s) => ({ known: sum.known + s.credits.known, unknownJobs: sum.unknownJobs + s.credits.unknownJobs, jobs: sum.jobs + s.credits.jobs }), EMPTY);
+  return {
+    id,
+    jobs: steps.reduce((n, s) => n + s.jobs, 0),
+    counts,
+    settled: steps.reduce((n, s) => n + s.settled, 0),
+    credits: { ...credits, known: Math.round(credits.known * 100) / 100 },
+    etaMs: known ? Math.max(0, ...pending.map((s) => s.etaMs ?? 0), work / Math.max(1, concurrency)) : null,
+    remaining: pending.reduce((n, s) => n + s.remaining, 0),
+    medianMs: null,
+  };
+}
+
+const EMPTY: CreditSum = { known: 0, unknownJobs: 0, jobs: 0 };
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

@@ -1,0 +1,32 @@
+import { countsText } from '../state/vocabulary.js';
+import { formatCredits } from '../util/format.js';
+import { formatDuration, isoTime } from '../util/time-format.js';
+import type { PastRun } from './run-history.js';
+
+/** A run as listed, with what the CLI adds: its exit code (cli/exit-codes.ts) and its log file. */
+export type ListedRun = PastRun & { exitCode: number | null; log: string };
+
+/**
+ * `reelpipe runs` for people: a header naming the manifest and database, then a line per run,
+ * newest first: id, start (ISO, with the zone), end or `running`/`died`, how long, outcome and
+ * exit code, jobs per state at its end, credits it counted.
+ */
+export function renderRuns(manifest: string, dbPath: string, runs: readonly ListedRun[], total: number): string {
+  const lines = [`${manifest} (state ${dbPath}): ${total === 0 ? 'no runs yet' : `${total} run${total === 1 ? '' : 's'}`}`];
+  if (runs.length === 0) return `${lines[0]}\n`;
+  const rows = runs.map((run) => [
+    String(run.id),
+    isoTime(run.startedAt),
+    run.finishedAt === null ? run.state : isoTime(run.finishedAt),
+    run.finishedAt === null ? '' : formatDuration(run.finishedAt - run.startedAt),
+    run.outcome ?? '—',
+    run.exitCode === null ? '—' : String(run.exitCode),
+    run.credits === null ? '?' : formatCredits(run.credits),
+    run.jobs ? countsText(run.jobs) || 'no jobs' : '—',
+  ]);
+  const header = ['RUN', 'STARTED', 'ENDED', 'TOOK', 'OUTCOME', 'EXIT', 'CREDITS', 'JOBS AT THE END'];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  for (const row of [header, ...rows]) lines.push(row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  '));
+  if (total > runs.length) lines.push(`… and ${total - runs.length} older (--limit ${total} lists them all)`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,132 @@
+import type { CreditTotal, Plan } from '../plan/types.js';
+import type { JobStatus } from '../state/index.js';
+import { overrunOf, sumCredits, type CreditSum } from './credits.js';
+import { readJobFacts, type JobFacts } from './job-facts.js';
+import { readHookFacts, type HookFacts } from './hook-facts.js';
+import { mediaOf, type Media } from './media.js';
+import { readRun, type RunInfo } from './run-info.js';
+import { countWords, type StateWord } from '../state/vocabulary.js';
+
+/** One file of a job in the report. */
+export interface ReportOutput {
+  /** Relative to the outputs folder, `/`-separated. */
+  path: string;
+  media: Media;
+  bytes: number | null;
+}
+
+/** One job as the report, results.csv and results.json show it. Unknown figures and times are null. */
+export interface ReportJob {
+  key: string;
+  label: string;
+  step: string;
+  kind: string;
+  origin: string | null;
+  /** The input row and matrix combination the job was made from (by reference, not copied). */
+  row: Record<string, unknown> | null;
+  matrix: Record<string, unknown> | null;
+  state: StateWord;
+  status: JobStatus | null;
+  remoteId: string | null;
+  estimate: { low: number; expected: number; high: number } | null;
+  used: number | null;
+  /** The service charged more than the high estimate. */
+  overHigh: boolean;
+  submittedAt: number | null;
+  finishedAt: number | null;
+  downloadedAt: number | null;
+  outputs: ReportOutput[];
+  /** The service's reason it failed or was refused, or why it is held in doubt. */
+  reason: string | null;
+  /** The report's run changed it. */
+  inRun: boolean;
+  /** Its output hook's newest run per file (docs/hooks.md). */
+  hooks: HookFacts[];
+}
+
+export interface StepSummary {
+  id: string;
+  kind: string;
+  jobs: number;
+  counts: Partial<Record<StateWord, number>>;
+  estimate: CreditTotal | null;
+  unknownEstimates: number;
+  used: CreditSum;
+  overHigh: number;
+  /** Median seconds from submitted to finished, over the jobs that have both. */
+  medianSeconds: number | null;
+}
+
+export interface ReportData {
+  name: string;
+  manifest: string;
+  outputsDir: string;
+  stateDb: string;
+  generatedAt: number;
+  run: RunInfo | null;
+  maxCredits: number | null;
+  steps: StepSummary[];
+  totals: Omit<StepSummary, 'id' | 'kind' | 'medianSeconds'> & { outputs: number };
+  jobs: ReportJob[];
+  /** The manifest's newest on_finish hook run (of an earlier run: a run's own runs after its report). */
+  onFinish: HookFacts | null;
+}
+
+export interface ReportInput {
+  plan: Plan;
+  statePath: string;
+  /** The run that heads the report. @default the manifest's newest run */
+  runId?: number;
+  /** When the report is made (epoch ms). @default Date.now() */
+  now?: number;
+}
+
+/** The report's data: the plan joined with what the state database holds. Reads only. */
+export function buildReportData({ plan, statePath, runId, now = Date.now() }: ReportInput): ReportData {
+  const facts = readJobFacts(statePath, plan);
+  const run = readRun(statePath, plan.manifestPath, runId);
+  const hooks = readHookFacts(statePath, plan.manifestPath);
+  const jobs = plan.jobs.map((job): ReportJob => {
+    const f = facts.get(job.key) as JobFacts;
+    return {
+      key: job.key, label: job.label, step: job.step, kind: job.kind, origin: job.origin ?? null,
+      row: job.row ?? null, matrix: job.matrix ?? null,
+      state: f.state, status: f.status, remoteId: f.remoteId,
+      estimate: job.credits && { low: job.credits.low, expected: job.credits.expected, high: job.credits.high },
+      used: f.creditsUsed, overHigh: overrunOf(job, f.creditsCharged) !== null,
+      submittedAt: f.submittedAt, finishedAt: f.finishedAt, downloadedAt: f.downloadedAt,
+      outputs: f.outputs.map((o) => ({ path: o.path.split('\\').join('/'), media: mediaOf(o.path, o.contentType), bytes: o.bytes })),
+      reason: f.doubtReason ?? f.failedReason,
+      inRun: run?.jobKeys.has(job.key) ?? false,
+      hooks: hooks.byJob.get(job.key) ?? [],
+    };
+  });
+  const steps = plan.steps.map((s): StepSummary => {
+    const mine = jobs.filter((j) => j.step === s.id);
+    return { id: s.id, kind: s.kind, ...summarise(mine, s.credits, s.unknownJobs), medianSeconds: medianSeconds(mine) };
+  });
+  const totals = { ...summarise(jobs, plan.totals.credits, plan.totals.unknownJobs), outputs: jobs.reduce((n, j) => n + j.outputs.length, 0) };
+  return {
+    name: plan.name, manifest: plan.manifestPath, outputsDir: plan.outputsDir, stateDb: statePath, generatedAt: now,
+    run, maxCredits: plan.budget.maxCredits, steps, totals, jobs, onFinish: hooks.onFinish,
+  };
+}
+
+function summarise(jobs: readonly ReportJob[], estimate: CreditTotal | null, unknownEstimates: number) {
+  return {
+    jobs: jobs.length,
+    counts: countWords(jobs.map((j) => j.state)),
+    estimate,
+    unknownEstimates,
+    used: sumCredits(jobs.map((j) => j.used)),
+    overHigh: jobs.filter((j) => j.overHigh).length,
+  };
+}
+
+function medianSeconds(jobs: readonly ReportJob[]): number | null {
+  const spans = jobs.flatMap((j) => (j.submittedAt !== null && j.finishedAt !== null ? [(j.finishedAt - j.submittedAt) / 1000] : []));
+  if (spans.length === 0) return null;
+  spans.sort((a, b) => a - b);
+  const mid = Math.floor(spans.length / 2);
+  return spans.length % 2 ? (spans[mid] as number) : ((spans[mid - 1] as number) + (spans[mid] as number)) / 2;
+}

@@ -1,0 +1,92 @@
+import type { ReportData, ReportJob } from './report-data.js';
+
+/**
+ * results.csv and results.json: one line per job, from the input row it was made from (its
+ * origin and values) to what became of it (state, label, remote id, credits, files). The CSV is
+ * what a marketing-ops user loads into a spreadsheet: the row's own columns come first, verbatim,
+ * so it can be matched with the input; reelpipe's columns follow.
+ */
+const OURS = ['step', 'label', 'state', 'key', 'remote_id', 'credits_estimated', 'credits_used', 'over_high_estimate', 'outputs', 'reason', 'submitted_at', 'finished_at', 'downloaded_at'] as const;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** results.csv whole (for tests and small reports); writing goes through the chunks. */
+export function resultsCsv(data: ReportData): string {
+  return [...resultsCsvLines(data)].join('');
+}
+
+/** results.csv a line at a time (each ending in CRLF): a 50,000-job file is never one string. */
+export function* resultsCsvLines(data: ReportData): Generator<string> {
+  const rowColumns = columnsOf(data.jobs, (j) => j.row);
+  const matrixColumns = columnsOf(data.jobs, (j) => j.matrix);
+  const inputs = ['origin', ...rowColumns, ...matrixColumns.map((c) => `matrix.${c}`)];
+  // A row column may share a name with one of ours: the user's keeps its name, ours is prefixed.
+  const taken = new Set(inputs);
+  const ours = OURS.map((c) => (taken.has(c) ? `reelpipe_${c}` : c));
+  yield `${[...inputs, ...ours].map(cell).join(',')}\r\n`;
+  for (const job of data.jobs) {
+    const values: unknown[] = [
+      job.origin, ...rowColumns.map((c) => job.row?.[c]), ...matrixColumns.map((c) => job.matrix?.[c]),
+      job.step, job.label, job.state, job.key, job.remoteId, job.estimate?.expected, job.used, job.overHigh ? 'yes' : '',
+      job.outputs.map((o) => o.path).join(' '), defused(job.reason), iso(job.submittedAt), iso(job.finishedAt), iso(job.downloadedAt),
+    ];
+    yield `${values.map(cell).join(',')}\r\n`;
+  }
+}
+
+/** results.json whole (for tests and small reports); writing goes through the chunks. */
+export function resultsJson(data: ReportData): string {
+  return [...resultsJsonChunks(data)].join('');
+}
+
+/**
+ * results.json a job at a time, as `JSON.stringify(whole, null, 2)` would print it: the head's
+ * fields, then `"jobs": [` and each job indented under it.
+ */
+export function* resultsJsonChunks(data: ReportData): Generator<string> {
+  const head = { name: data.name, manifest: data.manifest, outputsDir: data.outputsDir, generatedAt: iso(data.generatedAt), run: data.run && { ...data.run, jobKeys: undefined } };
+  // Never empty (name is always there), so it ends in "\n}": the jobs go before that brace.
+  yield `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "jobs": [`;
+  for (const [i, j] of data.jobs.entries()) {
+    const job = {
+      label: j.label, key: j.key, step: j.step, kind: j.kind, origin: j.origin, row: j.row, matrix: j.matrix,
+      state: j.state, status: j.status, remoteId: j.remoteId,
+      credits: { estimated: j.estimate?.expected ?? null, low: j.estimate?.low ?? null, high: j.estimate?.high ?? null, used: j.used, overHighEstimate: j.overHigh },
+      outputs: j.outputs.map((o) => o.path), reason: j.reason,
+      hooks: j.hooks.map((h) => ({ output: h.outputIdx, state: h.state, exitCode: h.exitCode, signal: h.signal, timedOut: h.timedOut, durationMs: h.durationMs, error: h.error })),
+      submittedAt: iso(j.submittedAt), finishedAt: iso(j.finishedAt), downloadedAt: iso(j.downloadedAt),
+    };
+    yield `${i === 0 ? '' : ','}\n    ${JSON.stringify(job, null, 2).replaceAll('\n', '\n    ')}`;
+  }
+  yield data.jobs.length === 0 ? ']\n}\n' : '\n  ]\n}\n';
+}
+
+/** Every key of the jobs' rows (or combinations), in order of first appearance. */
+function columnsOf(jobs: readonly ReportJob[], of: (job: ReportJob) => Record<string, unknown> | null): string[] {
+  const seen = new Set<string>();
+  let last: Record<string, unknown> | null = null;
+  for (const job of jobs) {
+    const values = of(job);
+    // Rows of one file share their keys: skip the object just seen (a matrix repeats its rows).
+    if (!values || values === last) continue;
+    last = values;
+    for (const key of Object.keys(values)) seen.add(key);
+  }
+  return [...seen];
+}
+
+/** RFC 4180: quoted when it holds a comma, quote, line break or edge space; null and undefined are empty. */
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * Policy: the service's reasons are not the user's input, and a spreadsheet runs a cell that
+ * starts with = + - @ as a formula; such a reason gets a leading apostrophe, which spreadsheets
+ * show as text. The user's own row values are left verbatim, as in the file they came from.
+ */
+function defused(text: string | null): string | null {
+  return text !== null && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}

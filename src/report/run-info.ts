@@ -1,0 +1,54 @@
+import { UsageError } from '../errors.js';
+import { openCurrent } from './job-facts.js';
+
+/** The run a report is about: when it ran, how it ended, and which jobs it changed. */
+export interface RunInfo {
+  id: number;
+  startedAt: number;
+  finishedAt: number | null;
+  /** `OK`, or the code of the error it ended with (BUDGET_EXCEEDED, INTERRUPTED, …); null while running. */
+  outcome: string | null;
+  maxCredits: number | null;
+  /** What the run's ledger counted against the cap (a cost not reported counts as its reservation). */
+  counted: number | null;
+  jobKeys: Set<string>;
+}
+
+interface RunRow { id: number; started_at: number; finished_at: number | null; outcome: string | null; max_credits: number | null }
+
+/**
+ * The run `runId` of `manifest` (default: its newest), or null when it has none. A run id the
+ * manifest does not have is a usage error naming the ones it has.
+ */
+export function readRun(dbPath: string, manifest: string, runId?: number): RunInfo | null {
+  const db = openCurrent(dbPath);
+  if (!db) {
+    if (runId !== undefined) throw new UsageError(`--run ${runId}: no state database at ${dbPath}, so no runs`);
+    return null;
+  }
+  try {
+    const select = 'SELECT id, started_at, finished_at, outcome, max_credits FROM runs WHERE manifest = ?';
+    const row = (runId === undefined
+      ? db.prepare(`${select} ORDER BY id DESC LIMIT 1`).get(manifest)
+      : db.prepare(`${select} AND id = ?`).get(manifest, runId)) as RunRow | undefined;
+    if (!row) {
+      if (runId === undefined) return null;
+      const ids = db.prepare('SELECT id FROM runs WHERE manifest = ? ORDER BY id DESC LIMIT 10').pluck().all(manifest) as number[];
+      throw new UsageError(`--run ${runId}: no such run of ${manifest}; its runs are ${ids.length ? ids.join(', ') : 'none yet'} (newest first)`);
+    }
+    const keys = db.prepare('SELECT DISTINCT job_key FROM events WHERE run_id = ? AND manifest = ? AND job_key IS NOT NULL').pluck().all(row.id, manifest) as string[];
+    const finished = db.prepare("SELECT data FROM events WHERE run_id = ? AND type = 'run:finished' ORDER BY id DESC LIMIT 1").pluck().get(row.id) as string | undefined;
+    return {
+      id: row.id, startedAt: row.started_at, finishedAt: row.finished_at, outcome: row.outcome, maxCredits: row.max_credits,
+      counted: countedOf(finished), jobKeys: new Set(keys),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+function countedOf(data: string | undefined): number | null {
+  if (!data) return null;
+  const spent = (JSON.parse(data) as { credits?: { spent?: unknown } }).credits?.spent;
+  return typeof spent === 'number' ? spent : null;
+}

@@ -1,0 +1,99 @@
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { pino } from 'pino';
+import type { RunEvents, RunEventMap } from '../run/run-events.js';
+import { stateWord } from '../state/vocabulary.js';
+import { jobScopeFields } from '../util/log-scope.js';
+import { createLogger, type Logger } from '../util/logger.js';
+
+/** The state database every command uses by default: its runs' logs need no prefix. */
+const DEFAULT_DB = 'reelpipe.db';
+
+/**
+ * `state/logs/RUN-ID.ndjson`, beside the state database. Why a prefix for any other database
+ * (`state/logs/sandbox-3.ndjson`): run ids count per database, and the sandbox's database lives
+ * in the same folder as the real one — run 3 of each must not share a file.
+ */
+export function runLogPath(statePath: string, runId: number): string {
+  const name = basename(statePath);
+  const prefix = name === DEFAULT_DB ? '' : `${name.replace(/\.db$/, '')}-`;
+  return join(dirname(statePath), 'logs', `${prefix}${runId}.ndjson`);
+}
+
+/**
+ * What a run's log records unless REELPIPE_LOG_LEVEL says otherwise. Why debug: the file is where
+ * a failed night is read the next morning, so it keeps every request (method, path, status,
+ * duration); stderr stays for people and never carries these lines.
+ */
+export const RUN_LOG_LEVEL = 'debug';
+
+export interface RunLog {
+  file: string;
+  logger: Logger;
+  /** Stops recording the run's events and closes the file. */
+  close(): void;
+}
+
+export interface RunLogOptions {
+  statePath: string;
+  runId: number;
+  /** For REELPIPE_LOG_LEVEL and the credentials to redact. */
+  env: NodeJS.ProcessEnv;
+  /** The run's events, each recorded as a line. */
+  events: RunEvents;
+  /** A job's label, once the plan is known. */
+  labelOf: (key: string) => string | undefined;
+  /** reelpipe's version, on the first line. */
+  version: string;
+}
+
+/**
+ * Opens the run's NDJSON log (pino) and records the run's events in it: every line carries the
+ * run id, and a line about a job its key and label — from the event itself, or, for the client's
+ * request lines, from the job the request is made for (util/log-scope.ts). Credentials are
+ * redacted from every line, as on any reelpipe logger. A file left under the same name (a
+ * database replaced since) is moved aside, never appended to or overwritten.
+ */
+export function openRunLog(options: RunLogOptions): RunLog {
+  const file = runLogPath(options.statePath, options.runId);
+  mkdirSync(dirname(file), { recursive: true });
+  if (existsSync(file)) renameSync(file, `${file.slice(0, -'.ndjson'.length)}.replaced-${Date.now()}.ndjson`);
+  // Synchronous writes: a run killed at any point keeps every line it wrote (the page cache outlives it).
+  const destination = pino.destination({ dest: file, sync: true });
+  const logger = createLogger({ env: options.env, destination, bindings: { runId: options.runId }, mixin: jobScopeFields, defaultLevel: RUN_LOG_LEVEL });
+  const stop = recordEvents(options.events, logger, options.labelOf, options.version);
+  return {
+    file,
+    logger,
+    close: () => {
+      stop();
+      destination.end();
+    },
+  };
+}
+
+type Listeners = { [E in keyof RunEventMap]: (payload: RunEventMap[E]) => void };
+
+/** Writes each run event as a log line; returns the function that stops. */
+function recordEvents(events: RunEvents, logger: Logger, labelOf: (key: string) => string | undefined, version: string): () => void {
+  const job = (key: string, step: string) => ({ key, label: labelOf(key) ?? null, step });
+  const listeners: Listeners = {
+    // The run id is on every line already (the logger's bindings).
+    'run:started': ({ runId: _, ...e }) => logger.info({ ...e, version, pid: process.pid }, 'run started'),
+    'job:status': (e) => {
+      const attention = e.status === 'failed' || e.status === 'rejected' || e.status === 'in_doubt';
+      const line = { ...job(e.key, e.step), kind: e.kind, status: e.status, remoteId: e.remoteId ?? null, detail: e.detail, creditsUsed: e.creditsUsed };
+      logger[attention ? 'warn' : 'info'](line, stateWord(e.status));
+    },
+    'job:download-failed': (e) => logger.warn({ ...job(e.key, e.step), error: e.message }, 'download failed'),
+    'job:read-failed': (e) => logger.warn({ ...job(e.key, e.step), error: e.message, giveUp: e.giveUp }, e.giveUp ? 'read given up' : 'read failed'),
+    'run:stopping': (e) => logger.warn({ reason: e.reason }, `stopping: ${e.message}`),
+    'run:note': (e) => logger.info(e.message),
+    'run:finished': (e) => logger[e.outcome === 'OK' ? 'info' : 'warn']({ outcome: e.outcome }, 'run finished'),
+  };
+  const names = Object.keys(listeners) as (keyof RunEventMap)[];
+  for (const name of names) events.on(name, listeners[name] as never);
+  return () => {
+    for (const name of names) events.off(name, listeners[name] as never);
+  };
+}

@@ -1,0 +1,61 @@
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { writeAtomically } from '../download/atomic-write.js';
+import { renderReport } from './html/render-report.js';
+import { buildReportData, type ReportInput } from './report-data.js';
+import { resultsCsvLines, resultsJsonChunks } from './results-files.js';
+
+export interface WriteReportInput extends ReportInput {
+  /** Where the HTML goes; results.csv and results.json go beside it. @default OUTPUTS/report/index.html */
+  out?: string;
+}
+
+export interface WrittenReport {
+  html: string;
+  csv: string;
+  json: string;
+  jobs: number;
+  outputs: number;
+}
+
+/** The report's folder inside the outputs folder: `OUTPUTS/report/`. */
+export const REPORT_DIR = 'report';
+
+/**
+ * Writes the report (index.html) and results.csv / results.json from the plan and the state
+ * database; each file appears whole or not at all (written aside, then renamed). Called at the
+ * end of every run — whatever its outcome — and by `reelpipe report`. Returns the paths written.
+ */
+export async function writeRunReport(input: WriteReportInput): Promise<WrittenReport> {
+  const html = resolve(input.out ?? join(input.plan.outputsDir, REPORT_DIR, 'index.html'));
+  const data = buildReportData(input);
+  const folder = dirname(html);
+  const csv = join(folder, 'results.csv');
+  const json = join(folder, 'results.json');
+  await write(html, renderReport(data, { outputsHref: hrefTo(folder, data.outputsDir) }));
+  await write(csv, resultsCsvLines(data));
+  await write(json, resultsJsonChunks(data));
+  return { html, csv, json, jobs: data.jobs.length, outputs: data.totals.outputs };
+}
+
+/** Writes `text` (or its chunks, gathered into writes of about 1 MB: a big report is never one string). */
+const write = (path: string, text: string | Iterable<string>) =>
+  writeAtomically(path, async (file) => {
+    if (typeof text === 'string') return file.writeFile(text, 'utf8');
+    let batch: string[] = [];
+    let size = 0;
+    for (const chunk of text) {
+      batch.push(chunk);
+      size += chunk.length;
+      if (size < 1 << 20) continue;
+      await file.write(batch.join(''));
+      batch = [];
+      size = 0;
+    }
+    if (batch.length > 0) await file.write(batch.join(''));
+  });
+
+/** The outputs folder as a relative address from `folder`, ending in `/` (`../`, `./`, `../../out/demo/`). */
+export function hrefTo(folder: string, outputsDir: string): string {
+  const rel = relative(folder, resolve(outputsDir)).split(sep).map(encodeURIComponent).join('/');
+  return rel === '' ? './' : `${rel}/`;
+}

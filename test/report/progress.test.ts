@@ -1,0 +1,146 @@
+import { describe, expect, test } from 'vitest';
+import { REDRAW_MIN_MS, startProgress, STATUS_EVERY_MS, type ProgressOptions } from '../../src/report/progress.js';
+import type { PlanShape } from '../../src/report/progress/tally.js';
+import { RunEvents, type RunStarted } from '../../src/run/run-events.js';
+import { ManualClock } from '../../src/util/clock.js';
+import { REDRAW as CURSOR_UP, replayTerminal } from '../helpers/terminal-screen.js';
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d) {2}/;
+
+const PLAN: PlanShape = {
+  steps: [{ id: 'shorts', kind: 'ai_short' }, { id: 'clones', kind: 'ad_clone' }],
+  jobs: [
+    { key: 'shorts:1', step: 'shorts', label: 'short-TR1' },
+    { key: 'shorts:2', step: 'shorts', label: 'short-TR2' },
+    { key: 'clones:1', step: 'clones', label: 'clone-de' },
+  ],
+  kindConcurrency: {},
+};
+
+const STARTED: RunStarted = {
+  runId: 12, manifest: '/p/m.yaml', statePath: '/p/state/reelpipe.db', logFile: '/p/state/logs/12.ndjson', jobs: 3, steps: 2,
+  expectedCredits: 100, unknownJobs: 0, maxCredits: 500, concurrency: 2, sandbox: false,
+};
+
+/** Lets the sleepers the clock woke run their continuations. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+function open(mode: ProgressOptions['mode'], extra: Partial<ProgressOptions> = {}) {
+  const clock = new ManualClock(Date.UTC(2026, 10, 23, 2, 0, 0));
+  const events = new RunEvents();
+  let out = '';
+  const progress = startProgress(events, { mode, write: (text) => (out += text), version: '9.9.9', clock, ...extra });
+  events.emit('run:started', STARTED);
+  progress.begin(PLAN, []);
+  return { clock, events, progress, output: () => out };
+}
+
+describe('plain progress (no terminal)', () => {
+  test('the header, then every event as one line starting with its ISO time; not one escape code', () => {
+    const { events, progress, output } = open('plain');
+    events.emit('job:status', { key: 'shorts:1', step: 'shorts', kind: 'ai_short', status: 'submitted', remoteId: 'r-1', submittedAt: 0 });
+    events.emit('job:status', { key: 'clones:1', step: 'clones', kind: 'ad_clone', status: 'rejected', detail: 'HTTP 500: <html>\n<body><h1>Bad\nGateway</h1></body>\n</html>' });
+    events.emit('run:stopping', { reason: 'budget', message: 'the cap\nstopped it' });
+    progress.close();
+    const lines = output().trimEnd().split('\n');
+    expect(lines[0]).toBe(
+      'reelpipe 9.9.9 · run 12 · started 2026-11-23T02:00:00.000Z · manifest /p/m.yaml · state /p/state/reelpipe.db · log /p/state/logs/12.ndjson · ' +
+        'plan: 3 jobs in 2 steps, 100 credits expected, cap 500, concurrency 2',
+    );
+    expect(lines.slice(1).map((l) => l.replace(ISO, '<t>  '))).toEqual([
+      '<t>  submitted     short-TR1  shorts:1  r-1',
+      '<t>  REJECTED      clone-de  clones:1  HTTP 500: Bad Gateway',
+      '<t>  stopping: the cap stopped it',
+    ]);
+    expect(output()).not.toContain('\x1b');
+  });
+
+  test('a status line every interval, with counts, credits and time left; none after close', async () => {
+    const { clock, events, progress, output } = open('plain', { statusEveryMs: 5000 });
+    events.emit('job:status', { key: 'shorts:1', step: 'shorts', kind: 'ai_short', status: 'downloaded', creditsUsed: 5, creditsPrior: 0, submittedAt: clock.now(), finishedAt: clock.now() + 4000 });
+    clock.advance(4999);
+    await settle();
+    expect(output()).not.toContain('progress:');
+    clock.advance(1);
+    await settle();
+    const status = output().trimEnd().split('\n').at(-1)!;
+    expect(status.replace(ISO, '<t>  ')).toBe('<t>  progress: 1/3  ETA — · 5s elapsed · 5 credits · 2 not submitted, 1 done — shorts 1/2, clones 0/1');
+    progress.close();
+    clock.advance(60_000);
+    await settle();
+    expect(output().split('progress:')).toHaveLength(2);
+  });
+
+  test('the status line comes every 30 s by default', async () => {
+    const { clock, progress, output } = open('plain');
+    clock.advance(STATUS_EVERY_MS);
+    await settle();
+    expect(output()).toContain('progress: 0/3');
+    progress.close();
+  });
+});
+
+describe('live progress (a terminal)', () => {
+  test('a block per step and a total, redrawn in place; what needs a person prints above it', async () => {
+    const { clock, events, progress, output } = open('live', { size: () => ({ columns: 120, rows: 40 }) });
+    clock.advance(REDRAW_MIN_MS);
+    await settle();
+    events.emit('job:status', { key: 'shorts:1', step: 'shorts', kind: 'ai_short', status: 'submitted', submittedAt: clock.now() });
+    clock.advance(REDRAW_MIN_MS);
+    await settle();
+    events.emit('job:status', { key: 'clones:1', step: 'clones', kind: 'ad_clone', status: 'failed', detail: 'Render\nfailed', creditsUsed: 0, creditsPrior: 0 });
+    progress.close();
+    // Drawn, redrawn for the submission, for the failure (with its line above), and once more at the end.
+    expect(output().match(CURSOR_UP)).toHaveLength(3);
+    const screen = replayTerminal(output(), 120);
+    expect(screen.unknown).toEqual([]);
+    const rows = screen.rows.filter((r) => r !== '');
+    // The header is longer than the terminal: above the block, it may wrap.
+    expect(rows[0]! + rows[1]!).toMatch(/^reelpipe 9\.9\.9 · run 12 · started .* concurrency 2$/);
+    expect(rows.slice(2)).toEqual([
+      '02:00:00  FAILED        clone-de  clones:1  Render failed',
+      'shorts  ░░░░░░░░░░  0/2  ETA — · 0 credits · 1 not submitted, 1 submitted',
+      'clones  ██████████  1/1  0 credits · 1 failed',
+      'total   ███░░░░░░░  1/3  ETA — · 0s elapsed · 0 credits · 1 not submitted, 1 submitted, 1 failed',
+    ]);
+  });
+
+  test('status changes in a burst make one redraw, not one each', async () => {
+    const { clock, events, progress, output } = open('live');
+    clock.advance(REDRAW_MIN_MS);
+    await settle();
+    const before = output().match(CURSOR_UP)?.length ?? 0;
+    for (const key of ['shorts:1', 'shorts:2']) events.emit('job:status', { key, step: 'shorts', kind: 'ai_short', status: 'submitted' });
+    events.emit('job:status', { key: 'clones:1', step: 'clones', kind: 'ad_clone', status: 'submitted' });
+    clock.advance(REDRAW_MIN_MS);
+    await settle();
+    expect(before).toBe(0);
+    expect(output().match(CURSOR_UP)).toHaveLength(1);
+    progress.close();
+  });
+
+  test('lines are cut to the width and the block to the height, so a redraw always lands on it', () => {
+    const many: PlanShape = {
+      steps: Array.from({ length: 15 }, (_, i) => ({ id: `step-with-a-rather-long-name-${i}`, kind: 'ai_short' })),
+      jobs: Array.from({ length: 15 }, (_, i) => ({ key: `k${i}`, step: `step-with-a-rather-long-name-${i}`, label: `label-${i}` })),
+      kindConcurrency: {},
+    };
+    const { events, progress, output } = open('live', { size: () => ({ columns: 40, rows: 30 }) });
+    progress.begin(many, []);
+    events.emit('run:note', { message: 'a note' });
+    progress.close();
+    const screen = replayTerminal(output(), 40);
+    const block = screen.rows.slice(screen.rows.indexOf(screen.rows.find((r) => r.endsWith('a note'))!) + 1).filter((r) => r !== '');
+    // 9 steps, the other 6 summed on one line, and the total.
+    expect(block).toHaveLength(11);
+    expect(block[9]).toMatch(/^\+6 steps/);
+    expect(block.every((row) => [...row].length <= 39)).toBe(true);
+    const short = open('live', { size: () => ({ columns: 80, rows: 4 }) });
+    short.progress.begin(many, []);
+    short.progress.close();
+    const rows = replayTerminal(short.output(), 80).rows.filter((r) => r !== '');
+    // Three rows of four: the bottom of the block, the total last.
+    expect(rows.slice(-3).map((r) => r.split(' ')[0])).toEqual(['step-with-a-rather-long…', '+6', 'total']);
+    expect(rows.filter((r) => r.startsWith('step-'))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,69 @@
+import { parse } from 'csv-parse/sync';
+import { describe, expect, test } from 'vitest';
+import { resultsCsv, resultsJson } from '../../src/report/results-files.js';
+import { reportData, reportJob } from './fixtures/report-data.js';
+
+/** results.csv maps each input row to what became of it, and reads back as it was written. */
+const parsed = (csv: string) => parse(csv, { columns: true }) as Record<string, string>[];
+
+describe('results.csv', () => {
+  test('puts the row\'s own columns first, verbatim, then the job\'s', () => {
+    const csv = resultsCsv(reportData([reportJob()]));
+    expect(csv.split('\r\n')[0]).toBe(
+      'origin,sku,script,step,label,state,key,remote_id,credits_estimated,credits_used,over_high_estimate,outputs,reason,submitted_at,finished_at,downloaded_at',
+    );
+    expect(parsed(csv)).toEqual([{
+      origin: 'scripts.csv:2', sku: 'A', script: 'Hello', step: 'shorts', label: 'short-A', state: 'done', key: 'shorts:000000000001',
+      remote_id: 'r-1', credits_estimated: '5', credits_used: '5', over_high_estimate: '', outputs: 'shorts/short-A.mp4', reason: '',
+      submitted_at: '1970-01-01T00:00:01.000Z', finished_at: '1970-01-01T00:00:05.000Z', downloaded_at: '1970-01-01T00:00:06.000Z',
+    }]);
+  });
+
+  test('round-trips quotes, commas, line breaks and edge spaces', () => {
+    const row = { sku: 'A,1', script: 'She said "run",\nthen ran. ', note: ' lead' };
+    const [back] = parsed(resultsCsv(reportData([reportJob({ row })])));
+    expect([back?.sku, back?.script, back?.note]).toEqual([row.sku, row.script, row.note]);
+  });
+
+  test('leaves unknown credits empty, never 0', () => {
+    const [back] = parsed(resultsCsv(reportData([reportJob({ estimate: null, used: null })])));
+    expect([back?.credits_estimated, back?.credits_used]).toEqual(['', '']);
+  });
+
+  test('gives a column of ours that the input already names a prefix; the input keeps its own', () => {
+    const [back] = parsed(resultsCsv(reportData([reportJob({ row: { state: 'CA', label: 'mine' } })])));
+    expect(back).toMatchObject({ state: 'CA', label: 'mine', reelpipe_state: 'done', reelpipe_label: 'short-A' });
+  });
+
+  test('keeps jobs of different row sets and matrices apart, each with its own columns', () => {
+    const csv = resultsCsv(reportData([
+      reportJob(),
+      reportJob({ key: 'clones:1', step: 'clones', label: 'clone-de', origin: null, row: null, matrix: { language: 'de' } }),
+    ]));
+    expect(parsed(csv).map((r) => [r.sku, r['matrix.language'], r.label])).toEqual([['A', '', 'short-A'], ['', 'de', 'clone-de']]);
+  });
+
+  test.each(['=HYPERLINK("http://x")', '+1', '-1', '@SUM(A1)'])('defuses the service\'s reason %s, which a spreadsheet would run', (reason) => {
+    const [back] = parsed(resultsCsv(reportData([reportJob({ state: 'failed', reason })])));
+    expect(back?.reason).toBe(`'${reason}`);
+  });
+});
+
+describe('results.json', () => {
+  test('holds each job typed: the row, the state in words and the database\'s, credits with null for unknown', () => {
+    const json = JSON.parse(resultsJson(reportData([reportJob({ used: null })]))) as { run: Record<string, unknown>; jobs: Record<string, unknown>[] };
+    expect(json.jobs[0]).toMatchObject({
+      label: 'short-A', origin: 'scripts.csv:2', row: { sku: 'A', script: 'Hello' }, state: 'done', status: 'downloaded',
+      credits: { estimated: 5, low: 5, high: 5, used: null, overHighEstimate: false }, outputs: ['shorts/short-A.mp4'],
+    });
+    expect(json.run).toMatchObject({ id: 3, outcome: 'OK' });
+    expect(json.run).not.toHaveProperty('jobKeys');
+  });
+
+  test.each([0, 1, 3])('written a job at a time, it reads exactly as the whole printed at once (%i jobs)', (n) => {
+    const jobs = Array.from({ length: n }, (_, i) => reportJob({ key: `shorts:${i}`, label: `short-${i}`, reason: i === 1 ? 'line\nbreak "quoted"' : null }));
+    const text = resultsJson(reportData(jobs));
+    expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+    expect((JSON.parse(text) as { jobs: unknown[] }).jobs).toHaveLength(n);
+  });
+});

@@ -1,0 +1,84 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { planManifest, type Plan } from '../../src/plan/index.js';
+import { writeRunReport } from '../../src/report/write-report.js';
+import { toNewJobs } from '../../src/run/execute-plan.js';
+import { StateStore } from '../../src/state/index.js';
+import { ManualClock } from '../../src/util/clock.js';
+import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
+
+/** The report written from a real plan and a real state database (SQLite in a temp folder). */
+const steps = [
+  { id: 'shorts', kind: 'ai_short', name: 'short-{{ row.sku }}', for_each: { rows: [{ sku: 'A', script: 'One.' }, { sku: 'B', script: 'Two.' }] }, with: { script: '{{ row.script }}', style: '3D', aspect_ratio: '9x16' } },
+  { id: 'teaser', kind: 'boreal', with: { prompt: 'waves', resolution: '720p', duration: 10 } },
+];
+
+async function recordedRun(): Promise<{ plan: Plan; statePath: string; clock: ManualClock }> {
+  const plan = planManifest(await load({ 'manifest.yaml': manifestWith(steps) }));
+  const statePath = join(plan.outputsDir, '..', 'state', 'reelpipe.db');
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const store = StateStore.open(statePath, clock);
+  try {
+    store.syncPlan(plan.manifestPath, toNewJobs(plan));
+    store.startRun(plan.manifestPath, 'host', 1, null);
+    const [a, b] = plan.jobs;
+    const t = clock.now();
+    store.transition(a!.key, 'submitting', {}, 'job:intent');
+    store.transition(a!.key, 'submitted', { remoteId: 'r-a', submittedAt: t }, 'job:answered');
+    store.transition(a!.key, 'done', { creditsUsed: 5, finishedAt: t + 4000, result: {} }, 'job:done');
+    store.setOutputs(a!.key, ['https://cdn/a.mp4']);
+    store.recordDownload(a!.key, 0, { path: 'shorts/short-A.mp4', bytes: 10, sha256: 'x', contentType: 'video/mp4', mtimeNs: '0' });
+    store.transition(a!.key, 'downloaded', {}, 'job:downloaded');
+    store.transition(b!.key, 'submitting', {}, 'job:intent');
+    store.transition(b!.key, 'submitted', { remoteId: 'r-b', submittedAt: t }, 'job:answered');
+    store.transition(b!.key, 'failed', { failedReason: 'Render failed: bad frame', finishedAt: t + 2000 }, 'job:failed');
+    store.finishRun('JOBS_FAILED', { credits: { spent: 5 } });
+  } finally {
+    store.close();
+  }
+  return { plan, statePath, clock };
+}
+
+describe('writeRunReport', () => {
+  test('writes index.html, results.csv and results.json in OUTPUTS/report, whole (no part files left)', async () => {
+    const { plan, statePath } = await recordedRun();
+    const written = await writeRunReport({ plan, statePath, now: Date.UTC(2026, 0, 1, 0, 1) });
+    const folder = join(plan.outputsDir, 'report');
+    expect(written).toEqual({ html: join(folder, 'index.html'), csv: join(folder, 'results.csv'), json: join(folder, 'results.json'), jobs: 3, outputs: 1 });
+    expect(readdirSync(folder).sort()).toEqual(['index.html', 'results.csv', 'results.json']);
+    const json = JSON.parse(readFileSync(written.json, 'utf8')) as { run: { id: number; outcome: string; counted: number }; jobs: { label: string; state: string; credits: { used: number | null }; reason: string | null; submittedAt: string | null }[] };
+    expect(json.run).toMatchObject({ id: 1, outcome: 'JOBS_FAILED', counted: 5 });
+    expect(json.jobs.map((j) => [j.label, j.state, j.credits.used, j.reason])).toEqual([
+      ['short-A', 'done', 5, null],
+      ['short-B', 'failed', null, 'Render failed: bad frame'],
+      ['teaser', 'not submitted', 0, null],
+    ]);
+    expect(json.jobs[0]?.submittedAt).toBe('2026-01-01T00:00:00.000Z');
+    const html = readFileSync(written.html, 'utf8');
+    expect(html).toContain('run #1: started 2026-01-01 00:00:00 UTC');
+    expect(html).toMatch(/short-B[\s\S]*reason: Render failed: bad frame/);
+  });
+
+  test('with --out writes the HTML there and the results beside it, the outputs still linked relatively', async () => {
+    const { plan, statePath } = await recordedRun();
+    const out = join(plan.outputsDir, '..', 'elsewhere', 'r.html');
+    const written = await writeRunReport({ plan, statePath, out });
+    expect([existsSync(out), written.csv]).toEqual([true, join(plan.outputsDir, '..', 'elsewhere', 'results.csv')]);
+    expect(readFileSync(out, 'utf8')).toContain('"base":"../test/"');
+  });
+
+  test('names a run the manifest does not have, and the runs it has', async () => {
+    const { plan, statePath } = await recordedRun();
+    await expect(writeRunReport({ plan, statePath, runId: 9 })).rejects.toThrow(UsageError);
+    await expect(writeRunReport({ plan, statePath, runId: 9 })).rejects.toThrow(/--run 9: no such run of .*manifest\.yaml; its runs are 1/);
+  });
+
+  test('without a state database, every job is not submitted and nothing is in the gallery', async () => {
+    const plan = planManifest(await load({ 'manifest.yaml': manifestWith(steps) }));
+    const written = await writeRunReport({ plan, statePath: join(plan.outputsDir, 'no.db') });
+    expect(written.outputs).toBe(0);
+    expect(readFileSync(written.csv, 'utf8').match(/,not submitted,/g)).toHaveLength(3);
+  });
+});
