@@ -12,8 +12,12 @@ export const EXIT = {
   usage: 2,
   /** The budget or the account's credits would be exceeded. */
   budget: 3,
-  /** Work is left unfinished (interrupted, in doubt, timed out): run again to resume. */
+  /** Work is left that running the same command again moves on (interrupted, timed out, still rendering). */
   unfinished: 4,
+  /** Jobs are in doubt that only a person can settle: `reelpipe doubt`, then `reelpipe resolve`. */
+  inDoubt: 5,
+  /** A local fault (disk full, state database unwritable; sysexits EX_IOERR): fix the machine, run again. */
+  localFault: 74,
   /** An unexpected internal error: a bug to report (sysexits EX_SOFTWARE). */
   internal: 70,
   /** Another run holds the lock (sysexits EX_TEMPFAIL: try again later). */
@@ -24,6 +28,8 @@ const BY_CODE: Record<ErrorCode, number> = {
   USAGE: EXIT.usage,
   INVALID_INPUT: EXIT.usage,
   MISSING_CONFIG: EXIT.usage,
+  // The wrong state database for these outputs: a configuration problem, and nothing was sent.
+  STATE_MISMATCH: EXIT.usage,
   API_BAD_REQUEST: EXIT.usage,
   API_NOT_FOUND: EXIT.usage,
   // A rejected key is a configuration problem: retrying cannot help.
@@ -34,6 +40,8 @@ const BY_CODE: Record<ErrorCode, number> = {
   BUDGET_EXCEEDED: EXIT.budget,
   INSUFFICIENT_CREDITS: EXIT.budget,
   JOBS_FAILED: EXIT.jobsFailed,
+  JOBS_IN_DOUBT: EXIT.inDoubt,
+  LOCAL_FAULT: EXIT.localFault,
   DOWNLOAD_FAILED: EXIT.unfinished,
   UNFINISHED: EXIT.unfinished,
   INTERRUPTED: EXIT.unfinished,
@@ -52,4 +60,14 @@ const BY_CODE: Record<ErrorCode, number> = {
 /** The exit code for anything thrown out of a command. */
 export function exitCodeFor(error: unknown): number {
   return error instanceof ReelpipeError ? BY_CODE[error.code] : EXIT.internal;
+}
+
+/**
+ * The exit code a run recorded as `outcome` (the runs table: `OK` or an error code) ended with;
+ * null for a run with no outcome yet, or a code this reelpipe does not know.
+ */
+export function exitCodeForOutcome(outcome: string | null): number | null {
+  if (outcome === null) return null;
+  if (outcome === 'OK') return EXIT.ok;
+  return Object.hasOwn(BY_CODE, outcome) ? BY_CODE[outcome as ErrorCode] : null;
 }

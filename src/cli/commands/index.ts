@@ -1,11 +1,20 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { registerCatalogue } from './catalogue.js';
+import { registerDoubt } from './doubt.js';
+import { registerForget } from './forget.js';
+import { registerInit } from './init.js';
+import { registerLogs } from './logs.js';
 import { registerPlan } from './plan.js';
+import { registerReport } from './report.js';
+import { registerResolve } from './resolve.js';
 import { registerRetry } from './retry.js';
 import { registerRun } from './run.js';
+import { registerRuns } from './runs.js';
 import { registerSandbox } from './sandbox.js';
 import { registerSchema } from './schema.js';
 import { registerStatus } from './status.js';
+import { registerUnlock } from './unlock.js';
 import { registerValidate } from './validate.js';
 
 /**
@@ -15,4 +24,7 @@ import { registerValidate } from './validate.js';
 export type RegisterCommand = (program: Command, io: CliIo, setExit: (code: number) => void) => void;
 
 /** Every command, in the order `reelpipe --help` lists them. */
-export const COMMANDS: RegisterCommand[] = [registerValidate, registerPlan, registerSchema, registerSandbox, registerRun, registerStatus, registerRetry];
+export const COMMANDS: RegisterCommand[] = [
+  registerInit, registerValidate, registerPlan, registerSchema, registerSandbox, registerRun, registerStatus, registerRetry, registerReport,
+  registerRuns, registerLogs, registerDoubt, registerResolve, registerCatalogue, registerUnlock, registerForget,
+];

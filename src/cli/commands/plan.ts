@@ -1,54 +1,79 @@
 import { UsageError } from '../../errors.js';
+import { refuseBoth } from '../state-flags.js';
 import type { Plan } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
+import { addOutputFlags, withJsonFailure, type OutputFlags } from './output-flags.js';
 
 /**
- * `reelpipe plan MANIFEST [--json] [--max-credits N] [--state PATH | --sandbox]`: what would be
- * made and what it would cost, with no network access. Each job shows as the state database
- * knows it (new, done, changed, in flight, failed, in doubt; read-only, no lock). Prints the plan,
- * then refuses (exit 3) when the expected total is over the budget. Heavy modules (the manifest
- * schemas, the planner, SQLite) load inside the action, so other commands start without them.
+ * `reelpipe plan MANIFEST [--json | --quiet] [--max-credits N] [--state PATH | --sandbox] [--step ID…]`:
+ * what would be made and what it would cost, with no network access (`--quiet`: the totals and the
+ * budget line only). Each job shows as the state database knows it (in the words of
+ * src/state/vocabulary.ts; read-only, no lock). Prints the plan, then refuses (exit 3) when the
+ * budget gate would refuse the run. `--step` plans only those steps' jobs, as `run --step` would
+ * (run/select-steps.ts), refusing the same selections. Heavy modules (the manifest schemas, the
+ * planner, SQLite) load inside the action, so other commands start without them.
  */
-interface PlanFlags {
-  json?: boolean;
+interface PlanFlags extends OutputFlags {
   maxCredits?: number;
   state?: string;
   sandbox?: boolean;
+  step?: string[];
 }
 
 export const registerPlan: RegisterCommand = (program, io) => {
-  program
-    .command('plan')
-    .description('show the jobs a manifest makes and their credits, against the budget (offline)')
-    .argument('<manifest>', 'the manifest YAML file')
-    .option('--json', 'print the plan as JSON')
-    .option('--max-credits <n>', 'budget for this plan, overriding budget.max_credits', parseCredits)
-    .option('--state <path>', 'state database to show job status from (default state/reelpipe.db)')
-    .option('--sandbox', "show status from the embedded sandbox runs' state (state/sandbox.db)")
-    .action(async (file: string, flags: PlanFlags) => {
-      // In `run`, --sandbox picks the service and --state where its state goes; here both only
-      // pick which database to read, so together they contradict each other.
-      if (flags.state !== undefined && flags.sandbox) {
-        throw new UsageError("--state and --sandbox both choose the state database to read: give one (--sandbox reads the embedded sandbox runs' state)");
-      }
-      const [{ loadManifest }, planner] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
-      const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
-      const plan = planner.planManifest(manifest, { maxCredits: flags.maxCredits });
-      const statuses = await statusesOf(plan, io, flags);
-      const statusOf = (key: string) => statuses.get(key);
-      if (flags.json) {
-        for (const chunk of planner.planJsonChunks(plan, statusOf)) io.stdout(chunk);
-      } else io.stdout(planner.renderPlanTable(plan, statusOf));
-      planner.assertWithinBudget(plan);
-    });
+  addOutputFlags(
+    program
+      .command('plan')
+      .description('show the jobs a manifest makes and their credits, against the budget (offline)')
+      .argument('<manifest>', 'the manifest YAML file')
+      .option('--max-credits <n>', 'budget for this plan, overriding budget.max_credits', parseCredits)
+      .option('--state <path>', 'state database to show job status from (default state/reelpipe.db)')
+      .option('--sandbox', "show status from the embedded sandbox runs' state (state/sandbox.db)")
+      .option('--step <id>', 'only the jobs of this step (repeat for more), as `run --step` would run them', (id: string, ids: string[] = []) => [...ids, id]),
+    'print the plan as JSON',
+  ).action(async (file: string, flags: PlanFlags) => {
+    const planner = await import('../../plan/index.js');
+    // Until the plan is printed, a failure is printed as JSON too; past it, stdout already holds the plan.
+    const { plan, known, budget } = await withJsonFailure(io, flags, () => ({ manifest: file }), () => planAndState(file, io, flags));
+    if (flags.json) {
+      for (const chunk of planner.planJsonChunks(plan, (key) => known.facts.get(key))) io.stdout(chunk);
+    } else if (flags.quiet) {
+      io.stdout(`Plan ${plan.name} — ${planner.plural(plan.totals.jobs, 'job')} in ${planner.plural(plan.steps.length, 'step')}\n${planner.budgetLine(budget)}\n`);
+    } else io.stdout(planner.renderPlanTable(plan, { statusOf: (key) => known.facts.get(key)?.state, budget, statePath: known.dbPath }));
+    planner.assertBudget(plan, budget);
+  });
 };
 
-/** Each job's state in this manifest's rows (a missing database: every job is new). SQLite loads only here. */
-async function statusesOf(plan: Plan, io: CliIo, flags: PlanFlags): Promise<Map<string, string>> {
-  const { readJobStatuses, resolveStatePath } = await import('../../state/index.js');
-  const dbPath = resolveStatePath(io.cwd, flags.state, flags.sandbox);
-  return readJobStatuses(dbPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, outputName: j.outputName })), plan.manifestPath);
+/** The plan, what the state database knows of its jobs, and the budget gate's view of them. */
+async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
+  refuseBoth(flags);
+  const [{ loadManifest }, planner] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
+  const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
+  const whole = planner.planManifest(manifest, { maxCredits: flags.maxCredits, sandbox: flags.sandbox });
+  const known = await stateOf(whole, io, flags);
+  const plan = flags.step ? await selection(whole, flags.step, known.money, io) : whole;
+  // The run's own gate, weighing what is still to submit against what is already spent.
+  return { plan, known, budget: planner.budgetView(plan, plan.budget.maxCredits, (key) => known.money.get(key)) };
+}
+
+/**
+ * What this manifest's rows of its state database (found from the manifest, like every command)
+ * say of each job, and of its money; a missing database: every job is not submitted. SQLite
+ * loads only here.
+ */
+async function stateOf(plan: Plan, io: CliIo, flags: PlanFlags) {
+  const [{ readJobMoney, resolveStatePath }, { readJobFacts }] = await Promise.all([import('../../state/index.js'), import('../../report/job-facts.js')]);
+  const dbPath = resolveStatePath(plan.manifestPath, { cwd: io.cwd, statePath: flags.state, sandbox: flags.sandbox });
+  return { dbPath, facts: readJobFacts(dbPath, plan), money: readJobMoney(dbPath, plan.manifestPath, plan.jobs.map((j) => j.key)) };
+}
+
+/** The `--step` selection, said on stderr (stdout stays the plan, or its JSON). */
+async function selection(plan: Plan, steps: string[], money: Map<string, { status: string }>, io: CliIo): Promise<Plan> {
+  const { selectSteps } = await import('../../run/select-steps.js');
+  const chosen = selectSteps(plan, steps, (key) => money.get(key)?.status);
+  io.stderr(`--step: ${chosen.jobs.length} of the manifest's ${plan.jobs.length} jobs (step ${chosen.steps.map((s) => s.id).join(', ')})\n`);
+  return chosen;
 }
 
 function parseCredits(value: string): number {

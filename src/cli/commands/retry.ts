@@ -2,14 +2,20 @@ import { UsageError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
 import type { StateStore } from '../../state/index.js';
 import type { RegisterCommand } from './index.js';
+import { addOutputFlags, type OutputFlags } from './output-flags.js';
 import { addRunFlags, runInputFrom, type RunFlags } from './run-flags.js';
 import { runWithSignals } from './run.js';
 
-/** Plans the failed and rejected jobs of `plan` (of one step, if given) again; returns how many. */
-export function planFailedAgain(store: StateStore, plan: Plan, step?: string): number {
+/** `--step ID` must name a step of the plan. */
+function checkStep(plan: Plan, step: string | undefined): void {
   if (step !== undefined && !plan.steps.some((s) => s.id === step)) {
     throw new UsageError(`--step ${step}: no such step; the manifest's steps are ${plan.steps.map((s) => s.id).join(', ')}`);
   }
+}
+
+/** Plans the failed and rejected jobs of `plan` (of one step, if given) again; returns how many. */
+export function planFailedAgain(store: StateStore, plan: Plan, step?: string): number {
+  checkStep(plan, step);
   const rows = store.jobs(plan.jobs.filter((j) => step === undefined || j.step === step).map((j) => j.key));
   const again = rows.filter((row) => row.status === 'failed' || row.status === 'rejected');
   store.atomically(() => {
@@ -19,25 +25,47 @@ export function planFailedAgain(store: StateStore, plan: Plan, step?: string): n
 }
 
 /**
- * `reelpipe retry MANIFEST [--failed] [--step ID]`: plans failed and rejected jobs again, then
- * runs the manifest, so they are resubmitted (each as a new remote job). `--failed` names the
- * default selection; jobs in doubt are not retried here (see run --resubmit-in-doubt).
+ * `reelpipe retry MANIFEST [--failed] [--hooks] [--step ID]`: plans failed and rejected jobs
+ * again, then runs the manifest, so they are resubmitted (each as a new remote job). `--failed`
+ * names the default selection; `--hooks` instead reruns only the failed output hooks (their
+ * jobs' files stay; nothing is resubmitted), and with `--failed` does both. Jobs in doubt are not
+ * retried here (see run --resubmit-in-doubt).
  */
 export const registerRetry: RegisterCommand = (program, io) => {
-  addRunFlags(
-    program
-      .command('retry')
-      .description('resubmit the failed (and rejected) jobs of a manifest, then run it')
-      .argument('<manifest>', 'the manifest YAML file')
-      .option('--failed', 'retry failed and rejected jobs (the default)')
-      .option('--step <id>', 'only the jobs of this step'),
-  ).action(async (file: string, flags: RunFlags & { failed?: boolean; step?: string }) => {
-    await runWithSignals(io, file, {
-      ...runInputFrom(flags),
-      prepare: (store, plan) => {
-        const n = planFailedAgain(store, plan, flags.step);
-        io.stderr(`retrying ${n} failed job${n === 1 ? '' : 's'}${flags.step ? ` of step ${flags.step}` : ''}\n`);
+  addOutputFlags(
+    addRunFlags(
+      program
+        .command('retry')
+        .description('resubmit the failed (and rejected) jobs of a manifest, then run it')
+        .argument('<manifest>', 'the manifest YAML file')
+        .option('--failed', 'retry failed and rejected jobs (the default without --hooks)')
+        .option('--hooks', 'rerun only the failed output hooks (their files stay; nothing is resubmitted)')
+        .option('--step <id>', 'only the jobs of this step'),
+    ),
+    'print one JSON object at the end (status --json, with the outcome and exit code) instead of the summary',
+  ).action(async (file: string, flags: RunFlags & OutputFlags & { failed?: boolean; hooks?: boolean; step?: string }) => {
+    const ofStep = flags.step ? ` of step ${flags.step}` : '';
+    // Loaded on use, like the runner, so other commands start without SQLite.
+    const { retryFailedHooks } = await import('../../run/hooks/retry-hooks.js');
+    await runWithSignals(
+      io,
+      file,
+      {
+        ...runInputFrom(flags),
+        // Said through the run's events, so it takes its place in the progress (and the run's log).
+        prepare: (store, plan, events) => {
+          checkStep(plan, flags.step);
+          if (flags.hooks) {
+            const { jobs, hooks } = retryFailedHooks(store, plan, flags.step);
+            events.emit('run:note', { message: `rerunning ${hooks} failed hook${hooks === 1 ? '' : 's'} of ${jobs} job${jobs === 1 ? '' : 's'}${ofStep}` });
+          }
+          if (flags.failed || !flags.hooks) {
+            const n = planFailedAgain(store, plan, flags.step);
+            events.emit('run:note', { message: `retrying ${n} failed job${n === 1 ? '' : 's'}${ofStep}` });
+          }
+        },
       },
-    });
+      flags,
+    );
   });
 };

@@ -5,12 +5,14 @@ import { DEFAULT_SANDBOX_SPEED } from '../../run/defaults.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** `90`, `90s`, `30m`, `2h`, `500ms` → milliseconds (a bare number is seconds). */
-export function parseDuration(text: string): number {
+/** `90`, `90s`, `30m`, `2h`, `500ms` → milliseconds (a bare number is seconds); a bad one names `flag`. */
+export const duration = (flag: string) => (text: string): number => {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) throw new UsageError(`--max-wait ${text}: not a duration; use e.g. 90s, 30m or 2h`);
+  if (!match) throw new UsageError(`${flag} ${text}: not a duration; use e.g. 90s, 30m or 2h`);
   return Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
-}
+};
+
+export const parseDuration = duration('--max-wait');
 
 export const positive = (flag: string) => (text: string) => {
   const value = Number(text);
@@ -37,6 +39,8 @@ export interface RunFlags {
   webhookPublicUrl?: string;
   timeScale?: number;
   rate?: number;
+  haltAfter?: number;
+  waitForLock?: number;
 }
 
 export function addRunFlags(command: Command): Command {
@@ -51,8 +55,15 @@ export function addRunFlags(command: Command): Command {
     .option('--webhook-listen <host:port>', 'receive job webhooks here (needs --webhook-public-url)')
     .option('--webhook-public-url <url>', 'the public URL that reaches --webhook-listen')
     .option('--time-scale <x>', 'multiply every wait (poll intervals, settle time); for fast sandboxes', positive('--time-scale'))
-    .option('--rate <n>', 'requests per second to start with (default 20); halves when half of recent answers are 429s', positive('--rate'));
+    .option('--rate <n>', 'requests per second to start with (default 20): it grows while it holds requests back and no 429 comes, and halves when most answers are 429s', positive('--rate'))
+    .option('--halt-after <n>', 'stop submitting after N jobs failed in this run; jobs already sent finish (exit 1)', wholePositive('--halt-after'))
+    .option('--wait-for-lock <duration>', 'if another run holds the manifest, wait this long (e.g. 10m) for it before exiting 75', duration('--wait-for-lock'));
   return command;
+}
+
+/** `--step ID`, repeatable: only the jobs of these steps (`plan` and `run`; see run/select-steps.ts). */
+export function addStepFlag(command: Command): Command {
+  return command.option('--step <id>', 'only the jobs of this step (repeat for more); steps they need must be finished', (id: string, ids: string[] = []) => [...ids, id]);
 }
 
 export function runInputFrom(flags: RunFlags): Omit<RunManifestInput, 'manifestFile' | 'cwd' | 'env' | 'progress'> {
@@ -68,6 +79,8 @@ export function runInputFrom(flags: RunFlags): Omit<RunManifestInput, 'manifestF
     resubmitInDoubt: flags.resubmitInDoubt,
     timeScale: flags.timeScale,
     ratePerSecond: flags.rate,
+    haltAfter: flags.haltAfter,
+    waitForLockMs: flags.waitForLock,
     webhook: flags.webhookListen && flags.webhookPublicUrl ? { listen: flags.webhookListen, publicUrl: flags.webhookPublicUrl } : undefined,
   };
 }

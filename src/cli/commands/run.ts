@@ -1,40 +1,58 @@
+import type { Plan } from '../../plan/types.js';
+import type { RunEvents, RunStarted } from '../../run/run-events.js';
 import type { RunManifestInput } from '../../run/run-manifest.js';
-import { InterruptedError } from '../../errors.js';
+import type { StateStore } from '../../state/index.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
-import { addRunFlags, runInputFrom, type RunFlags } from './run-flags.js';
+import { addOutputFlags, type OutputFlags, withJsonFailure } from './output-flags.js';
+import { addRunFlags, addStepFlag, runInputFrom, type RunFlags } from './run-flags.js';
+
+/** What `run` and `retry` hand to runWithSignals: the run's options, and a hook that may announce through the run's events. */
+export interface RunCommandInput extends Omit<RunManifestInput, 'manifestFile' | 'cwd' | 'env' | 'progress' | 'stop' | 'prepare' | 'openLog'> {
+  /** Runs once the lock is held and before any job moves (see RunManifestInput.prepare). */
+  prepare?: (store: StateStore, plan: Plan, events: RunEvents) => void;
+}
 
 /**
  * Runs a manifest with SIGINT/SIGTERM wired to a graceful stop: the first signal stops submitting
  * and lets requests in flight settle; everything is persisted and the run exits 4. A second
- * signal is left to Node's default (immediate exit): kill -9 loses nothing either.
+ * signal is left to Node's default (immediate exit): kill -9 loses nothing either. Progress goes
+ * to stderr (progress/mode.ts decides how), the run's log to state/logs/, and the summary — or,
+ * with `--json`, one JSON object — to stdout.
  */
-export async function runWithSignals(
-  io: CliIo,
-  manifestFile: string,
-  input: Omit<RunManifestInput, 'manifestFile' | 'cwd' | 'env' | 'progress' | 'stop'>,
-): Promise<void> {
+export async function runWithSignals(io: CliIo, manifestFile: string, input: RunCommandInput, output: OutputFlags = {}): Promise<void> {
   // Loaded on use, so other commands start without the runner's modules.
-  const [{ printProgress }, { StopState }, { RunEvents }, { runManifest }] = await Promise.all([
-    import('../../report/progress.js'), import('../../run/run-context.js'), import('../../run/run-events.js'), import('../../run/run-manifest.js'),
+  const [{ startRunProgress }, { StopState }, { RunEvents }, { runManifest }, { openRunLog }, { VERSION }, { finishRun }] = await Promise.all([
+    import('./run-progress.js'), import('../../run/run-context.js'), import('../../run/run-events.js'), import('../../run/run-manifest.js'),
+    import('../../report/run-log.js'), import('../../util/version.js'), import('./run-output.js'),
   ]);
   const stop = new StopState();
-  const progress = new RunEvents();
-  printProgress(progress, (line) => io.stderr(line));
-  let signalName: string | undefined;
+  const events = new RunEvents();
+  const labels = new Map<string, string>();
+  let started: RunStarted | undefined;
+  events.on('run:started', (e) => (started = e));
+  const progress = startRunProgress(io, events, output);
   const onSignal = (signal: NodeJS.Signals) => {
-    signalName = signal;
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    if (stop.stop('interrupted', `${signal} received`)) progress.emit('run:stopping', { reason: 'interrupted', message: `${signal}: stopping; requests in flight settle first` });
+    if (stop.stop('interrupted', `${signal} received`)) events.emit('run:stopping', { reason: 'interrupted', message: `${signal}: stopping; requests in flight settle first` });
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const output = await runManifest({ ...input, manifestFile, cwd: io.cwd, env: io.env, progress, stop });
-    io.stdout(output.summary);
-    if (output.error) throw output.error.code === 'INTERRUPTED' && signalName ? new InterruptedError(signalName) : output.error;
+    const prepare: RunManifestInput['prepare'] = (store, plan) => {
+      for (const job of plan.jobs) labels.set(job.key, job.label);
+      input.prepare?.(store, plan, events);
+      progress.begin(plan, store.jobStates());
+    };
+    const openLog: RunManifestInput['openLog'] = (run) =>
+      openRunLog({ statePath: run.statePath, runId: run.id, env: io.env, events, labelOf: (key) => labels.get(key), version: VERSION });
+    const run = () => runManifest({ ...input, manifestFile, cwd: io.cwd, env: io.env, progress: events, stop, prepare, openLog });
+    const fallback = () => ({ manifest: started?.manifest ?? manifestFile, run: started ? { id: started.runId, log: started.logFile } : null });
+    const result = await withJsonFailure(io, output, fallback, run).finally(() => progress.close());
+    await finishRun(io, result, started, output, io.env);
   } finally {
+    progress.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
@@ -45,12 +63,17 @@ export async function runWithSignals(
  * yet done, exactly once; resumable after any interruption. Progress on stderr, summary on stdout.
  */
 export const registerRun: RegisterCommand = (program, io) => {
-  addRunFlags(
-    program
-      .command('run')
-      .description('submit, track and download every job of a manifest; safe to interrupt and rerun')
-      .argument('<manifest>', 'the manifest YAML file'),
-  ).action(async (file: string, flags: RunFlags) => {
-    await runWithSignals(io, file, runInputFrom(flags));
+  addOutputFlags(
+    addStepFlag(
+      addRunFlags(
+        program
+          .command('run')
+          .description('submit, track and download every job of a manifest; safe to interrupt and rerun')
+          .argument('<manifest>', 'the manifest YAML file'),
+      ),
+    ),
+    'print one JSON object at the end (status --json, with the outcome and exit code) instead of the summary',
+  ).action(async (file: string, flags: RunFlags & OutputFlags & { step?: string[] }) => {
+    await runWithSignals(io, file, { ...runInputFrom(flags), steps: flags.step }, flags);
   });
 };

@@ -19,8 +19,8 @@ export const registerStatus: RegisterCommand = (program, io) => {
         import('../../manifest/index.js'), import('../../plan/index.js'), import('../../report/status-report.js'), import('../../state/index.js'),
       ]);
       const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
-      const plan = planManifest(manifest);
-      const dbPath = resolveStatePath(io.cwd, flags.state, flags.sandbox);
+      const plan = planManifest(manifest, { sandbox: flags.sandbox });
+      const dbPath = resolveStatePath(plan.manifestPath, { cwd: io.cwd, statePath: flags.state, sandbox: flags.sandbox });
       const report = buildStatusReport(plan, dbPath);
       io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
     });

@@ -1,20 +1,30 @@
 import type { RegisterCommand } from './index.js';
+import { addOutputFlags, outcomeJson, printJson, withJsonFailure, type OutputFlags } from './output-flags.js';
 
 /**
- * `reelpipe validate MANIFEST`: every problem at once, or a one-line OK. Offline. The manifest
- * and planner modules (zod schemas, YAML, CSV) load inside the action, so other commands and
- * `--help` start without them.
+ * `reelpipe validate MANIFEST [--quiet] [--json]`: every problem at once, or a one-line OK.
+ * Offline. `--json`: one object (the manifest's name, steps, jobs and warnings, or its problems
+ * with their places) with the outcome and exit code. The manifest and planner modules (zod
+ * schemas, YAML, CSV) load inside the action, so other commands and `--help` start without them.
  */
 export const registerValidate: RegisterCommand = (program, io) => {
-  program
-    .command('validate')
-    .description('check a manifest and its CSV/JSONL files; list every problem as FILE:LINE:COL  path: message')
-    .argument('<manifest>', 'the manifest YAML file')
-    .action(async (file: string) => {
+  addOutputFlags(
+    program
+      .command('validate')
+      .description('check a manifest and its CSV/JSONL files; list every problem as FILE:LINE:COL  path: message')
+      .argument('<manifest>', 'the manifest YAML file'),
+    'print one JSON object: the manifest\'s steps and jobs, or every problem with its place',
+  ).action(async (file: string, flags: OutputFlags) => {
+    await withJsonFailure(io, flags, () => ({ manifest: file }), async () => {
       const [{ loadManifest }, { planManifest, plural }] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
       const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
       const plan = planManifest(manifest);
-      for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
+      if (flags.json) {
+        printJson(io, { manifest: plan.manifestPath, name: plan.name, steps: plan.steps.length, jobs: plan.totals.jobs, warnings: plan.warnings, ...outcomeJson(undefined) });
+        return;
+      }
+      if (!flags.quiet) for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
       io.stdout(`OK ${file}: ${plan.name}, ${plural(plan.steps.length, 'step')}, ${plural(plan.totals.jobs, 'job')}\n`);
     });
+  });
 };

@@ -1,0 +1,84 @@
+import { UsageError } from '../../errors.js';
+import type { Plan } from '../../plan/types.js';
+import type { JobRow } from '../../state/job-row.js';
+import { formatCredits } from '../../util/format.js';
+import { addStateFlags, locateManifestState, type StateFlags } from '../state-flags.js';
+import type { RegisterCommand } from './index.js';
+
+/**
+ * `reelpipe forget MANIFEST JOB`: drops one job's record (by key or label) from the state
+ * database, so the next run plans it again as new — and pays for it again. Refused (exit 2) while
+ * the job is being submitted, at the service, or in doubt (state/forget-job.ts says why); refused
+ * (exit 75) while a run holds the manifest's lock. Its files on disk and its events are kept.
+ */
+export const registerForget: RegisterCommand = (program, io) => {
+  addStateFlags(
+    program
+      .command('forget')
+      .description("drop a job's record, so the next run makes it (and pays for it) again")
+      .argument('<manifest>', 'the manifest YAML file')
+      .argument('<job>', "the job's key or label, as `reelpipe status` shows it"),
+  ).action(async (file: string, job: string, flags: StateFlags) => {
+    const { manifestPath, statePath } = await locateManifestState(file, io, flags);
+    const [{ existsSync }, state] = await Promise.all([import('node:fs'), import('../../state/index.js')]);
+    if (!existsSync(statePath)) throw new UsageError(`${job}: the state database ${statePath} does not exist, so it records no job to forget`);
+    const plan = await planOf(file, io, flags);
+    const store = state.StateStore.open(statePath).useManifest(manifestPath);
+    try {
+      const key = keyOf(job, plan, (k) => store.job(k) !== undefined);
+      // Held while the rows go, so no run of this manifest is working on the job meanwhile.
+      const lock = state.acquireLock(store, { name: manifestPath });
+      try {
+        const result = state.forgetJob(store, key, { ...state.whoAmI(), command: 'forget' });
+        if (!result) throw new UsageError(`${job}: ${statePath} records no job ${key} of ${manifestPath}`);
+        if ('refused' in result) throw new UsageError(refusedText(job, result.refused, file));
+        io.stdout(forgottenText(job, result.forgotten, plan));
+      } finally {
+        lock.release();
+      }
+    } finally {
+      store.close();
+    }
+  });
+};
+
+/** The manifest's plan, for labels and the price of doing the job again; undefined when it no longer loads (keys still work). */
+async function planOf(file: string, io: { env: NodeJS.ProcessEnv; cwd: string }, flags: StateFlags): Promise<Plan | undefined> {
+  const [{ loadManifest }, { planManifest }] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
+  try {
+    return planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: flags.sandbox });
+  } catch {
+    return undefined;
+  }
+}
+
+/** A key the database knows, or a label (or key) of the plan. */
+function keyOf(job: string, plan: Plan | undefined, recorded: (key: string) => boolean): string {
+  if (recorded(job)) return job;
+  const planned = plan?.jobs.find((j) => j.label === job || j.key === job);
+  if (planned) return planned.key;
+  const how = plan ? 'a key or a label of this manifest' : 'a key (the manifest does not load, so labels cannot be read)';
+  throw new UsageError(`${job}: no such job; give ${how}, as \`reelpipe status\` shows them`);
+}
+
+function refusedText(job: string, row: JobRow, file: string): string {
+  const at = row.remoteId ? ` (remote id ${row.remoteId})` : '';
+  const next = row.status === 'in_doubt'
+    ? `settle it first: \`reelpipe doubt ${file}\`, then \`reelpipe resolve\``
+    : `let a run finish it: \`reelpipe run ${file}\``;
+  return `${job} is ${row.status.replace('_', ' ')}${at}: it exists at the service (or may), and forgetting it would lose track of a job that is paid for; ${next}`;
+}
+
+function forgottenText(job: string, row: JobRow, plan: Plan | undefined): string {
+  const spent = (row.creditsUsed ?? 0) + row.creditsPrior;
+  const estimate = plan?.jobs.find((j) => j.key === row.key)?.credits?.expected;
+  const again = estimate === undefined ? 'at its price' : `about ${formatCredits(estimate)} credits`;
+  return [
+    `forgot ${job} (${row.key}): it was ${row.status.replace('_', ' ')}${row.remoteId ? `, remote id ${row.remoteId}` : ''}${spent > 0 ? `, ${formatCredits(spent)} credits spent` : ''}`,
+    `the next run plans it again as new and submits it: it will be paid for again (${again})`,
+    // Why say it: the budget gate counts what the database holds, so the old spend leaves the count.
+    ...(spent > 0 ? [`its ${formatCredits(spent)} credits no longer count against budget.max_credits (they stay in the event log)`] : []),
+    'its files on disk are left as they are; its history stays in the event log (job:forgotten)',
+    '',
+  ].join('\n');
+}

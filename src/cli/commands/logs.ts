@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { UsageError } from '../../errors.js';
+import type { RegisterCommand } from './index.js';
+import { addStateFlags, locateManifestState, type StateFlags } from '../state-flags.js';
+import { wholePositive } from './run-flags.js';
+
+interface LogsFlags extends StateFlags {
+  run?: number;
+  job?: string;
+  level: string;
+  json?: boolean;
+}
+
+/**
+ * Lines shown unless `--level` says otherwise. Why info: the run's events (a job submitted,
+ * failed, in doubt; a stop) read as a story; each request is a debug line, there when asked for.
+ */
+const DEFAULT_LEVEL = 'info';
+
+/**
+ * `reelpipe logs MANIFEST [--run ID] [--job KEY|LABEL] [--level L] [--json]`: a run's log
+ * (state/logs/RUN-ID.ndjson; default the newest run) read back, one line per entry, in pino-pretty's
+ * words — or, with `--json`, its NDJSON lines as they are. Streamed: a log of any size is read a
+ * chunk at a time.
+ */
+export const registerLogs: RegisterCommand = (program, io) => {
+  addStateFlags(
+    program
+      .command('logs')
+      .description("print a run's log (state/logs/) readably, filtered by job and level")
+      .argument('<manifest>', 'the manifest YAML file')
+      .option('--run <id>', 'the run (default: the newest run of the manifest)', wholePositive('--run'))
+      .option('--job <key-or-label>', "only the lines about this job (its key or its label)")
+      .option('--level <level>', 'the lowest level shown: trace, debug, info, warn, error, fatal', DEFAULT_LEVEL)
+      .option('--json', 'print the matching lines as they are in the log (NDJSON)'),
+  ).action(async (file: string, flags: LogsFlags) => {
+    const [{ readRun }, { runLogPath }, { readLogLines, prettyLogLine, LEVEL_VALUES }] = await Promise.all([
+      import('../../report/run-info.js'), import('../../report/run-log.js'), import('../../report/read-log.js'),
+    ]);
+    const minLevel = LEVEL_VALUES[flags.level.trim().toLowerCase()];
+    if (minLevel === undefined) throw new UsageError(`--level ${flags.level}: not a level; use one of ${Object.keys(LEVEL_VALUES).join(', ')}`);
+    const { manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
+    const run = readRun(dbPath, manifest, flags.run);
+    if (!run) throw new UsageError(`${file} has no runs in ${dbPath} yet: there is no log to read`);
+    const log = runLogPath(dbPath, run.id);
+    if (!existsSync(log)) throw new UsageError(`run ${run.id} of ${file} has no log: ${log} does not exist (runs before logs were kept, or the file was removed)`);
+    const pretty = flags.json ? (line: string) => line : prettyLogLine();
+    const { shown, skipped } = await readLogLines(log, { job: flags.job, minLevel }, (line) => io.stdout(flags.json ? `${line}\n` : pretty(line)));
+    if (skipped > 0) io.stderr(`${skipped} line${skipped === 1 ? '' : 's'} of ${log} skipped: not JSON, or longer than 1 MiB\n`);
+    if (shown === 0) io.stderr(`no line of run ${run.id}${flags.job ? ` about job ${flags.job}` : ''} at level ${flags.level} or above (${log})\n`);
+  });
+};

@@ -1,0 +1,32 @@
+import { buildStatusReport } from '../../report/status-report.js';
+import { renderSummary } from '../../report/summary.js';
+import { writeRunReport } from '../../report/write-report.js';
+import type { RunStarted } from '../../run/run-events.js';
+import type { RunManifestOutput } from '../../run/run-manifest.js';
+import { afterRun } from '../../run/hooks/after-run.js';
+import { EXIT, exitCodeFor } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
+import { outcomeJson, printJson, type OutputFlags } from './output-flags.js';
+
+/**
+ * The end of a run that ran: the summary on stdout, then the report (every run writes it, whatever
+ * its outcome) and its path; with `--json`, instead of both, one object: `status --json` of the
+ * manifest, the outcome and exit code, and the run's id, log and report. Then the run's error, if
+ * any, goes on to stderr and the exit code.
+ */
+export async function finishRun(io: CliIo, output: RunManifestOutput, started: RunStarted | undefined, flags: OutputFlags, env: NodeJS.ProcessEnv): Promise<void> {
+  if (!flags.json) io.stdout(renderSummary(output.plan, output.result, output.elapsedMs));
+  // Every run that ran ends with its report, whatever its outcome (exit 4 and budget stops too),
+  // covering the whole manifest even when `--step` ran part of it.
+  const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath }).catch((error: Error) => error);
+  if (report instanceof Error) io.stderr(`reelpipe: the report could not be written: ${report.message}\n`);
+  else if (!flags.json) io.stdout(`report: ${report.html}\n`);
+  if (flags.json) {
+    const run = { id: started?.runId ?? null, log: started?.logFile ?? null, report: report instanceof Error ? null : report.html, elapsedMs: output.elapsedMs };
+    printJson(io, { ...buildStatusReport(output.plan, output.statePath), ...outcomeJson(output.error), run });
+  }
+  // Then on_finish and the notifications, which carry the report's path; neither changes the exit code.
+  const exitCode = output.error ? exitCodeFor(output.error) : EXIT.ok;
+  await afterRun({ output, exitCode, report: report instanceof Error ? null : report.html, env, say: (line) => io.stderr(line) });
+  if (output.error) throw output.error;
+}

@@ -1,0 +1,33 @@
+import { UsageError } from '../../errors.js';
+import { startProgress, type Progress } from '../../report/progress.js';
+import { progressMode } from '../../report/progress/mode.js';
+import type { RunEvents } from '../../run/run-events.js';
+import { VERSION } from '../../util/version.js';
+import type { CliIo } from '../io.js';
+import type { OutputFlags } from './output-flags.js';
+
+/** Seconds between plain progress's status lines, for tests and for logs that want more or less. @default 30 (STATUS_EVERY_MS) */
+export const STATUS_EVERY_ENV = 'REELPIPE_STATUS_EVERY';
+
+const SILENT: Progress = { begin: () => undefined, close: () => undefined };
+
+/** The run's progress on stderr, in the mode progress/mode.ts decides; none with `--quiet`. */
+export function startRunProgress(io: CliIo, events: RunEvents, flags: OutputFlags): Progress {
+  const mode = progressMode({ quiet: flags.quiet, isTTY: io.stderrTerminal?.() !== undefined, env: io.env });
+  if (mode === 'quiet') return SILENT;
+  return startProgress(events, {
+    mode,
+    write: (text) => io.stderr(text),
+    version: VERSION,
+    size: () => io.stderrTerminal?.() ?? { columns: 80, rows: 24 },
+    statusEveryMs: statusEvery(io.env),
+  });
+}
+
+function statusEvery(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env[STATUS_EVERY_ENV];
+  if (text === undefined || text.trim() === '') return undefined;
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`${STATUS_EVERY_ENV}=${text}: use a number of seconds above 0 (default 30)`);
+  return seconds * 1000;
+}

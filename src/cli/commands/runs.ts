@@ -1,0 +1,34 @@
+import type { PastRun } from '../../report/run-history.js';
+import { exitCodeForOutcome } from '../exit-codes.js';
+import type { RegisterCommand } from './index.js';
+import { printJson } from './output-flags.js';
+import { addStateFlags, locateManifestState, type StateFlags } from '../state-flags.js';
+import { wholePositive } from './run-flags.js';
+
+/** Runs listed unless `--limit` says otherwise. Why 20: a month of nightly runs fits a screen. */
+const DEFAULT_LIMIT = 20;
+
+/**
+ * `reelpipe runs MANIFEST [--json] [--limit N]`: the manifest's past runs, newest first — start,
+ * end (or running / died), outcome, exit code, jobs per state at the end, credits the run
+ * counted. Read-only, no lock: it works while a run is going.
+ */
+export const registerRuns: RegisterCommand = (program, io) => {
+  addStateFlags(
+    program
+      .command('runs')
+      .description("list a manifest's past runs: start, end, outcome, exit code, jobs, credits")
+      .argument('<manifest>', 'the manifest YAML file')
+      .option('--json', 'print the runs as JSON')
+      .option('--limit <n>', `how many of the newest runs (default ${DEFAULT_LIMIT})`, wholePositive('--limit'), DEFAULT_LIMIT),
+  ).action(async (file: string, flags: StateFlags & { json?: boolean; limit: number }) => {
+    const { manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
+    const [{ readRunHistory }, { runLogPath }, { renderRuns }] = await Promise.all([
+      import('../../report/run-history.js'), import('../../report/run-log.js'), import('../../report/render-runs.js'),
+    ]);
+    const { runs, total } = readRunHistory(dbPath, manifest, flags.limit);
+    const listed = runs.map((run: PastRun) => ({ ...run, exitCode: exitCodeForOutcome(run.outcome), log: runLogPath(dbPath, run.id) }));
+    if (flags.json) printJson(io, { manifest, stateDb: dbPath, total, runs: listed });
+    else io.stdout(renderRuns(manifest, dbPath, listed, total));
+  });
+};
