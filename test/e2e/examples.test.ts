@@ -48,7 +48,7 @@ describe.concurrent('examples/ on the embedded sandbox', () => {
     const run = await runCli(['run', manifest, '--sandbox', '--state', state, ...headerFlags(file)], { cwd: dir, timeout: 50_000 });
     expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
 
-    const status = await runCli(['status', manifest, '--json', '--state', state], { cwd: dir });
+    const status = await runCli(['status', manifest, '--json', '--sandbox', '--state', state], { cwd: dir });
     expect(status.exitCode, status.stderr).toBe(0);
     const report = JSON.parse(status.stdout) as StatusReport;
     expect(report.jobs).toHaveLength(report.totals.jobs);

@@ -15,10 +15,12 @@ export interface Project {
   dir: string;
   sandbox: Sandbox;
   write(name: string, text: string): string;
-  /** Runs `reelpipe ARGS` in the project against the sandbox, with `env` added. */
-  cli(args: string[], env?: Record<string, string>): ReturnType<typeof runCli>;
-  /** The rows of the state database, read directly (not through our code). */
+  /** Runs `reelpipe ARGS` in the project (or in `cwd`) against the sandbox, with `env` added. */
+  cli(args: string[], env?: Record<string, string>, cwd?: string): ReturnType<typeof runCli>;
+  /** The rows of the project's state database (state/reelpipe.db), read directly (not through our code). */
   query<T>(sql: string, ...params: unknown[]): T[];
+  /** The same, of the state database at `dbPath`. */
+  queryAt<T>(dbPath: string, sql: string, ...params: unknown[]): T[];
   close(): Promise<void>;
 }
 
@@ -33,20 +35,23 @@ export async function openProject(options: SandboxOptions = {}): Promise<Project
       writeFileSync(join(dir, name), text);
       return join(dir, name);
     },
-    cli: (args, extra = {}) => runCli(args, { cwd: dir, env: { ...env, ...extra }, timeout: 60_000 }),
-    query: <T>(sql: string, ...params: unknown[]) => {
-      const db = new Database(join(dir, 'state', 'reelpipe.db'), { readonly: true });
-      try {
-        return db.prepare(sql).all(...params) as T[];
-      } finally {
-        db.close();
-      }
-    },
+    cli: (args, extra = {}, cwd = dir) => runCli(args, { cwd, env: { ...env, ...extra }, timeout: 60_000 }),
+    query: <T>(sql: string, ...params: unknown[]) => queryAt<T>(join(dir, 'state', 'reelpipe.db'), sql, ...params),
+    queryAt,
     close: async () => {
       await sandbox.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+function queryAt<T>(dbPath: string, sql: string, ...params: unknown[]): T[] {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
 }
 
 /** Every recorded output: its file exists and its sha256 is the one the state database holds. */

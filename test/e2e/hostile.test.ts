@@ -18,7 +18,7 @@ steps:
     for_each: { csv: lines.csv }
     with:
       video_inputs:
-        - character: { type: avatar, avatar_id: 5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a }
+        - character: { type: avatar, avatar_id: 5eed0000-0000-4000-8000-000000000101 }
           voice: { type: text, input_text: "{{ row.text }}" }
   - id: clones
     kind: ad_clone

@@ -21,9 +21,10 @@ afterEach(async () => {
   project = undefined;
 });
 
-/** A deployed release reached through a `current` symlink, as cron jobs do (`cd /srv/app/current`). */
+/** A deployed release (a checkout) reached through a `current` symlink, as cron jobs do (`cd /srv/app/current`). */
 function release(p: Project): void {
   mkdirSync(join(p.dir, 'release-1'));
+  p.write('release-1/package.json', '{ "private": true }\n');
   p.write('release-1/m.yaml', SHORT);
   symlinkSync(join(p.dir, 'release-1'), join(p.dir, 'current'));
 }
@@ -43,12 +44,14 @@ describe('a manifest is the file, not the path that reached it', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     expect(created(project)).toBe(before);
     expect(project.sandbox.stats().duplicates.total).toBe(0);
-    expect(project.query<{ manifest: string }>('SELECT DISTINCT manifest FROM jobs')).toHaveLength(1);
+    // One state, found from the manifest's real place whichever path reached it.
+    expect(project.queryAt<{ manifest: string }>(join(project.dir, 'release-1', 'state', 'reelpipe.db'), 'SELECT DISTINCT manifest FROM jobs')).toHaveLength(1);
   });
 
   test('a run through the other path takes the same lock: exit 75 while the first runs', async () => {
-    // Slow enough that the first run is still tracking when the second starts.
-    project = await openProject({ speed: 30 });
+    // A sandbox so slow the first run's job cannot finish: it holds the lock, tracking, until
+    // told to stop, so the second run always meets it (never a race with the first finishing).
+    project = await openProject({ speed: 0.0001 });
     release(project);
     const env = { ...process.env, REELPIPE_BASE_URL: project.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret' };
     const first = execa('node', [CLI, 'run', 'release-1/m.yaml', '--time-scale', '0.03'], { cwd: project.dir, env, reject: false });

@@ -84,7 +84,7 @@ describe('a mixed manifest, end to end through the real CLI', () => {
     expect(status.exitCode, status.stderr).toBe(0);
     const report = JSON.parse(status.stdout) as { totals: { jobs: number; counts: Record<string, number>; creditsUsed: number }; jobs: { remoteId: string | null; outputs: string[]; step: string }[] };
     expect(report.totals.jobs).toBe(9);
-    expect(report.totals.counts).toEqual({ downloaded: 9 });
+    expect(report.totals.counts).toEqual({ done: 9 });
     expect(report.totals.creditsUsed).toBe(creditsInState(project));
     expect(report.jobs.every((j) => j.remoteId)).toBe(true);
     expect(report.jobs.find((j) => j.step === 'playables')?.outputs).toHaveLength(2);

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +7,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
+
+const HOLD_JOURNAL = new URL('../sandbox/fixtures/hold-journal.mjs', import.meta.url).pathname;
 
 /**
  * `run --sandbox` starts its sandbox in-process, on a journal beside the state database: the
@@ -51,7 +55,7 @@ steps:
       rows: [{ t: "One: the trail." }, { t: "Two: the river." }, { t: "Three: the summit." }, { t: "Four: the ridge." }, { t: "Five: home." }]
     with:
       video_inputs:
-        - character: { type: avatar, avatar_id: 5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a }
+        - character: { type: avatar, avatar_id: 5eed0000-0000-4000-8000-000000000101 }
           voice: { type: text, input_text: "{{ row.t }}" }
 `;
 
@@ -79,5 +83,23 @@ describe('run --sandbox on a journal', () => {
       const run = await cli(['run', join('examples', manifest), '--sandbox']);
       expect(run.exitCode, `${manifest}: ${run.stderr}`).toBe(0);
     }
+  });
+
+  test('while another process writes the sandbox journal, a second run --sandbox is refused with exit 75 and submits nothing', async () => {
+    writeFileSync(join(dir, 'crash.yaml'), CRASH);
+    const holder = spawn('node', [HOLD_JOURNAL, join(dir, 'state', 'sandbox-service.jsonl')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await once(holder.stdout!, 'data');
+      const refused = await cli(['run', 'crash.yaml', '--sandbox']);
+      expect(refused.exitCode, refused.stderr).toBe(75);
+      expect(refused.stderr).toMatch(/sandbox journal .*sandbox-service\.jsonl is in use by another process/);
+    } finally {
+      const exited = once(holder, 'exit');
+      holder.stdin!.end();
+      await exited;
+    }
+    const after = await cli(['run', 'crash.yaml', '--sandbox']);
+    expect(after.exitCode, after.stderr).toBe(0);
+    expect(statuses()).toEqual({ downloaded: 5 });
   });
 });

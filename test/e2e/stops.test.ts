@@ -70,7 +70,7 @@ steps:
 `);
     const run = await project.cli(['run', 'mixed.yaml', '--time-scale', TIME_SCALE]);
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(run.stderr).toMatch(/nobody prices these steps.*product \(link_with_params, 1 job\), avatar \(persona, 1 job\); give each of them estimate_credits/);
+    expect(run.stderr).toMatch(/nobody prices the jobs still to submit of product \(link_with_params, 1 job\), avatar \(persona, 1 job\), so the cap could not be kept\. Nothing was submitted; give each of those steps estimate_credits/);
     expect(project.sandbox.stats().requests).toEqual({});
     expect(existsSync(join(project.dir, 'state'))).toBe(false);
   });
@@ -131,13 +131,13 @@ describe('refusals', () => {
 `);
     const run = await project.cli(['run', 'mixed.yaml', '--time-scale', TIME_SCALE]);
     expect(run.exitCode, run.stderr).toBe(1);
-    expect(run.stdout).toMatch(/broken:\w+ {2}rejected: .*link: The link must contain at least one image/);
+    expect(run.stdout).toMatch(/broken \(broken:\w+\) {2}rejected: .*link: The link must contain at least one image/);
     expect(statusCounts(project)).toEqual({ downloaded: 1, rejected: 1 });
   });
 });
 
 describe('in doubt', () => {
-  test('a kind that cannot be reconciled is held (exit 4), never resent, until the operator says so', async () => {
+  test('a kind that cannot be searched for is held for a decision (exit 5, naming the commands), never resent, until the operator says so', async () => {
     // Every creation answers 500 after creating: always in doubt.
     project = await openProject({ faults: { rates: { errorAfterCreate: 1 } } });
     project.write('boreal.yaml', `
@@ -150,20 +150,22 @@ steps:
     with: { prompt: A shoe in a stream, resolution: 720p, duration: 10 }
 `);
     const first = await project.cli(['run', 'boreal.yaml', '--time-scale', TIME_SCALE]);
-    expect(first.exitCode, first.stderr).toBe(4);
+    expect(first.exitCode, first.stderr).toBe(5);
     expect(first.stdout).toMatch(/in doubt \(may exist remotely/);
+    expect(first.stderr).toMatch(/1 job in doubt needs a decision .*`reelpipe doubt boreal\.yaml`.*`reelpipe resolve boreal\.yaml JOB --adopt REMOTE_ID` or `--absent`/);
     const second = await project.cli(['run', 'boreal.yaml', '--time-scale', TIME_SCALE]);
-    expect(second.exitCode).toBe(4);
+    expect(second.exitCode).toBe(5);
     expect(project.sandbox.stats().created.boreal).toBe(1);
     // status says why it is held: how it fell in doubt, and why it stays there.
     const status = await project.cli(['status', 'boreal.yaml']);
-    expect(status.stdout).toMatch(/teaser:\w+ +boreal +in_doubt .*in doubt: boreal\.create: HTTP 500[\s\S]*; boreal jobs cannot be listed, so the service cannot be searched/);
+    expect(status.stdout).toMatch(/teaser +teaser:\w+ +boreal +in doubt .*in doubt: boreal\.create: HTTP 500[\s\S]*; boreal jobs cannot be listed, so the service cannot be searched/);
     const json = JSON.parse((await project.cli(['status', 'boreal.yaml', '--json'])).stdout) as { jobs: { doubtReason: string }[] };
     expect(json.jobs[0]?.doubtReason).toMatch(/cannot be listed/);
 
     const operator = await project.cli(['run', 'boreal.yaml', '--resubmit-in-doubt', '--time-scale', TIME_SCALE]);
     // Resent exactly once (it fell in doubt again, so it is held again rather than resent in a loop).
-    expect(operator.exitCode).toBe(4);
+    expect(operator.exitCode).toBe(5);
+    expect(operator.stderr).toContain('--resubmit-in-doubt: of the 1 job in doubt, those that cannot be searched for are sent again; each that did exist at the service is then paid for twice');
     expect(project.sandbox.stats().created.boreal).toBe(2);
     expect(project.sandbox.stats().duplicates.total).toBe(1);
   });

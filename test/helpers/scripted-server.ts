@@ -20,7 +20,12 @@ export type Reply =
   /** Read the whole request, then destroy the socket without answering. */
   | { drop: true }
   /** Read the whole request and never answer (until the server closes). */
-  | { hang: true };
+  | { hang: true }
+  /**
+   * Answer `status` with no Content-Length, then write `chunk` `count` times (Infinity: until the
+   * client goes away), `everyMs` apart: a trickle (one byte every so often) or a flood.
+   */
+  | { stream: { status: number; chunk: string; count: number; everyMs: number } };
 
 export interface ScriptedServer {
   /** `http://127.0.0.1:PORT` */
@@ -109,7 +114,22 @@ function answer(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
     return;
   }
   if ('hang' in reply) return;
+  if ('stream' in reply) return void stream(res, reply.stream);
   send(res, reply);
+}
+
+function stream(res: ServerResponse, { status, chunk, count, everyMs }: { status: number; chunk: string; count: number; everyMs: number }): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  let written = 0;
+  const next = (): void => {
+    if (res.destroyed || written >= count) return void res.end();
+    written += 1;
+    // Wait for the socket to drain, so a client that stops reading stops the flood.
+    const drained = res.write(chunk);
+    if (!drained) res.once('drain', () => setTimeout(next, everyMs));
+    else setTimeout(next, everyMs);
+  };
+  next();
 }
 
 function send(res: ServerResponse, reply: { status: number; json?: unknown; text?: string; headers?: Record<string, string> }): void {

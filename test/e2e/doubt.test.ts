@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, test } from 'vitest';
+import { CREATING_CONNECTIONS } from '../../src/api/index.js';
+import { FAULT_PROFILES } from '../../src/sandbox/index.js';
+import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
+
+let project: Project | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+/** A short, then a Boreal teaser that waits for it: the teaser's POST is always the run's second. */
+const TWO = `
+version: 1
+name: teaser
+outputs: out
+steps:
+  - id: short
+    kind: ai_short
+    with: { script: "Every trail starts with one step.", style: 3D, aspect_ratio: 9x16 }
+  - id: teaser
+    kind: boreal
+    needs: [short]
+    with: { prompt: A shoe in a stream, resolution: 720p, duration: 10 }
+`;
+
+const remoteIdOf = (p: Project, step: string) => p.query<{ remote_id: string }>('SELECT remote_id FROM jobs WHERE step = ?', step)[0]?.remote_id;
+
+/** Runs the manifest so the teaser's POST is killed at `point`, then once more: the teaser is held in doubt (exit 5). */
+async function teaserInDoubt(p: Project, point: 'after-post:2' | 'before-post:2'): Promise<void> {
+  p.write('m.yaml', TWO);
+  const killed = await p.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: point });
+  expect(killed.signal, killed.stderr).toBe('SIGKILL');
+  const held = await p.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]);
+  expect(held.exitCode, held.stderr).toBe(5);
+}
+
+describe('reelpipe doubt and resolve', () => {
+  test('doubt lists the job with its window, body and ways; an adopt of another job\'s id or an unknown id is refused; the real id is adopted and never paid twice', async () => {
+    project = await openProject();
+    await teaserInDoubt(project, 'after-post:2');
+
+    const doubt = await project.cli(['doubt', 'm.yaml']);
+    expect(doubt.exitCode, doubt.stderr).toBe(0);
+    expect(doubt.stdout).toMatch(/^m\.yaml: 1 job in doubt/);
+    expect(doubt.stdout).toMatch(/teaser +\(teaser:\w{12}, boreal\)\n {2}why: found submitting at start-up.*\n {2}sent: \S+Z; created, if at all, by \S+Z\n {2}body \w{12}:\n {4}prompt: A shoe in a stream/);
+    expect(doubt.stdout).toContain('reelpipe resolve m.yaml "teaser" --adopt REMOTE_ID');
+    const json = JSON.parse((await project.cli(['doubt', 'm.yaml', '--json'])).stdout) as { jobs: { key: string; asked: Record<string, unknown> }[] };
+    expect(json.jobs).toHaveLength(1);
+    expect(json.jobs[0]?.asked).toMatchObject({ prompt: 'A shoe in a stream', duration: 10 });
+
+    const others = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', remoteIdOf(project, 'short')!]);
+    expect(others.exitCode).toBe(2);
+    expect(others.stderr).toMatch(/was not adopted for teaser .*: \S+ already belongs to job short:\w{12}/);
+    const unknown = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', randomUUID()]);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(/the service knows no boreal/);
+    // A Boreal job nobody owns, but made from another request: not the one this POST made.
+    const stranger = (await (await fetch(`${project.sandbox.url}/api/boreal/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-API-ID': 'e2e-api-id', 'X-API-KEY': 'e2e-api-key-secret' },
+      body: JSON.stringify({ prompt: 'A boat at dawn', resolution: '720p', duration: 10 }),
+    })).json()) as { id: string };
+    const mismatch = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', stranger.id]);
+    expect(mismatch.exitCode).toBe(2);
+    expect(mismatch.stderr).toContain(`${stranger.id} was not adopted for teaser`);
+    expect(mismatch.stderr).toContain(`boreal ${stranger.id} does not match what the attempt asked for`);
+
+    const made = project.sandbox.jobs().find((j) => j.kind === 'boreal' && j.id !== stranger.id);
+    const adopted = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', String(made?.id)]);
+    expect(adopted.exitCode, adopted.stderr).toBe(0);
+    expect(adopted.stdout).toMatch(/adopted .* \(now submitted\); the next run tracks and downloads it, paying nothing more/);
+    const resolved = project.query<{ data: string }>("SELECT data FROM events WHERE type = 'job:resolved'");
+    expect(JSON.parse(resolved[0]!.data)).toMatchObject({ decision: 'adopt', remoteId: made?.id, by: expect.stringMatching(/.+@.+/) });
+
+    const last = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]);
+    expect(last.exitCode, last.stderr).toBe(0);
+    expect(statusCounts(project)).toEqual({ downloaded: 2 });
+    // The teaser's own job and the stranger made by hand above: nothing was created again.
+    expect(project.sandbox.stats().created.boreal).toBe(2);
+    expect(project.sandbox.stats().duplicates.total).toBe(0);
+  });
+
+  test('--absent plans the job again (the next run submits it once); a job not in doubt cannot be resolved', async () => {
+    project = await openProject();
+    await teaserInDoubt(project, 'before-post:2');
+    const absent = await project.cli(['resolve', 'm.yaml', 'teaser', '--absent']);
+    expect(absent.exitCode, absent.stderr).toBe(0);
+    expect(absent.stdout).toMatch(/recorded as never created; the next run submits it again/);
+    const resolved = project.query<{ data: string }>("SELECT data FROM events WHERE type = 'job:resolved'");
+    expect(JSON.parse(resolved[0]!.data)).toMatchObject({ decision: 'absent', by: expect.stringMatching(/.+@.+/) });
+    const again = await project.cli(['resolve', 'm.yaml', 'teaser', '--absent']);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toMatch(/is not in doubt \(it is planned\)/);
+    const last = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]);
+    expect(last.exitCode, last.stderr).toBe(0);
+    expect(project.sandbox.stats().created.boreal).toBe(1);
+  });
+});
+
+describe('webhooks settle what polling cannot', () => {
+  test('on the hostile profile with every delivery arriving, creations whose answers were lost are adopted from deliveries: none left in doubt, zero duplicates', async () => {
+    // Every hostile rate, but no dropped deliveries (and Retry-After 0, which changes no outcome).
+    project = await openProject({ faults: { ...FAULT_PROFILES.hostile, rates: { ...FAULT_PROFILES.hostile.rates, webhookDrop: 0 }, retryAfterSeconds: 0 }, seed: 5 });
+    const rows = Array.from({ length: 40 }, (_, i) => `{ t: "Take ${i + 1}: the trail goes on." }`).join(', ');
+    project.write('hooks.yaml', `
+version: 1
+name: hooks
+outputs: out
+concurrency: 8
+steps:
+  - id: shorts
+    kind: ai_short
+    for_each: { rows: [${rows}] }
+    with: { script: "{{ row.t }}", style: 3D, aspect_ratio: 9x16 }
+  - id: teasers
+    kind: boreal
+    matrix: { seconds: [5, 10, 15, 20] }
+    with: { prompt: A shoe in a stream, resolution: 720p, duration: "{{ matrix.seconds }}" }
+`);
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const hooks = ['--webhook-listen', `127.0.0.1:${port}`, '--webhook-public-url', `http://127.0.0.1:${port}`];
+    const exits: number[] = [];
+    for (let run = 0; run < 8; run++) {
+      const result = await project.cli(['run', 'hooks.yaml', '--time-scale', TIME_SCALE, '--rate', '200', ...hooks]);
+      exits.push(result.exitCode ?? -1);
+      if (result.exitCode !== 4) break;
+    }
+    const counts = statusCounts(project);
+    const held = project.query<{ key: string; doubt_reason: string }>("SELECT key, doubt_reason FROM jobs WHERE status = 'in_doubt'");
+    expect(held, JSON.stringify(project.query("SELECT a.job_key, a.state, a.delivered_id, j.doubt_reason FROM attempts a JOIN jobs j ON j.key = a.job_key WHERE j.status = 'in_doubt'"))).toEqual([]);
+    expect(counts.in_doubt).toBeUndefined();
+    expect([0, 1], `exits ${exits.join(', ')}`).toContain(exits.at(-1));
+    expect((counts.downloaded ?? 0) + (counts.failed ?? 0)).toBe(44);
+    const stats = project.sandbox.stats();
+    expect(stats.duplicates.total).toBe(0);
+    expect(stats.faults.errorAfterCreate! + stats.faults.resetAfterCreate!).toBeGreaterThan(0);
+    const adopted = project.query<{ n: number }>("SELECT count(*) AS n FROM events WHERE type = 'job:reconciled' AND data LIKE '%named by the service''s webhook%'")[0]?.n ?? 0;
+    expect(adopted).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('a kill while many jobs are being created', () => {
+  test('leaves at most as many jobs submitting as there are sockets for creations: none queued and never sent looks in doubt', async () => {
+    project = await openProject({ speed: 200 });
+    project.write('many.yaml', `
+version: 1
+name: many
+outputs: out
+concurrency: 40
+steps:
+  - id: teasers
+    kind: boreal
+    matrix: { n: [${Array.from({ length: 40 }, (_, i) => i + 1).join(', ')}] }
+    with: { prompt: "Shot {{ matrix.n }} of a shoe in a stream", resolution: 720p, duration: 5 }
+`);
+    const killed = await project.cli(['run', 'many.yaml', '--time-scale', TIME_SCALE, '--rate', '500'], { REELPIPE_TEST_KILL_AT: 'after-post:1' });
+    expect(killed.signal).toBe('SIGKILL');
+    const submitting = project.query<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE status = 'submitting'")[0]?.n ?? 0;
+    expect(submitting).toBeGreaterThan(0);
+    expect(submitting).toBeLessThanOrEqual(CREATING_CONNECTIONS);
+  });
+});

@@ -1,0 +1,64 @@
+import { execa } from 'execa';
+import { afterEach, describe, expect, test } from 'vitest';
+import { CLI } from '../helpers/cli.js';
+import { openProject, type Project } from './harness.js';
+
+let project: Project | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+const SHORTS = `
+version: 1
+name: disk
+outputs: out
+concurrency: 2
+steps:
+  - id: shorts
+    kind: ai_short
+    for_each: { rows: [${Array.from({ length: 30 }, (_, i) => `{ t: "Take number ${i} of the spring line." }`).join(', ')}] }
+    with: { script: "{{ row.t }}", style: 3D, aspect_ratio: 9x16 }
+`;
+
+/**
+ * The state database on a real, tiny file system that fills up mid-run: an 8 MB tmpfs mounted in a
+ * private mount namespace (`unshare -rm`, no privileges needed), so the disk is truly full —
+ * nothing is simulated. The script prints each step's exit code and output for the test to read.
+ */
+const SCRIPT = `
+set -u
+mkdir -p small && mount -t tmpfs -o size=8m tmpfs small || { echo "MOUNT FAILED"; exit 99; }
+node "$CLI" run m.yaml --state small/state.db --time-scale 0.002 > first.out 2> first.err &
+pid=$!
+# Fill the disk once the run is busy submitting and tracking.
+until grep -q submitted first.err 2>/dev/null; do sleep 0.05; done
+head -c 16000000 /dev/zero > small/fill 2>/dev/null
+wait $pid; echo "first=$?"
+rm -f small/fill
+node "$CLI" run m.yaml --state small/state.db --time-scale 0.002 > second.out 2> second.err; echo "second=$?"
+`;
+
+describe('a local fault is not "jobs failed"', () => {
+  test('a disk that fills under the state database stops the run with exit 74 and a summary; freed, the next run finishes without paying twice', async () => {
+    project = await openProject({ speed: 200 });
+    project.write('m.yaml', SHORTS);
+    const env = { ...process.env, CLI, REELPIPE_BASE_URL: project.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret' };
+    const result = await execa('unshare', ['-rm', 'sh', '-c', SCRIPT], { cwd: project.dir, env, reject: false, timeout: 60_000 });
+    const read = (name: string) => execa('cat', [name], { cwd: project!.dir, reject: false }).then((r) => r.stdout);
+    const [firstOut, firstErr, secondErr] = await Promise.all([read('first.out'), read('first.err'), read('second.err')]);
+
+    expect(result.stdout, result.stderr).toMatch(/first=74/);
+    expect(firstErr).toMatch(/a local fault|could not be written/);
+    expect(firstErr).toMatch(/SQLITE_FULL|disk is full|database or disk is full/i);
+    expect(firstErr).not.toMatch(/internal error|at .*\.js:\d+/);
+    expect(firstOut).toMatch(/^disk: 30 jobs — /);
+    // A POST answered while the disk was full could not be recorded: its job is in doubt (exit 5),
+    // and the first run said which remote id it was created as, so nothing is lost. Otherwise 0.
+    const second = /second=(\d+)/.exec(result.stdout)?.[1];
+    if (second === '5') expect(firstErr).toMatch(/shorts:\w+ WAS CREATED as remote id [\w-]+, but the state database could not record it/);
+    else expect(second, secondErr).toBe('0');
+    expect(project.sandbox.stats().duplicates.total).toBe(0);
+    expect(project.sandbox.stats().created.ai_short).toBe(30);
+  }, 90_000);
+});

@@ -1,0 +1,208 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { createClient } from '../../src/api/index.js';
+import { STARTER_FILES } from '../../src/init/starter-files.js';
+import { StateStore, acquireLock } from '../../src/state/index.js';
+import { runCli } from '../helpers/cli.js';
+import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
+
+let project: Project | undefined;
+const folders: string[] = [];
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const SHORTS = `
+version: 1
+name: shorts
+outputs: out
+steps:
+  - id: shorts
+    kind: ai_short
+    matrix: { sku: [TR2-BLK, TR2-RED] }
+    name: "{{ matrix.sku }}"
+    with: { script: "Run further in {{ matrix.sku }}.", style: 3D, aspect_ratio: 9x16 }
+`;
+const fast = ['--time-scale', TIME_SCALE];
+
+describe('reelpipe catalogue', () => {
+  test('styles, against the sandbox: every style listed is one the sandbox accepts in style_ids', async () => {
+    project = await openProject();
+    const result = await project.cli(['catalogue', 'styles', '--json']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const listed = JSON.parse(result.stdout) as { catalogue: string; source: string; listed: boolean; items: { id: string }[] };
+    expect([listed.catalogue, listed.source, listed.listed]).toEqual(['styles', project.sandbox.url, true]);
+    expect(listed.items.length).toBeGreaterThan(0);
+    const client = createClient({ baseUrl: project.sandbox.url, apiId: 'id', apiKey: 'key' });
+    try {
+      const link = await client.links.createWithParams({ title: 'Trail Runner', image_urls: ['https://example.com/tr.jpg'] });
+      const ids = listed.items.map((style) => style.id);
+      // The service takes at most 20 styles per job.
+      for (let i = 0; i < ids.length; i += 20) await client.htmlAds.create({ link: link.id, style_ids: ids.slice(i, i + 20) });
+      const created = project.sandbox.jobs().filter((job) => job.kind === 'html_ads');
+      expect(created.flatMap((job) => (job.body as { style_ids: string[] }).style_ids)).toEqual(ids);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('styles as a table names the fixed AI Short styles too', async () => {
+    project = await openProject();
+    const result = await project.cli(['catalogue', 'styles']);
+    expect(result.stdout.split('\n')[0]).toBe(`styles from ${project.sandbox.url} — for html_ads style_ids: 24`);
+    expect(result.stdout).toMatch(/^ {2}scratch-card +Scratch Card +game +yes$/m);
+    expect(result.stdout).toMatch(/^note: ai_short style: 4K realistic, 3D, Cinematic/m);
+  });
+
+  test.each([
+    ['models', /^ {2}sandbox-image-v1 +text_to_image +prompt +negative_prompt, seed, style$/m],
+    ['templates', /^ {2}vid_2b81e4d0 +Countdown offer +1x1 +offer \(text\), deadline \(text\), hero_video \(video\)$/m],
+    ['musics', /^musics from .* — for music steps \(category, search\) and background_music_url: 48$/m],
+  ])('%s lists what the sandbox offers', async (name, line) => {
+    project = await openProject();
+    const result = await project.cli(['catalogue', name]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(line);
+  });
+
+  test.each(['voices', 'avatars'])('%s: the service has no list, said plainly, and nothing is asked of it', async (name) => {
+    project = await openProject();
+    const result = await project.cli(['catalogue', name, '--json']);
+    expect(result.exitCode).toBe(0);
+    const answer = JSON.parse(result.stdout) as { listed: boolean; items: unknown[]; notes: string[] };
+    expect([answer.listed, answer.items]).toEqual([false, []]);
+    expect(answer.notes[0]).toMatch(new RegExp(`^the service has no operation that lists ${name}`));
+    expect(project.sandbox.stats().requests).toEqual({});
+  });
+
+  test('--sandbox needs no credentials: avatars shows the fixture avatars and their voices, read from it', async () => {
+    const result = await runCli(['catalogue', 'avatars', '--sandbox'], { env: { PATH: process.env.PATH } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^ {2}5eed0000-0000-4000-8000-000000000101 +Robin Fixture +done +5eed0000-0000-4000-8000-000000000201$/m);
+  });
+
+  test('without --sandbox or credentials: exit 2 naming the variable', async () => {
+    const result = await runCli(['catalogue', 'styles'], { env: { PATH: process.env.PATH } });
+    expect([result.exitCode, result.stderr.split(':')[1]?.trim()]).toEqual([2, 'REELPIPE_API_ID is not set']);
+  });
+});
+
+describe('reelpipe unlock', () => {
+  test('shows the holder and leaves the lock without --force (exit 2); with --force breaks it and says so', async () => {
+    project = await openProject();
+    const manifest = project.write('m.yaml', SHORTS);
+    const store = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
+    const runId = store.startRun(realpathSync(manifest), 'build-7', 4242, null);
+    acquireLock(store, { name: realpathSync(manifest), host: 'build-7', pid: 4242 });
+    store.close();
+
+    const shown = await project.cli(['unlock', 'm.yaml']);
+    expect(shown.exitCode).toBe(2);
+    expect(shown.stdout).toMatch(new RegExp(`^ {2}held by {4}run ${runId}, pid 4242 on build-7$`, 'm'));
+    expect(shown.stdout).toMatch(/^ {2}heartbeat {2}\d+s ago$/m);
+    expect(shown.stdout).toMatch(/^ {2}process {4}cannot be checked from here \(another host\)$/m);
+    expect(shown.stderr).toBe('reelpipe: the lock was left as it is: add --force to break it');
+    expect(project.query('SELECT name FROM locks')).toHaveLength(1);
+
+    const forced = await project.cli(['unlock', 'm.yaml', '--force']);
+    expect(forced.exitCode, forced.stderr).toBe(0);
+    expect(forced.stdout).toMatch(/^lock broken \(recorded as lock:forced\)/m);
+    expect(project.query('SELECT name FROM locks')).toEqual([]);
+    expect(project.query<{ n: number }>("SELECT count(*) AS n FROM events WHERE type = 'lock:forced'")).toEqual([{ n: 1 }]);
+    const run = await project.cli(['run', 'm.yaml', ...fast]);
+    expect(run.exitCode, run.stderr).toBe(0);
+  });
+
+  test('no lock: says so, exit 0, and creates no state database', async () => {
+    project = await openProject();
+    project.write('m.yaml', SHORTS);
+    const result = await project.cli(['unlock', 'm.yaml']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^no lock on .*m\.yaml: there is no state database at /);
+    expect(existsSync(join(project.dir, 'state'))).toBe(false);
+  });
+});
+
+describe('reelpipe forget', () => {
+  test('drops a finished job by label, says it will be paid again, and the next run makes it again', async () => {
+    project = await openProject();
+    project.write('m.yaml', SHORTS);
+    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+    const result = await project.cli(['forget', 'm.yaml', 'TR2-RED']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^forgot TR2-RED \(shorts:[0-9a-f]{12}\): it was downloaded, remote id [0-9a-f-]{36}, 5 credits spent$/m);
+    expect(result.stdout).toMatch(/^the next run plans it again as new and submits it: it will be paid for again \(about 5 credits\)$/m);
+    expect(result.stdout).toMatch(/^its 5 credits no longer count against budget\.max_credits \(they stay in the event log\)$/m);
+    expect(statusCounts(project)).toEqual({ downloaded: 1 });
+    const again = await project.cli(['run', 'm.yaml', ...fast]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(project.sandbox.stats().created).toEqual({ ai_short: 3 });
+  });
+
+  test.each([
+    ['submitted', 'let a run finish it: `reelpipe run m.yaml`'],
+    ['in_doubt', 'settle it first: `reelpipe doubt m.yaml`, then `reelpipe resolve`'],
+  ])('a job %s is refused (exit 2) and kept', async (status, next) => {
+    project = await openProject();
+    project.write('m.yaml', SHORTS);
+    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+    const [row] = project.query<{ key: string }>('SELECT key FROM jobs ORDER BY key LIMIT 1');
+    const db = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
+    db.db.prepare('UPDATE jobs SET status = ? WHERE key = ?').run(status, row!.key);
+    db.close();
+    const result = await project.cli(['forget', 'm.yaml', row!.key]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`it exists at the service (or may), and forgetting it would lose track of a job that is paid for; ${next}`);
+    expect(project.query('SELECT key FROM jobs WHERE key = ?', row!.key)).toHaveLength(1);
+  });
+
+  test('refused (exit 75) while a run holds the manifest', async () => {
+    project = await openProject();
+    const manifest = project.write('m.yaml', SHORTS);
+    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+    const store = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
+    const lock = acquireLock(store, { name: realpathSync(manifest) });
+    try {
+      const result = await project.cli(['forget', 'm.yaml', 'TR2-RED']);
+      expect(result.exitCode).toBe(75);
+      expect(statusCounts(project)).toEqual({ downloaded: 2 });
+    } finally {
+      lock.release();
+      store.close();
+    }
+  });
+
+  test('an unknown job is a usage error', async () => {
+    project = await openProject();
+    project.write('m.yaml', SHORTS);
+    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+    const result = await project.cli(['forget', 'm.yaml', 'TR2-GRN']);
+    expect([result.exitCode, result.stderr]).toEqual([2, 'reelpipe: TR2-GRN: no such job; give a key or a label of this manifest, as `reelpipe status` shows them']);
+  });
+});
+
+describe('reelpipe init', () => {
+  test('writes a starter that validates and runs on the sandbox to exit 0; never overwrites', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reelpipe-init-'));
+    folders.push(dir);
+    const init = await runCli(['init'], { cwd: dir });
+    expect(init.exitCode, init.stderr).toBe(0);
+    for (const file of STARTER_FILES) expect(readFileSync(join(dir, file.path), 'utf8')).toBe(file.text);
+
+    const validate = await runCli(['validate', 'pipelines/starter.yaml'], { cwd: dir });
+    expect([validate.exitCode, validate.stdout]).toEqual([0, 'OK pipelines/starter.yaml: starter, 4 steps, 5 jobs']);
+    const run = await runCli(['run', 'pipelines/starter.yaml', '--sandbox'], { cwd: dir, timeout: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^starter: 5 jobs — 5 done$/m);
+
+    writeFileSync(join(dir, 'pipelines/starter.csv'), 'sku,script\nMINE,"my own rows"\n');
+    const again = await runCli(['init'], { cwd: dir });
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toMatch(/pipelines\/starter\.yaml and pipelines\/starter\.csv already exist .*: nothing was written/);
+    expect(readFileSync(join(dir, 'pipelines/starter.csv'), 'utf8')).toBe('sku,script\nMINE,"my own rows"\n');
+  });
+});

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TIME_SCALE, openProject, type Project } from './harness.js';
+import { scriptsCsv, shortsManifest } from './shorts-fixture.js';
+
+
+let project: Project;
+beforeAll(async () => {
+  project = await openProject();
+  project.write('scripts.csv', scriptsCsv());
+  for (const name of ['json', 'quiet']) project.write(`${name}.yaml`, shortsManifest(name));
+  project.write('refused.yaml', shortsManifest('refused', { top: 'budget: { max_credits: 1 }' }));
+});
+afterAll(() => project.close());
+
+describe('run --json and --quiet', () => {
+  test('--json: stdout is one JSON object, status --json with the outcome, exit code and the run; progress stays on stderr', async () => {
+    const run = await project.cli(['run', 'json.yaml', '--json', '--time-scale', TIME_SCALE]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as Record<string, unknown>;
+    const status = JSON.parse((await project.cli(['status', 'json.yaml', '--json'])).stdout) as Record<string, unknown>;
+    expect(result).toEqual({
+      ...status,
+      outcome: 'OK',
+      exitCode: 0,
+      error: null,
+      run: { id: 1, log: expect.stringMatching(/state\/logs\/1\.ndjson$/), report: expect.stringMatching(/out-json\/report\/index\.html$/), elapsedMs: expect.any(Number) },
+    });
+    expect(run.stderr).toMatch(/· run 1 · /);
+  });
+
+  test('--json when the run is refused: still one object, with the outcome and the exit code the process ends with', async () => {
+    const run = await project.cli(['run', 'refused.yaml', '--json', '--quiet', '--time-scale', TIME_SCALE]);
+    expect(run.exitCode).toBe(3);
+    expect(JSON.parse(run.stdout)).toEqual({ manifest: 'refused.yaml', run: null, outcome: 'BUDGET_EXCEEDED', exitCode: 3, error: expect.stringContaining('over the budget of 1') });
+    expect(run.stderr).toMatch(/^reelpipe: .*over the budget of 1/);
+  });
+
+  test('--quiet: the summary and errors only; no progress at all', async () => {
+    const run = await project.cli(['run', 'quiet.yaml', '--quiet', '--time-scale', TIME_SCALE]);
+    expect([run.exitCode, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toMatch(/^quiet: 3 jobs — 3 done\n/);
+    const again = await project.cli(['retry', 'quiet.yaml', '--quiet', '--json', '--time-scale', TIME_SCALE]);
+    expect([again.exitCode, again.stderr]).toEqual([0, '']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'OK', exitCode: 0, totals: { jobs: 3, counts: { done: 3 } } });
+  });
+});

@@ -1,0 +1,228 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse } from 'csv-parse/sync';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { renderReport } from '../../src/report/html/render-report.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { reportData, reportJob } from '../report/fixtures/report-data.js';
+import { openBrowser, type Browser } from './browser.js';
+
+/**
+ * The report as a person sees it: the demo and a run with a failed step, each run on the embedded
+ * sandbox by the real CLI, then opened in a real headless Chromium. Screenshots land in out/test/.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'reelpipe-report-'));
+const SCREENSHOTS = join(REPO_ROOT, 'out', 'test');
+const cli = (args: string[]) => runCli(args, { cwd: dir, timeout: 60_000 });
+let browser: Browser;
+
+beforeAll(async () => {
+  cpSync(join(REPO_ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
+  browser = await openBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Opens a report, recording every request the page (and its frames) makes. */
+async function open(path: string): Promise<{ page: Page; requests: string[] }> {
+  const page = await browser.context.newPage();
+  const requests: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(pathToFileURL(path).href);
+  await page.waitForLoadState('load');
+  expect(errors, 'script errors on the page').toEqual([]);
+  return { page, requests };
+}
+
+/**
+ * A page expression (evaluated in Chromium, so written as text: this file is typed for Node):
+ * every video has reached readyState `state` (1: its metadata and duration; 2: its first frame).
+ */
+const videosAtLeast = (state: number) => `[...document.querySelectorAll('video')].every((v) => v.readyState >= ${state} && v.duration > 0)`;
+
+/** A full-page picture; the viewport grows to the page first, so the ads' frames are painted too. */
+async function screenshot(page: Page, name: string): Promise<void> {
+  const height = await page.evaluate<number>('document.documentElement.scrollHeight');
+  await page.setViewportSize({ width: 1280, height });
+  // Resizing reloads the players: wait until each shows its first frame.
+  await page.waitForFunction(videosAtLeast(2));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, name) });
+}
+
+const tileValue = (page: Page, what: string) => page.locator('#totals .tile', { has: page.locator(`span:text-is("${what}")`) }).locator('b').textContent();
+
+describe('the demo\'s report', () => {
+  let reportPath: string;
+  let stdout: string;
+  beforeAll(async () => {
+    const run = await cli(['run', 'examples/demo.yaml', '--sandbox']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    stdout = run.stdout;
+    reportPath = join(dir, 'out', 'demo.sandbox', 'report', 'index.html');
+  }, 60_000);
+
+  test('the run ends by printing the report\'s path', () => {
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe(`report: ${reportPath}`);
+  });
+
+  test('opens in Chromium with its totals, ten playable outputs, the failures section, and nothing fetched from outside', async () => {
+    const { page, requests } = await open(reportPath);
+    expect(await tileValue(page, 'jobs')).toBe('9');
+    expect(await tileValue(page, 'outputs')).toBe('10');
+    expect(await tileValue(page, 'done')).toBe('9');
+    const cards = page.locator('#gallery-grid .card');
+    expect(await cards.count()).toBe(10);
+    // Every card plays: a video with its metadata loaded, or an ad in a sandboxed frame.
+    expect(await page.locator('#gallery-grid .card video[controls]').count()).toBe(7);
+    expect(await page.locator('#gallery-grid .card iframe[sandbox="allow-scripts"]').count()).toBe(3);
+    await page.waitForFunction(videosAtLeast(1));
+    for (const frame of page.frames().slice(1)) expect(await frame.locator('#cta').count()).toBe(1);
+    expect(await page.locator('#failures h2').textContent()).toBe('Failures and jobs in doubt (0)');
+    expect(await page.locator('#gallery-grid .card b').allTextContents()).toEqual(expect.arrayContaining(['short-TR2-BLK', 'clone-de', 'teaser']));
+    const outputs = pathToFileURL(join(dir, 'out', 'demo.sandbox')).href;
+    expect(requests.filter((url) => !url.startsWith(`${outputs}/`))).toEqual([]);
+    expect(requests.length).toBeGreaterThanOrEqual(11);
+    await screenshot(page, 'report-demo.png');
+    await page.close();
+  });
+
+  test('the gallery filters by step and by text', async () => {
+    const { page } = await open(reportPath);
+    await page.selectOption('#filter-step', { label: 'clones' });
+    expect(await page.locator('#gallery-grid .card').count()).toBe(3);
+    await page.selectOption('#filter-step', { label: 'all' });
+    await page.fill('#filter-text', 'tr2-red');
+    expect(await page.locator('#gallery-grid .card b').allTextContents()).toEqual(['short-TR2-RED']);
+    await page.close();
+  });
+
+  test('results.csv holds every row of the demo\'s CSV once, with its state', () => {
+    const input = parse(readFileSync(join(dir, 'examples', 'demo-scripts.csv')), { columns: true }) as Record<string, string>[];
+    const results = parse(readFileSync(join(dirname(reportPath), 'results.csv')), { columns: true }) as Record<string, string>[];
+    expect(results).toHaveLength(9);
+    for (const row of input) {
+      const lines = results.filter((r) => r.sku === row.sku && r.script === row.script);
+      expect(lines.map((r) => [r.state, r.label, r.origin])).toEqual([['done', `short-${row.sku}`, expect.stringMatching(/demo-scripts\.csv:\d+$/)]]);
+    }
+  });
+
+  test('status --json and plan --json carry each job\'s label, origin, files, times and credits', async () => {
+    type Job = { label: string; origin: string | null; state: string; outputs: string[]; submittedAt: string | null; finishedAt: string | null; downloadedAt: string | null; creditsUsed: number | null };
+    for (const command of ['status', 'plan']) {
+      const json = JSON.parse((await cli([command, 'examples/demo.yaml', '--sandbox', '--json'])).stdout) as { jobs: Job[] };
+      const short = json.jobs.find((j) => j.label === 'short-TR2-RED');
+      expect(short, command).toMatchObject({ origin: 'examples/demo-scripts.csv:3', state: 'done', creditsUsed: 5, outputs: [join(dir, 'out', 'demo.sandbox', 'shorts', 'short-TR2-RED.mp4')] });
+      expect([short?.submittedAt, short?.finishedAt, short?.downloadedAt].every((t) => t !== null && !Number.isNaN(Date.parse(t ?? '')))).toBe(true);
+      // The product link's cost is never reported: unknown, not 0.
+      expect(json.jobs.find((j) => j.label === 'product')?.creditsUsed, command).toBeNull();
+    }
+  });
+
+  test('reelpipe report --open hands the file to xdg-open, or says there is none', async () => {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const none = await runCli(['report', 'examples/demo.yaml', '--sandbox', '--open'], { cwd: dir, env: { PATH: bin } });
+    expect([none.exitCode, none.stderr]).toEqual([0, `--open: neither xdg-open nor open is on PATH; open ${reportPath} in a browser`]);
+    const opened = join(dir, 'opened.txt');
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$@" > "${opened}"\n`, { mode: 0o755 });
+    const open = await runCli(['report', 'examples/demo.yaml', '--sandbox', '--open'], { cwd: dir, env: { PATH: bin } });
+    expect([open.exitCode, open.stderr]).toEqual([0, '']);
+    // The opener is not waited for (a browser may stay open): wait for its mark instead.
+    await vi.waitFor(() => expect(readFileSync(opened, 'utf8')).toBe(`${reportPath}\n`), { timeout: 10_000 });
+  });
+
+  test('reelpipe report writes it again on demand, for a run given by id, and refuses an unknown one', async () => {
+    const again = await cli(['report', 'examples/demo.yaml', '--sandbox', '--run', '1']);
+    expect([again.exitCode, again.stdout.split('\n')[0]]).toEqual([0, `report: ${reportPath}`]);
+    const unknown = await cli(['report', 'examples/demo.yaml', '--sandbox', '--run', '99']);
+    expect([unknown.exitCode, unknown.stderr]).toEqual([2, expect.stringContaining('--run 99: no such run of')]);
+  });
+});
+
+describe('a report with a failed step', () => {
+  // Each ad would carry a 20 MB photo against a 5 MB limit: the service fails the job, refunded.
+  const manifest = `version: 1
+name: with-failures
+outputs: out/failures
+steps:
+  - id: shorts
+    kind: ai_short
+    for_each: { rows: [{ sku: A-1, script: "First short." }, { sku: "<b>B</b>", script: "Second short." }] }
+    with: { script: "{{ row.script }}", style: 3D, aspect_ratio: 9x16 }
+  - id: product
+    kind: link_with_params
+    download: false
+    estimate_credits: { low: 0, expected: 0, high: 1 }
+    with: { title: Heavy, image_urls: ["https://example.com/heavy.jpg?size_mb=20"] }
+  - id: heavy-ads
+    kind: html_ads
+    with: { link: "{{ steps.product.id }}", style_ids: [quiz-3q], max_size_mb: 5 }
+`;
+
+  test('lists the failure with the service\'s reason and what to do, and escapes the row\'s markup', async () => {
+    writeFileSync(join(dir, 'failures.yaml'), manifest);
+    const run = await cli(['run', 'failures.yaml', '--sandbox']);
+    expect(run.exitCode, run.stderr).toBe(1);
+    const { page, requests } = await open(join(dir, 'out', 'failures.sandbox', 'report', 'index.html'));
+    const failures = page.locator('#failures');
+    expect(await failures.locator('h2').textContent()).toBe('Failures and jobs in doubt (1)');
+    expect(await failures.locator('li b').textContent()).toBe('heavy-ads');
+    expect(await failures.textContent()).toMatch(/reason: No ad could be built within max_size_mb\.\s*what to do: reelpipe retry MANIFEST/);
+    expect(await page.locator('#gallery-grid .card video').count()).toBe(2);
+    // The row's markup is shown as text, not made into an element.
+    expect(await page.locator('#gallery-grid .card b').allTextContents()).toEqual([
+      expect.stringMatching(/^shorts · failures\.yaml:\d+ · A-1$/),
+      expect.stringMatching(/^shorts · failures\.yaml:\d+ · <b>B<\/b>$/),
+    ]);
+    const outputs = pathToFileURL(join(dir, 'out', 'failures.sandbox')).href;
+    expect(requests.filter((url) => !url.startsWith(`${outputs}/`))).toEqual([]);
+    await screenshot(page, 'report-failures.png');
+    await page.close();
+  });
+});
+
+describe('the gallery\'s cards', () => {
+  test('give a video the job\'s picture as its poster, and keep only the run\'s jobs when asked', async () => {
+    const file = join(dir, 'posters', 'report', 'index.html');
+    mkdirSync(dirname(file), { recursive: true });
+    const jobs = [
+      reportJob({ outputs: [{ path: 'shorts/a.mp4', media: 'video', bytes: 1 }, { path: 'shorts/a cover.png', media: 'image', bytes: 1 }] }),
+      reportJob({ key: 'shorts:2', label: 'short-B', inRun: false }),
+    ];
+    writeFileSync(file, renderReport(reportData(jobs), { outputsHref: '../' }));
+    const { page } = await open(file);
+    expect(await page.locator('video[poster]').evaluateAll((videos) => videos.map((v) => v.getAttribute('poster')))).toEqual(['../shorts/a%20cover.png']);
+    expect(await page.locator('#gallery-grid .card').count()).toBe(3);
+    await page.check('#filter-run');
+    expect(await page.locator('#gallery-grid .card b').allTextContents()).toEqual(['short-A', 'short-A']);
+    await page.close();
+  });
+});
+
+describe('a report of 10,000 outputs', () => {
+  test('opens with one page of cards, and pages and filters through the rest', async () => {
+    const jobs = Array.from({ length: 10_000 }, (_, i) => reportJob({
+      key: `shorts:${String(i).padStart(12, '0')}`, label: `short-${i}`, origin: `rows.csv:${i + 2}`, outputs: [{ path: `shorts/short-${i}.mp4`, media: 'video', bytes: 10 }],
+    }));
+    const file = join(dir, 'big', 'report', 'index.html');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, renderReport(reportData(jobs), { outputsHref: '../' }));
+    const { page } = await open(file);
+    expect(await page.locator('#gallery-grid .card').count()).toBe(48);
+    expect(await page.locator('#page-info').textContent()).toBe('10000 of 10000 outputs · page 1 of 209');
+    await page.click('#page-next');
+    expect(await page.locator('#gallery-grid .card b').first().textContent()).toBe('short-48');
+    await page.fill('#filter-text', 'short-9999');
+    expect(await page.locator('#gallery-grid .card b').allTextContents()).toEqual(['short-9999']);
+    await page.close();
+  });
+});
