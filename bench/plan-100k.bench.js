@@ -2,16 +2,21 @@
 // client's schema) then planManifest (keys, estimates, ordering). Prints time and peak RSS, in
 // process, then runs the real CLI on it (`plan`, `plan --json > /dev/null`, `validate`) as child
 // processes and prints each one's wall time and peak RSS.
-// Targets (issue 4): under 3 s and under 300 MB. Figures only; no thresholds asserted.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// Targets (issue 4): under 3 s and under 300 MB. Writes bench/results/plan-100k.json.
+// Figures only; no thresholds asserted.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setInterval, clearInterval } from 'node:timers';
 import { loadManifest } from '../dist/manifest/index.js';
 import { planManifest } from '../dist/plan/index.js';
+import { summarise } from './lib/figures.js';
+import { measuredBy, runMeasured } from './lib/measure-child.js';
+import { publish } from './lib/results.js';
+import { CLI } from './lib/service.js';
+import { markdownTable } from './lib/table.js';
+import { atMost, TARGET_HEADERS, targetRows } from './lib/targets.js';
 
 const ROWS = 100_000;
 const dir = mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-'));
@@ -55,32 +60,30 @@ console.log(`loadManifest: ${ms(loaded - started)}  planManifest: ${ms(planned -
 console.log(`peak RSS: ${Math.round(peak / 2 ** 20)} MB (target < 300 MB)`);
 console.log(`expected credits: ${plan.totals.credits.expected.toLocaleString('en-US')}`);
 
-// The CLI, as a user runs it. Peak RSS from GNU time where there is one; otherwise the child
-// reports its own maximum resident set size (process.resourceUsage) on exit.
-const CLI = fileURLToPath(new URL('../bin/reelpipe.js', import.meta.url));
-const GNU_TIME = '/usr/bin/time';
-const REPORT_RSS = "data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxrss '+process.resourceUsage().maxRSS+'\\n'))";
-
-function runCli(args, stdoutFile) {
-  const out = openSync(stdoutFile, 'w');
-  const rssFile = path.join(dir, 'rss.txt');
-  const node = [process.execPath, ...(existsSync(GNU_TIME) ? [] : ['--import', REPORT_RSS]), CLI, ...args];
-  const command = existsSync(GNU_TIME) ? [GNU_TIME, '-f', '%M', '-o', rssFile, ...node] : node;
-  const begun = performance.now();
-  const result = spawnSync(command[0], command.slice(1), { cwd: dir, stdio: ['ignore', out, 'pipe'], encoding: 'utf8', maxBuffer: 2 ** 26 });
-  const wall = performance.now() - begun;
-  closeSync(out);
-  const kb = existsSync(GNU_TIME) ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) : Number(/maxrss (\d+)/.exec(result.stderr)?.[1]);
-  return { wall, mb: Math.round(kb / 1024), status: result.status };
-}
-
-console.log(`CLI (child processes; peak RSS from ${existsSync(GNU_TIME) ? 'GNU time' : 'process.resourceUsage'}):`);
+// The CLI, as a user runs it, each a child process measured as every benchmark measures one.
+console.log(`CLI (child processes; peak RSS by ${measuredBy}):`);
+const cli = {};
 for (const [label, args, stdout] of [
   ['plan FILE', ['plan', 'manifest.yaml'], path.join(dir, 'table.txt')],
   ['plan FILE --json > /dev/null', ['plan', 'manifest.yaml', '--json'], '/dev/null'],
   ['validate FILE', ['validate', 'manifest.yaml'], path.join(dir, 'ok.txt')],
 ]) {
-  const { wall, mb, status } = runCli(args, stdout);
-  console.log(`  ${label.padEnd(30)} ${ms(wall).padStart(8)}  peak RSS ${mb} MB  exit ${status}`);
+  const { wallMs, peakMb, exit } = await runMeasured([CLI, ...args], { cwd: dir, stdoutFile: stdout });
+  cli[label] = { wallMs, peakMb, exit };
+  console.log(`  ${label.padEnd(30)} ${ms(wallMs).padStart(8)}  peak RSS ${Math.round(peakMb)} MB  exit ${exit}`);
 }
 rmSync(dir, { recursive: true, force: true });
+
+const one = (value) => summarise([value]);
+const targets = [
+  atMost('plan 100,000 rows in process (load + plan)', one((planned - started) / 1000), 3, { unit: ' s' }),
+  atMost('peak memory in process', one(peak / 2 ** 20), 300, { digits: 0, unit: ' MB' }),
+];
+const figures = markdownTable(['planning 100,000 rows', 'wall', 'peak memory (RSS)'], [
+  ['in process: loadManifest + planManifest', ms(planned - started), `${Math.round(peak / 2 ** 20)} MB`],
+  ...Object.entries(cli).map(([label, f]) => [`\`reelpipe ${label}\` (child process)`, ms(f.wallMs), `${Math.round(f.peakMb)} MB`]),
+]);
+publish('plan-100k', [
+  { title: 'planning 100,000 rows', table: figures },
+  { title: 'targets (issue 4)', table: markdownTable(TARGET_HEADERS, targetRows(targets)) },
+], { settings: { rows: ROWS }, inProcess: { loadMs: loaded - started, planMs: planned - loaded, peakMb: peak / 2 ** 20, jobs: plan.totals.jobs }, cli, targets });

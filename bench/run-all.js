@@ -1,19 +1,37 @@
 #!/usr/bin/env node
 // Runs every bench/*.bench.js in turn, each in its own process so peak memory is its own.
-// Benchmarks print figures; they never fail on a threshold. `npm run bench -- NAME` runs only
-// the benchmarks whose file name contains NAME.
+// Benchmarks print figures; they never fail on a threshold. `npm run bench -- NAME…` runs only
+// the benchmarks whose file name contains one of the NAMEs; `--quick` runs each at a laptop's
+// size (passed on to every benchmark). After a full run, docs/performance.md's tables are
+// refilled from bench/results/ (update-docs.js).
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { machineLine } from './lib/results.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const filter = process.argv[2] ?? '';
+const args = process.argv.slice(2);
+const flags = args.filter((arg) => arg.startsWith('--'));
+const filters = args.filter((arg) => !arg.startsWith('--'));
 const files = readdirSync(dir)
-  .filter((name) => name.endsWith('.bench.js') && name.includes(filter))
+  .filter((name) => name.endsWith('.bench.js') && (filters.length === 0 || filters.some((f) => name.includes(f))))
   .sort();
 
+console.log(machineLine());
+const failed = [];
 for (const file of files) {
-  console.log(`\n## ${file}`);
-  execFileSync(process.execPath, ['--expose-gc', `${dir}${file}`], { stdio: 'inherit' });
+  console.log(`\n## ${file}${flags.length ? ` ${flags.join(' ')}` : ''}`);
+  try {
+    execFileSync(process.execPath, ['--expose-gc', `${dir}${file}`, ...flags], { stdio: 'inherit' });
+  } catch {
+    // One benchmark that breaks must not cost the figures of the others; it is named at the end.
+    failed.push(file);
+  }
 }
-if (files.length === 0) console.log(`no benchmark matches "${filter}"`);
+if (files.length === 0) console.log(`no benchmark matches "${filters.join('", "')}"`);
+// A full run's figures go into docs/performance.md (a quick run's never do).
+if (!flags.includes('--quick') && files.length > 0) execFileSync(process.execPath, [`${dir}update-docs.js`], { stdio: 'inherit' });
+if (failed.length > 0) {
+  console.log(`\nthese benchmarks stopped with an error: ${failed.join(', ')}`);
+  process.exitCode = 1;
+}

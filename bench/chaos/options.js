@@ -1,0 +1,68 @@
+// `node bench/chaos.js` options. Defaults are the full soak of issues 8 and 11; --quick is the
+// one-minute version `npm test` runs (test/e2e/chaos.test.ts).
+import { parseArgs } from 'node:util';
+
+export const USAGE = `usage: node bench/chaos.js [--both | --webhooks] [--quick] [--jobs N] [--kills K] [--point-kills P]
+       [--sandbox-kills M] [--seed S] [--max-credits N|plan|none] [--speed X] [--capacity N] [--rate N]
+       [--kill-window MIN,MAX] [--max-reruns N] [--json FILE] [--keep]
+       node bench/chaos.js --recheck DIR [--max-credits N] [--json FILE]   (judge a kept workspace again)`;
+
+/**
+ * The full soak. Why this speed and capacity: the sandbox then needs about 80 s of wall time to
+ * render the 1,000 jobs (a floor no runner can beat), far more than the kill phase lasts (on
+ * average 15 × 1.5 s + 5 short runs), so every kill lands on a run with work left.
+ * @see docs/chaos.md
+ */
+const FULL = { jobs: 1000, kills: 15, pointKills: 5, sandboxKills: 2, killWindow: [0.5, 2.5], speed: 50, capacity: 12 };
+/** About half a minute per mode on two cores; a render floor of about 20 s against a kill phase of about 6 s. */
+const QUICK = { jobs: 150, kills: 5, pointKills: 2, sandboxKills: 1, killWindow: [0.3, 1.5], speed: 40, capacity: 8 };
+
+const number = (name, text, { whole = false, min = 0 } = {}) => {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < min || (whole && !Number.isInteger(value))) {
+    throw new Error(`--${name} ${text}: use ${whole ? 'a whole number' : 'a number'} of at least ${min}`);
+  }
+  return value;
+};
+
+/** Parses argv into the soak's options; throws an Error naming the flag on a bad value. */
+export function parseOptions(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      both: { type: 'boolean' }, webhooks: { type: 'boolean' }, quick: { type: 'boolean' }, keep: { type: 'boolean' },
+      jobs: { type: 'string' }, kills: { type: 'string' }, 'point-kills': { type: 'string' }, 'sandbox-kills': { type: 'string' },
+      seed: { type: 'string' }, 'max-credits': { type: 'string' }, speed: { type: 'string' }, capacity: { type: 'string' },
+      rate: { type: 'string' }, 'kill-window': { type: 'string' }, 'max-reruns': { type: 'string' }, json: { type: 'string' },
+      help: { type: 'boolean' }, recheck: { type: 'string' },
+    },
+  });
+  const base = values.quick ? QUICK : FULL;
+  const window = values['kill-window']?.split(',').map((t) => number('kill-window', t)) ?? base.killWindow;
+  if (window.length !== 2 || window[0] > window[1]) throw new Error(`--kill-window ${values['kill-window']}: use MIN,MAX in seconds, e.g. 0.5,3`);
+  const cap = values['max-credits'] ?? 'plan';
+  return {
+    help: Boolean(values.help),
+    recheck: values.recheck,
+    capGiven: values['max-credits'] !== undefined,
+    modes: values.both ? ['polling', 'webhooks'] : [values.webhooks ? 'webhooks' : 'polling'],
+    jobs: values.jobs ? number('jobs', values.jobs, { whole: true, min: 10 }) : base.jobs,
+    kills: values.kills ? number('kills', values.kills, { whole: true }) : base.kills,
+    pointKills: values['point-kills'] ? number('point-kills', values['point-kills'], { whole: true }) : base.pointKills,
+    sandboxKills: values['sandbox-kills'] ? number('sandbox-kills', values['sandbox-kills'], { whole: true }) : base.sandboxKills,
+    seed: values.seed ? number('seed', values.seed, { whole: true }) : 1,
+    // 'plan': the plan's expected total; a number; or none.
+    maxCredits: cap === 'none' ? null : cap === 'plan' ? 'plan' : number('max-credits', cap, { min: 1 }),
+    /** Sandbox speed; the runner's waits are scaled by 1/speed. @default 50 (quick: 40) */
+    speed: values.speed ? number('speed', values.speed, { min: 1 }) : base.speed,
+    /** Sandbox render slots. @default 12 (quick: 8) */
+    capacity: values.capacity ? number('capacity', values.capacity, { whole: true, min: 1 }) : base.capacity,
+    /** The runner's starting request rate. @default 500 */
+    rate: values.rate ? number('rate', values.rate, { min: 1 }) : 500,
+    killWindow: window,
+    /** Re-runs without kills allowed before the soak fails as not settling. @default 12 */
+    maxReruns: values['max-reruns'] ? number('max-reruns', values['max-reruns'], { whole: true, min: 1 }) : 12,
+    json: values.json,
+    keep: Boolean(values.keep),
+  };
+}

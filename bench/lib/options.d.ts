@@ -1,0 +1,2 @@
+export function isQuick(argv?: readonly string[]): boolean;
+export function sized<T>(full: T, quick: T, argv?: readonly string[]): T;

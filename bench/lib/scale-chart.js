@@ -1,0 +1,81 @@
+// The scale curve as a small hand-made SVG (no chart library): one panel per figure, jobs on a
+// logarithmic x axis, the measured points joined, a dashed line at the target where there is one.
+
+const PANEL = { width: 320, height: 260, left: 56, right: 16, top: 40, bottom: 44 };
+
+/** The panels drawn: which figure of a point, its title, its unit, and its target if any. */
+export const SCALE_PANELS = [
+  { key: 'cpuPerJobMs', title: 'client CPU per job', unit: 'ms', digits: 2, target: 2 },
+  { key: 'peakMb', title: 'peak memory (RSS)', unit: 'MB', digits: 0, target: 200 },
+  { key: 'stateKbPerJob', title: 'state database per job', unit: 'kB', digits: 2 },
+];
+
+const escape = (text) => String(text).replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]);
+
+/** 1,000 → "1k", 50,000 → "50k", 500 → "500". */
+export function jobsLabel(jobs) {
+  return jobs >= 1000 && jobs % 1000 === 0 ? `${jobs / 1000}k` : String(jobs);
+}
+
+/** A round top for an axis holding `value`: 1, 2 or 5 times a power of ten. */
+export function niceCeiling(value) {
+  if (!(value > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 5, 10].map((m) => m * power).find((top) => top >= value);
+}
+
+/** Gridlines for an axis topped at niceCeiling: 1 and 5 split in fifths, 2 in quarters (round labels). */
+export function axisSteps(top) {
+  const leading = Math.round(top / 10 ** Math.floor(Math.log10(top)));
+  return leading === 2 ? 4 : 5;
+}
+
+function panel(points, spec, index) {
+  const x0 = index * PANEL.width + PANEL.left;
+  const plotW = PANEL.width - PANEL.left - PANEL.right;
+  const plotH = PANEL.height - PANEL.top - PANEL.bottom;
+  const yBottom = PANEL.top + plotH;
+  const values = points.map((p) => p[spec.key]);
+  const top = niceCeiling(Math.max(...values.filter(Number.isFinite), spec.target ?? 0) * 1.15);
+  const logs = points.map((p) => Math.log10(p.jobs));
+  const [lo, hi] = [Math.min(...logs), Math.max(...logs)];
+  const xOf = (jobs) => x0 + (hi === lo ? plotW / 2 : ((Math.log10(jobs) - lo) / (hi - lo)) * plotW * 0.9 + plotW * 0.05);
+  const yOf = (value) => yBottom - (value / top) * plotH;
+  const parts = [`<text x="${x0 + plotW / 2}" y="22" text-anchor="middle" font-weight="bold">${escape(`${spec.title} (${spec.unit})`)}</text>`];
+  const steps = axisSteps(top);
+  for (let i = 0; i <= steps; i++) {
+    const value = (top * i) / steps;
+    parts.push(`<line x1="${x0}" x2="${x0 + plotW}" y1="${yOf(value)}" y2="${yOf(value)}" stroke="#ddd"/>`);
+    parts.push(`<text x="${x0 - 6}" y="${yOf(value) + 4}" text-anchor="end">${escape(Number(value.toPrecision(3)))}</text>`);
+  }
+  parts.push(`<line x1="${x0}" x2="${x0}" y1="${PANEL.top}" y2="${yBottom}" stroke="#333"/>`);
+  parts.push(`<line x1="${x0}" x2="${x0 + plotW}" y1="${yBottom}" y2="${yBottom}" stroke="#333"/>`);
+  if (spec.target !== undefined) {
+    parts.push(`<line class="target" x1="${x0}" x2="${x0 + plotW}" y1="${yOf(spec.target)}" y2="${yOf(spec.target)}" stroke="#c0392b" stroke-dasharray="6 4"/>`);
+    parts.push(`<text x="${x0 + plotW}" y="${yOf(spec.target) - 5}" text-anchor="end" fill="#c0392b">${escape(`target ${spec.target} ${spec.unit}`)}</text>`);
+  }
+  const drawn = points.filter((p) => Number.isFinite(p[spec.key]));
+  parts.push(`<polyline fill="none" stroke="#2c6fbb" stroke-width="2" points="${drawn.map((p) => `${xOf(p.jobs)},${yOf(p[spec.key])}`).join(' ')}"/>`);
+  for (const p of drawn) {
+    parts.push(`<circle cx="${xOf(p.jobs)}" cy="${yOf(p[spec.key])}" r="4" fill="#2c6fbb"/>`);
+    parts.push(`<text x="${xOf(p.jobs)}" y="${yOf(p[spec.key]) - 9}" text-anchor="middle">${escape(p[spec.key].toFixed(spec.digits))}</text>`);
+  }
+  for (const p of points) parts.push(`<text x="${xOf(p.jobs)}" y="${yBottom + 18}" text-anchor="middle">${escape(jobsLabel(p.jobs))}</text>`);
+  parts.push(`<text x="${x0 + plotW / 2}" y="${yBottom + 36}" text-anchor="middle">jobs (log scale)</text>`);
+  return parts.join('\n  ');
+}
+
+/**
+ * The SVG of the scale curve: `points` are { jobs, cpuPerJobMs, peakMb, stateKbPerJob } in
+ * increasing `jobs`; `caption` is written under the panels (what was measured, where, when).
+ */
+export function scaleChartSvg(points, caption) {
+  const width = PANEL.width * SCALE_PANELS.length;
+  const height = PANEL.height + 24;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">
+  <rect width="100%" height="100%" fill="#fff"/>
+  ${SCALE_PANELS.map((spec, i) => panel(points, spec, i)).join('\n  ')}
+  <text x="${width / 2}" y="${height - 6}" text-anchor="middle" fill="#555">${escape(caption)}</text>
+</svg>
+`;
+}

@@ -1,0 +1,139 @@
+// Writes the report of a 10,000-job manifest: a CSV of 10,000 rows planned as AI Shorts, and a
+// state database holding them as a finished run leaves them (9,800 done with a video each, 150
+// failed with the service's reason, 50 in doubt). Prints the time writeRunReport takes (read the
+// state, build, render, write index.html + results.csv + results.json atomically) and the sizes;
+// then, when Debian's chromium is there, opens the report in it and prints how long it takes to
+// show, to page and to filter the gallery.
+// Target (issue 9): under 2 s, and usable in the browser. Writes bench/results/report-10k.json.
+// Figures only; no thresholds asserted.
+/* global document, Event -- these run in the page, inside chromium */
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { loadManifest } from '../dist/manifest/index.js';
+import { planManifest } from '../dist/plan/index.js';
+import { writeRunReport } from '../dist/report/write-report.js';
+import { toNewJobs } from '../dist/run/execute-plan.js';
+import { StateStore } from '../dist/state/index.js';
+import { summarise } from './lib/figures.js';
+import { publish } from './lib/results.js';
+import { markdownTable } from './lib/table.js';
+import { atMost, TARGET_HEADERS, targetRows } from './lib/targets.js';
+
+const JOBS = 10_000;
+const dir = mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-report-'));
+const lines = ['sku,script'];
+for (let i = 0; i < JOBS; i++) lines.push(`SKU-${i},"Meet product ${i}: light, fast and made to last."`);
+writeFileSync(path.join(dir, 'rows.csv'), `${lines.join('\n')}\n`);
+writeFileSync(path.join(dir, 'manifest.yaml'), `version: 1
+name: bench-report
+budget: { max_credits: 100000 }
+steps:
+  - id: shorts
+    kind: ai_short
+    for_each: { csv: rows.csv }
+    with: { script: "{{ row.script }}", aspect_ratio: 9x16, style: Cinematic }
+`);
+
+const plan = planManifest(await loadManifest(path.join(dir, 'manifest.yaml'), { env: {} }));
+const statePath = path.join(dir, 'state', 'reelpipe.db');
+const seeded = performance.now();
+seed(plan, statePath);
+console.log(`state: ${JOBS.toLocaleString('en-US')} jobs recorded in ${Math.round(performance.now() - seeded)} ms (not part of the figure)`);
+
+globalThis.gc?.();
+const started = performance.now();
+const written = await writeRunReport({ plan, statePath });
+const ms = performance.now() - started;
+const size = (file) => `${(statSync(file).size / 2 ** 20).toFixed(1)} MB`;
+console.log(`writeRunReport: ${Math.round(ms)} ms for ${written.jobs.toLocaleString('en-US')} jobs, ${written.outputs.toLocaleString('en-US')} outputs (target < 2000 ms)`);
+console.log(`sizes: index.html ${size(written.html)}, results.csv ${size(written.csv)}, results.json ${size(written.json)}`);
+console.log(`peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
+const bytes = { html: statSync(written.html).size, csv: statSync(written.csv).size, json: statSync(written.json).size };
+const browser = await inBrowser(written.html);
+rmSync(dir, { recursive: true, force: true });
+
+const targets = [atMost('writeRunReport, 10,000 jobs', summarise([ms / 1000]), 2, { unit: ' s' })];
+const mb = (n) => `${(n / 2 ** 20).toFixed(1)} MB`;
+const figures = markdownTable(['report of 10,000 jobs', ''], [
+  ['writeRunReport (read state, render, write 3 files)', `${Math.round(ms)} ms`],
+  ['index.html / results.csv / results.json', `${mb(bytes.html)} / ${mb(bytes.csv)} / ${mb(bytes.json)}`],
+  ['browser (chromium)', browser ? browser.figures.join(', ') : 'not measured (no /usr/bin/chromium)'],
+]);
+publish('report-10k', [
+  { title: 'the report of 10,000 jobs', table: figures },
+  { title: 'targets (issue 9)', table: markdownTable(TARGET_HEADERS, targetRows(targets)) },
+], { settings: { jobs: JOBS }, writeMs: ms, bytes, peakMb: process.resourceUsage().maxRSS / 1024, browser, targets });
+
+/** Records every job as a finished run would: answered, finished, downloaded (or failed, or in doubt). */
+function seed(plan, statePath) {
+  const store = StateStore.open(statePath);
+  try {
+    store.syncPlan(plan.manifestPath, toNewJobs(plan));
+    store.startRun(plan.manifestPath, 'bench', process.pid, 100000);
+    store.atomically(() => {
+      plan.jobs.forEach((job, i) => {
+        const at = Date.now() - (JOBS - i) * 50;
+        store.transition(job.key, 'submitting', {}, 'job:intent');
+        if (i % 200 === 0) return void store.transition(job.key, 'in_doubt', { doubtReason: 'HTTP 502: no answer' }, 'job:in-doubt');
+        store.transition(job.key, 'submitted', { remoteId: `r-${i}`, submittedAt: at }, 'job:answered');
+        if (i % 67 === 1) return void store.transition(job.key, 'failed', { failedReason: 'Render failed: the script is too long', finishedAt: at + 40_000 }, 'job:failed');
+        store.transition(job.key, 'done', { creditsUsed: 5, finishedAt: at + 40_000, result: {} }, 'job:done');
+        store.setOutputs(job.key, [`https://cdn.example/${i}.mp4`]);
+        store.recordDownload(job.key, 0, { path: `shorts/${job.outputName}.mp4`, bytes: 18164, sha256: 'x'.repeat(64), contentType: 'video/mp4' });
+        store.transition(job.key, 'downloaded', {}, 'job:downloaded');
+      });
+    });
+    store.finishRun('JOBS_FAILED', { credits: { spent: 49000 } });
+  } finally {
+    store.close();
+  }
+}
+
+async function timed(action) {
+  const begun = performance.now();
+  await action();
+  return Math.round(performance.now() - begun);
+}
+
+/** Opens the report in chromium (when installed) and times what a person does first. */
+async function inBrowser(file) {
+  if (!existsSync('/usr/bin/chromium')) {
+    console.log('browser: /usr/bin/chromium not installed, not measured');
+    return null;
+  }
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await context.newPage();
+    const cards = () => page.waitForFunction(() => document.querySelectorAll('#gallery-grid .card').length > 0);
+    const figures = [
+      `open to first page of cards ${await timed(async () => { await page.goto(pathToFileURL(file).href); await cards(); })} ms`,
+      // Timed inside the page: what the click or keystroke costs the page's script, not the driver.
+      `next page ${await page.evaluate(() => {
+        const begun = performance.now();
+        document.getElementById('page-next').click();
+        return Math.round(performance.now() - begun);
+      })} ms`,
+      `filter by text ${await page.evaluate(() => {
+        const begun = performance.now();
+        const box = document.getElementById('filter-text');
+        box.value = 'SKU-9999';
+        box.dispatchEvent(new Event('input'));
+        return Math.round(performance.now() - begun);
+      })} ms`,
+    ];
+    const shown = await page.locator('#gallery-grid .card').count();
+    console.log(`browser (chromium): ${figures.join(', ')}; cards in the page after filtering: ${shown}`);
+    return { figures, cardsAfterFilter: shown };
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}

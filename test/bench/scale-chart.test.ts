@@ -1,0 +1,48 @@
+import { describe, expect, test } from 'vitest';
+import { axisSteps, jobsLabel, niceCeiling, SCALE_PANELS, scaleChartSvg } from '../../bench/lib/scale-chart.js';
+
+const points = [
+  { jobs: 1_000, cpuPerJobMs: 8.4, peakMb: 170, stateKbPerJob: 3.5 },
+  { jobs: 10_000, cpuPerJobMs: 7.9, peakMb: 260, stateKbPerJob: 3.4 },
+  { jobs: 50_000, cpuPerJobMs: 7.7, peakMb: 300, stateKbPerJob: 3.4 },
+];
+
+describe('the scale chart', () => {
+  const svg = scaleChartSvg(points, 'measured on <2 cores> & node 20');
+
+  test('draws each point once in every panel, labelled with its value and its size', () => {
+    expect(svg.match(/<circle /g)).toHaveLength(points.length * SCALE_PANELS.length);
+    for (const label of ['8.40', '7.70', '170', '300', '3.50', '3.40', '1k', '10k', '50k']) expect(svg).toContain(`>${label}</text>`);
+  });
+
+  test('has a dashed target line where the issue sets one (CPU, memory) and none for the database', () => {
+    expect(svg.match(/class="target"/g)).toHaveLength(2);
+    expect(svg).toContain('target 2 ms');
+    expect(svg).toContain('target 200 MB');
+  });
+
+  test('is one well-formed SVG document with its caption escaped', () => {
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg).toContain('measured on &lt;2 cores&gt; &amp; node 20');
+    expect(svg).not.toMatch(/NaN|Infinity/);
+  });
+
+  test('a single size is drawn in the middle of each panel, without NaN coordinates', () => {
+    expect(scaleChartSvg(points.slice(0, 1), 'one')).not.toMatch(/NaN|Infinity/);
+  });
+});
+
+describe('axes', () => {
+  test.each([[0.9, 1], [1.7, 2], [3, 5], [7.2, 10], [230, 500], [0, 1]])('the axis holding %d tops at %d', (value, top) => {
+    expect(niceCeiling(value)).toBe(top);
+  });
+
+  test.each([[1, 5], [2, 4], [5, 5], [10, 5], [200, 4], [500, 5]])('an axis topped at %d has %d gridline steps', (top, steps) => {
+    expect(axisSteps(top)).toBe(steps);
+  });
+
+  test.each([[1_000, '1k'], [50_000, '50k'], [500, '500'], [1_500, '1500']])('%d jobs are labelled %s', (jobs, label) => {
+    expect(jobsLabel(jobs)).toBe(label);
+  });
+});
