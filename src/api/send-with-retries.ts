@@ -26,6 +26,12 @@ export interface SendContext {
   maxResponseBytes: number;
 }
 
+/** One call's own settings: its abort signal, and the fields its log lines carry (CallOptions.log). */
+export interface SendCall {
+  signal?: AbortSignal | undefined;
+  log?: Readonly<Record<string, unknown>> | undefined;
+}
+
 /**
  * Sends a prepared request until it succeeds, the retry policy says stop, the call's time is
  * spent, or the caller aborts:
@@ -44,7 +50,8 @@ export interface SendContext {
  * whatever the network does — an attempt's deadline is cut to what is left, and a wait that would
  * end past it is not begun — so a caller can bound how long any call holds a run.
  */
-export async function runWithRetries(ctx: SendContext, spec: OperationSpec, request: PreparedRequest, signal?: AbortSignal): Promise<unknown> {
+export async function runWithRetries(ctx: SendContext, spec: OperationSpec, request: PreparedRequest, call: SendCall = {}): Promise<unknown> {
+  const { signal, log } = call;
   let mayHaveArrived = false;
   const callStarted = ctx.now();
   for (let attempt = 1; ; attempt++) {
@@ -54,7 +61,7 @@ export async function runWithRetries(ctx: SendContext, spec: OperationSpec, requ
     const result = await sendOnce(spec.effect === 'creates' ? ctx.creatingDispatcher : ctx.dispatcher, request, {
       deadlineMs, maxResponseBytes: ctx.maxResponseBytes, signal, now: ctx.now, clean: (value) => redactDeep(value, ctx.secrets),
     });
-    logAttempt(ctx, request, result, attempt, ctx.now() - started);
+    logAttempt(ctx, request, result, attempt, ctx.now() - started, log);
     if (result.ok) return parseAnswer(ctx, spec, request, result.text);
     if (alreadyDeleted(spec, result, mayHaveArrived)) return undefined;
     mayHaveArrived ||= result.failure.kind === 'status' || result.failure.sent;
@@ -63,16 +70,16 @@ export async function runWithRetries(ctx: SendContext, spec: OperationSpec, requ
       ? abortedVerdict(spec, result.error)
       : judgeFailure({ effect: spec.effect, failure: result.failure });
     if (verdict.action === 'in-doubt') {
-      ctx.logger.warn({ op: request.operation, attempt, reason: verdict.reason }, 'request in doubt: not resent');
+      ctx.logger.warn({ ...log, op: request.operation, attempt, reason: verdict.reason }, 'request in doubt: not resent');
       throw new ApiInDoubtError(request.operation, `${verdict.reason}: ${withoutOperation(result.error)}`, result.error);
     }
     if (verdict.action === 'fail' || attempt >= ctx.retry.maxAttempts) throw finalError(result.error);
     const waitMs = retryDelayMs(attempt, verdict.retryAfterMs, ctx.retry, ctx.random);
     if (ctx.now() - callStarted + waitMs >= ctx.retry.maxElapsedMs) {
-      ctx.logger.debug({ op: request.operation, attempt, waitMs }, 'retry time spent: giving up');
+      ctx.logger.debug({ ...log, op: request.operation, attempt, waitMs }, 'retry time spent: giving up');
       throw finalError(result.error);
     }
-    ctx.logger.debug({ op: request.operation, attempt, waitMs, reason: verdict.reason }, 'retrying');
+    ctx.logger.debug({ ...log, op: request.operation, attempt, waitMs, reason: verdict.reason }, 'retrying');
     await ctx.sleep(waitMs, signal).catch((error: unknown) => {
       // Between attempts nothing is on the wire: an abort here leaves the request unsent.
       throw signal?.aborted ? new ApiAbortedError(request.operation, false, signal.reason) : error;
@@ -129,9 +136,10 @@ function withoutOperation(error: ApiError): string {
   return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
 }
 
-function logAttempt(ctx: SendContext, request: PreparedRequest, result: AttemptResult, attempt: number, durationMs: number): void {
+function logAttempt(ctx: SendContext, request: PreparedRequest, result: AttemptResult, attempt: number, durationMs: number, log: SendCall['log']): void {
   if (!ctx.logger.isLevelEnabled('debug')) return;
   const line = {
+    ...log,
     op: request.operation,
     method: request.method,
     path: request.path,

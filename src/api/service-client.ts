@@ -11,6 +11,11 @@ export interface CallOptions {
    * @default none (the client-wide `signal`, when given, still applies)
    */
   signal?: AbortSignal;
+  /**
+   * Fields every log line of this call carries (the runner passes the job's key and label, so a
+   * request's line names the job it was made for). @default none
+   */
+  log?: Readonly<Record<string, unknown>>;
 }
 
 /** `ids` filter of the list reads: 1 to 100 UUIDs, sent comma-separated. */

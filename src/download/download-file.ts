@@ -4,6 +4,7 @@ import { dropUnread } from '../api/read-body.js';
 import { DownloadError, DownloadRefusedError } from '../errors.js';
 import { BlockedAddressError, guardedDispatcher } from './address-guard.js';
 import { mtimeNsOf, writeAtomically } from './atomic-write.js';
+import type { OutputFolders } from './output-folders.js';
 import { isPlausibleContentType, type OutputMedia } from './content-types.js';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_BYTES_ENV } from './download-settings.js';
 
@@ -41,7 +42,7 @@ export interface DownloadOptions {
   /** Chooses the final path once the content type is known (it decides the extension). */
   target: (contentType: string | undefined) => string;
   /** The outputs folder: no folder inside it is written through a symbolic link. @default not checked */
-  root?: string;
+  root?: OutputFolders;
   signal?: AbortSignal;
   /** @default guardedDispatcher({}): public addresses only, up to 5 redirects */
   dispatcher?: Dispatcher;
@@ -87,7 +88,7 @@ export async function downloadFile(url: string, options: DownloadOptions): Promi
   const path = options.target(contentType);
   const expected = Number.isFinite(announced) ? announced : undefined;
   const written = await writeChecked(response.body, path, { url, expected, maxBytes, options });
-  return { path, ...written, contentType: contentType ?? 'application/octet-stream', mtimeNs: await mtimeNsOf(path) };
+  return { path, ...written, contentType: contentType ?? 'application/octet-stream', mtimeNs: mtimeNsOf(path) };
 }
 
 function statusRefusal(url: string, status: number, media: OutputMedia, contentType: string | undefined): DownloadError | undefined {
@@ -118,7 +119,7 @@ async function writeChecked(body: AsyncIterable<Buffer>, path: string, limits: W
           throw new IncompleteDownloadError(`download of ${redact(url)} sent more than the ${expected} bytes it announced`);
         }
         hash.update(chunk);
-        await file.write(chunk);
+        file.write(chunk);
         bytes += chunk.length;
         options.onChunk?.(bytes);
       }

@@ -2,6 +2,7 @@ import { DownloadError } from '../errors.js';
 import { BlockedAddressError } from './address-guard.js';
 import { extensionFor } from './content-types.js';
 import { downloadFile, ExpiredUrlError, IncompleteDownloadError, redact, type DownloadOptions, type DownloadedFile } from './download-file.js';
+import { OutputFolders } from './output-folders.js';
 import { outputPath, type OutputName } from './output-path.js';
 
 /**
@@ -20,6 +21,8 @@ export class RefreshUnavailableError extends DownloadError {
 
 export interface FetchOutputOptions extends Omit<DownloadOptions, 'target' | 'root'> {
   outputsDir: string;
+  /** The outputs folder's checked folders, shared by a run's downloads. @default new OutputFolders(outputsDir) */
+  folders?: OutputFolders;
   name: Omit<OutputName, 'ext'>;
   /**
    * Re-reads the job and returns the output's current URL (undefined if it has none now). Throws
@@ -55,13 +58,14 @@ export async function fetchOutput(url: string, options: FetchOutputOptions): Pro
   let current = url;
   let refresh: 'must' | 'try' | 'no' = 'no';
   let lastError: unknown;
+  const root = options.folders ?? new OutputFolders(options.outputsDir);
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
       if (refresh !== 'no') current = await freshUrl(options, current, refresh);
       refresh = 'no';
       return await downloadFile(current, {
         ...options,
-        root: options.outputsDir,
+        root,
         target: (type) => outputPath(options.outputsDir, { ...options.name, ext: extensionFor(options.media, current, type) }),
       });
     } catch (error) {

@@ -4,6 +4,7 @@ export * from './content-types.js';
 export * from './download-file.js';
 export * from './download-settings.js';
 export * from './fetch-output.js';
+export * from './output-folders.js';
 export * from './output-path.js';
 export * from './verify-file.js';
 export * from './write-inline.js';

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { createReadStream, statSync } from 'node:fs';
 
 /** What the state database recorded for a downloaded file. */
 export interface RecordedFile {
@@ -27,7 +26,8 @@ export type FileCheck =
  * made within the same clock tick as the download on a filesystem with coarse timestamps.
  */
 export async function verifyRecorded(path: string, recorded: RecordedFile): Promise<FileCheck> {
-  const info = await stat(path, { bigint: true }).catch(() => undefined);
+  // A stat is microseconds; through the thread pool it cost more than itself (see atomic-write.ts).
+  const info = statSync(path, { bigint: true, throwIfNoEntry: false });
   if (!info?.isFile()) return { intact: false, why: `${path} is missing` };
   if (info.size !== BigInt(recorded.bytes)) return { intact: false, why: `${path} has ${info.size} bytes, not the ${recorded.bytes} downloaded` };
   const mtimeNs = info.mtimeNs.toString();

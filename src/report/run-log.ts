@@ -3,7 +3,6 @@ import { basename, dirname, join } from 'node:path';
 import { pino } from 'pino';
 import type { RunEvents, RunEventMap } from '../run/run-events.js';
 import { stateWord } from '../state/vocabulary.js';
-import { jobScopeFields } from '../util/log-scope.js';
 import { createLogger, type Logger } from '../util/logger.js';
 
 /** The state database every command uses by default: its runs' logs need no prefix. */
@@ -50,7 +49,7 @@ export interface RunLogOptions {
 /**
  * Opens the run's NDJSON log (pino) and records the run's events in it: every line carries the
  * run id, and a line about a job its key and label — from the event itself, or, for the client's
- * request lines, from the job the request is made for (util/log-scope.ts). Credentials are
+ * request lines, from the call made for the job (CallOptions.log, see run-context.ts callFor). Credentials are
  * redacted from every line, as on any reelpipe logger. A file left under the same name (a
  * database replaced since) is moved aside, never appended to or overwritten.
  */
@@ -60,7 +59,7 @@ export function openRunLog(options: RunLogOptions): RunLog {
   if (existsSync(file)) renameSync(file, `${file.slice(0, -'.ndjson'.length)}.replaced-${Date.now()}.ndjson`);
   // Synchronous writes: a run killed at any point keeps every line it wrote (the page cache outlives it).
   const destination = pino.destination({ dest: file, sync: true });
-  const logger = createLogger({ env: options.env, destination, bindings: { runId: options.runId }, mixin: jobScopeFields, defaultLevel: RUN_LOG_LEVEL });
+  const logger = createLogger({ env: options.env, destination, bindings: { runId: options.runId }, defaultLevel: RUN_LOG_LEVEL });
   const stop = recordEvents(options.events, logger, options.labelOf, options.version);
   return {
     file,

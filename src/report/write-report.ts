@@ -40,18 +40,18 @@ export async function writeRunReport(input: WriteReportInput): Promise<WrittenRe
 /** Writes `text` (or its chunks, gathered into writes of about 1 MB: a big report is never one string). */
 const write = (path: string, text: string | Iterable<string>) =>
   writeAtomically(path, async (file) => {
-    if (typeof text === 'string') return file.writeFile(text, 'utf8');
+    if (typeof text === 'string') return file.write(text);
     let batch: string[] = [];
     let size = 0;
     for (const chunk of text) {
       batch.push(chunk);
       size += chunk.length;
       if (size < 1 << 20) continue;
-      await file.write(batch.join(''));
+      file.write(batch.join(''));
       batch = [];
       size = 0;
     }
-    if (batch.length > 0) await file.write(batch.join(''));
+    if (batch.length > 0) file.write(batch.join(''));
   });
 
 /** The outputs folder as a relative address from `folder`, ending in `/` (`../`, `./`, `../../out/demo/`). */

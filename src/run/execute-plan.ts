@@ -1,9 +1,9 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { CREATING_CONNECTIONS, type ServiceClient } from '../api/index.js';
+import { OutputFolders } from '../download/index.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
 import type { JobRow, JobState, JobStatus, NewJob, StateStore } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { inJobScope } from '../util/log-scope.js';
 import type { Random } from '../util/random.js';
 import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
 import { deferred } from './deferred.js';
@@ -199,6 +199,7 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, ro
     kill: deps.kill ?? noKill,
     options,
     outputsDir: plan.outputsDir,
+    folders: new OutputFolders(plan.outputsDir),
     planned: new Map(plan.jobs.map((job) => [job.key, job])),
     stop,
     outputHooks: deps.outputHooks ?? null,
@@ -238,8 +239,7 @@ function slotsFor(plan: Plan, options: ResolvedRunOptions): (job: PlannedJob) =>
 
 async function runOne(ctx: RunContext, job: PlannedJob, hooks: Parameters<typeof driveJob>[2]): Promise<JobOutcome> {
   try {
-    // Every log line written while driving the job (its requests included) names it.
-    return await inJobScope({ key: job.key, label: job.label }, () => driveJob(ctx, job.key, hooks));
+    return await driveJob(ctx, job.key, hooks);
   } catch (error) {
     const outcome = failAlone(ctx, job.key, error);
     // Dependents wait on this: a job that threw is unfinished for them too (a no-op if already ready).

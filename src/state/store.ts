@@ -334,8 +334,10 @@ export class StateStore {
    */
   setOutputs(key: string, urls: readonly string[]): void {
     const manifest = this.manifest;
+    const keep = statement(this.db, 'SELECT idx, url FROM outputs WHERE manifest = ? AND job_key = ? ORDER BY idx').all(manifest, key) as { idx: number; url: string }[];
+    // The same links as recorded (every download after the first look): nothing to write, no commit.
+    if (keep.length === urls.length && keep.every((row, i) => row.idx === i && row.url === urls[i])) return;
     this.atomicallyNested(() => {
-      const keep = statement(this.db, 'SELECT idx, url FROM outputs WHERE manifest = ? AND job_key = ?').all(manifest, key) as { idx: number; url: string }[];
       const upsert = statement(this.db, 
         `INSERT INTO outputs (manifest, job_key, idx, url) VALUES (?, ?, ?, ?)
          ON CONFLICT (manifest, job_key, idx) DO UPDATE SET url = excluded.url,

@@ -83,12 +83,6 @@ export interface LoggerOptions {
    */
   bindings?: Record<string, unknown>;
   /**
-   * Fields computed for each line, merged under the line's own (a run's log: the job being
-   * worked for, from util/log-scope.ts).
-   * @default none
-   */
-  mixin?: () => object;
-  /**
    * The level when neither `level` nor REELPIPE_LOG_LEVEL says one.
    * @default DEFAULT_LOG_LEVEL ('warn')
    */
@@ -111,7 +105,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     {
       level,
       base: options.bindings ?? undefined,
-      ...(options.mixin ? { mixin: options.mixin } : {}),
       // Belt and braces: header objects never reach a log line, but if one does its values go.
       redact: { paths: ['headers["x-api-key"]', 'headers["x-api-id"]', '*.headers["x-api-key"]', '*.headers["x-api-id"]'], censor: REDACTED },
       hooks: { streamWrite: redactorFor(secrets) },

@@ -60,6 +60,22 @@ describe('reads', () => {
   });
 });
 
+describe('log lines', () => {
+  test("a call's log fields are on each of its lines (a job's key and label); a call without has none", async () => {
+    clients.server.script('GET', SHORT, { status: 500, json: { detail: 'boom' } }, { status: 200, json: shortJob }, { status: 200, json: shortJob });
+    const { client, lines } = open();
+    await client.aiShorts.get(JOB_ID, { log: { key: 'shorts:1', label: 'short-TR1' } });
+    await client.aiShorts.get(JOB_ID);
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).map((l) => [l.msg, l.status ?? null, l.key ?? null, l.label ?? null]);
+    expect(logged).toEqual([
+      ['request', 500, 'shorts:1', 'short-TR1'],
+      ['retrying', null, 'shorts:1', 'short-TR1'],
+      ['request', 200, 'shorts:1', 'short-TR1'],
+      ['request', 200, null, null],
+    ]);
+  });
+});
+
 describe('server-advised waits', () => {
   test('a Retry-After longer than maxRetryAfterMs is clamped to it', async () => {
     clients.server.script('GET', SHORT, { status: 429, headers: { 'retry-after': '3600' } }, { status: 200, json: shortJob });

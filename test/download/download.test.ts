@@ -30,9 +30,17 @@ describe('inline text outputs', () => {
     expect(readdirSync(join(media.dir, 'writer'))).toEqual(['row-1.txt']);
   });
 
+  test('many written into one folder at once all land whole (their folder fsyncs are shared)', async () => {
+    const texts = Array.from({ length: 40 }, (_, i) => `answer ${i} `.repeat(i + 1));
+    const files = await Promise.all(texts.map((text, i) => writeInline(join(media.dir, 'many', `row-${i}.txt`), text)));
+    expect(files.map((f) => f.bytes)).toEqual(texts.map((t) => Buffer.byteLength(t)));
+    expect(readdirSync(join(media.dir, 'many')).sort()).toEqual(texts.map((_, i) => `row-${i}.txt`).sort());
+    texts.forEach((text, i) => expect(readFileSync(join(media.dir, 'many', `row-${i}.txt`), 'utf8')).toBe(text));
+  });
+
   test('a write that fails part-way leaves neither the final name nor a temporary file', async () => {
     await expect(writeAtomically(join(media.dir, 'x', 'a.txt'), async (f) => {
-      await f.write('partial');
+      f.write('partial');
       throw new Error('disk said no');
     })).rejects.toThrow('disk said no');
     expect(readdirSync(join(media.dir, 'x'))).toEqual([]);

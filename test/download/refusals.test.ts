@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DownloadError } from '../../src/errors.js';
-import { DownloadTooLargeError, downloadSettingsFromEnv, fetchOutput, outputPath, writeInline } from '../../src/download/index.js';
+import { DownloadTooLargeError, downloadSettingsFromEnv, fetchOutput, OutputFolders, outputPath, writeInline } from '../../src/download/index.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { VIDEO, useMediaServer } from './fixtures/media-server.js';
 
@@ -93,7 +93,7 @@ describe('symbolic links inside the outputs folder', () => {
     symlinkSync(elsewhere, join(media.dir, 'writer'));
     const path = outputPath(media.dir, { step: 'writer', name: 'row-1', ext: 'txt' });
 
-    await expect(writeInline(path, 'an answer', media.dir)).rejects.toThrow(/writer: it is a symbolic link/);
+    await expect(writeInline(path, 'an answer', new OutputFolders(media.dir))).rejects.toThrow(/writer: it is a symbolic link/);
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openRunLog, runLogPath } from '../../src/report/run-log.js';
 import { RunEvents } from '../../src/run/run-events.js';
-import { inJobScope, outsideJobScope } from '../../src/util/log-scope.js';
 
 const SECRET = 'sk-live-9f8e7d6c5b4a';
 let dir: string;
@@ -43,19 +42,6 @@ describe("a run's log file", () => {
       { level: 40, runId: 7, key: 'shorts:1', label: 'short-TR1', step: 'shorts', kind: 'ai_short', status: 'failed', remoteId: null, detail: 'render failed', msg: 'failed' },
       { level: 40, runId: 7, reason: 'budget', msg: 'stopping: the cap' },
       { level: 40, runId: 7, outcome: 'JOBS_FAILED', msg: 'run finished' },
-    ]);
-  });
-
-  test('the client\'s lines name the job they are made for (its scope), and none inside a loop for every job', () => {
-    const { log, lines } = openLog();
-    inJobScope({ key: 'shorts:1', label: 'short-TR1' }, () => {
-      log.logger.debug({ method: 'POST', path: '/api/ai_shorts/', status: 201, durationMs: 4 }, 'request');
-      outsideJobScope(() => log.logger.debug({ method: 'GET', path: '/api/ai_shorts/?ids=a,b', status: 200, durationMs: 2 }, 'request'));
-    });
-    log.close();
-    expect(lines().map((l) => [l.level, l.runId, l.key, l.label, l.path])).toEqual([
-      [20, 7, 'shorts:1', 'short-TR1', '/api/ai_shorts/'],
-      [20, 7, undefined, undefined, '/api/ai_shorts/?ids=a,b'],
     ]);
   });
 

@@ -10,7 +10,8 @@ const readId = (remoteId: string) => (remoteId.endsWith(RENDER_SUFFIX) ? remoteI
 const base = {
   kind: 'custom_template' as const,
   mode: 'tracked' as const,
-  read: async (client: Parameters<KindAdapter['submit']>[0], id: string) => asResource(await client.customTemplates.getJob(readId(id))),
+  read: async (client: Parameters<KindAdapter['submit']>[0], id: string, call?: Parameters<KindAdapter['submit']>[2]) =>
+    asResource(await client.customTemplates.getJob(readId(id), call)),
   reconcile: 'none' as const,
   typicalSeconds: 180,
 };
@@ -23,7 +24,7 @@ const base = {
 export const customTemplateModes: Record<'preview' | 'render' | 'both', KindAdapter> = {
   preview: {
     ...base,
-    submit: async (client, { request }) => asResource(await client.customTemplates.preview(request as never)),
+    submit: async (client, { request }, call) => asResource(await client.customTemplates.preview(request as never, call)),
     remoteIdOf: (resource) => text(resource.id),
     view: (resource) => {
       const view = viewOf(resource, VIDEO_JOB_PHASES, urlOutput(resource, 'preview', 'asset'));
@@ -33,13 +34,13 @@ export const customTemplateModes: Record<'preview' | 'render' | 'both', KindAdap
   },
   render: {
     ...base,
-    submit: async (client, { request, pathId }) => asResource(await client.customTemplates.render(String(pathId), request as never)),
+    submit: async (client, { request, pathId }, call) => asResource(await client.customTemplates.render(String(pathId), request as never, call)),
     remoteIdOf: (resource) => (text(resource.id) ? `${String(resource.id)}${RENDER_SUFFIX}` : undefined),
     view: (resource) => viewOf(resource, VIDEO_JOB_PHASES, urlOutput(resource, 'video_output', 'video')),
   },
   both: {
     ...base,
-    submit: async (client, { request }) => asResource(await client.customTemplates.createAndRender(request as never)),
+    submit: async (client, { request }, call) => asResource(await client.customTemplates.createAndRender(request as never, call)),
     remoteIdOf: (resource) => text(resource.id),
     view: (resource) => viewOf(resource, VIDEO_JOB_PHASES, urlOutput(resource, 'video_output', 'video')),
   },

@@ -28,9 +28,9 @@ function assetOutputs(resource: Resource): OutputSpec[] {
 export const htmlAds: KindAdapter = {
   kind: 'html_ads',
   mode: 'tracked',
-  submit: async (client, { request }) => asResource(await client.htmlAds.create(request as never)),
+  submit: async (client, { request }, call) => asResource(await client.htmlAds.create(request as never, call)),
   remoteIdOf: idOf,
-  read: async (client, id) => asResource(await client.htmlAds.get(id)),
+  read: async (client, id, call) => asResource(await client.htmlAds.get(id, call)),
   listByIds: async (client, ids) => (await client.htmlAds.list({ ids })).map(asResource),
   view: (resource) => viewOf(resource, SIMPLE_PHASES, htmlAdOutputs(resource), { needsOutput: false }),
   reconcile: 'none',
@@ -40,9 +40,9 @@ export const htmlAds: KindAdapter = {
 export const assetGeneration: KindAdapter = {
   kind: 'asset_generation',
   mode: 'tracked',
-  submit: async (client, { request }) => asResource(await client.assetGenerator.create(request as never)),
+  submit: async (client, { request }, call) => asResource(await client.assetGenerator.create(request as never, call)),
   remoteIdOf: idOf,
-  read: async (client, id) => asResource(await client.assetGenerator.get(id)),
+  read: async (client, id, call) => asResource(await client.assetGenerator.get(id, call)),
   view: (resource) => viewOf(resource, ASSET_PHASES, assetOutputs(resource)),
   reconcile: 'none',
   typicalSeconds: 6,
@@ -51,9 +51,9 @@ export const assetGeneration: KindAdapter = {
 export const textGeneration: KindAdapter = {
   kind: 'text_generation',
   mode: 'tracked',
-  submit: async (client, { request }) => asResource(await client.textGenerator.create(request as never)),
+  submit: async (client, { request }, call) => asResource(await client.textGenerator.create(request as never, call)),
   remoteIdOf: idOf,
-  read: async (client, id) => asResource(await client.textGenerator.get(id)),
+  read: async (client, id, call) => asResource(await client.textGenerator.get(id, call)),
   // The generated text is the output: written to NAME.txt like any downloaded file.
   view: (resource) => {
     const response = typeof resource.response_text === 'string' ? resource.response_text : undefined;
@@ -66,9 +66,9 @@ export const textGeneration: KindAdapter = {
 export const persona: KindAdapter = {
   kind: 'persona',
   mode: 'tracked',
-  submit: async (client, { request }) => asResource(await client.personas.create(request as never)),
+  submit: async (client, { request }, call) => asResource(await client.personas.create(request as never, call)),
   remoteIdOf: idOf,
-  read: async (client, id) => asResource(await client.personas.get(id)),
+  read: async (client, id, call) => asResource(await client.personas.get(id, call)),
   view: (resource) => viewOf(resource, PERSONA_PHASES, [], { statusField: 'process_status', needsOutput: false }),
   reconcile: 'none',
   // Review "takes up to about one to two days": poll rarely, resume with later runs.
@@ -80,7 +80,7 @@ export const personaDelete: KindAdapter = {
   mode: 'instant',
   // The client treats a 404 after a possibly-delivered DELETE as done within one call; across
   // runs (a crash mid-DELETE), goneMeansDone does the same. A first-try 404 fails the job.
-  submit: async (client, { pathId }) => (await client.personas.delete(String(pathId)), { id: pathId }),
+  submit: async (client, { pathId }, call) => (await client.personas.delete(String(pathId), call), { id: pathId }),
   goneMeansDone: true,
   remoteIdOf: noId,
   view: instantView,
@@ -94,7 +94,7 @@ export const personaDelete: KindAdapter = {
 export const voiceClone: KindAdapter = {
   kind: 'voice_clone',
   mode: 'instant',
-  submit: async (client, { request }) => asResource(await client.voices.create(request as never)),
+  submit: async (client, { request }, call) => asResource(await client.voices.create(request as never, call)),
   // A cloned voice answers with accents, each with its id, but no id of its own.
   remoteIdOf: (resource) => {
     const accents = Array.isArray(resource.accents) ? (resource.accents as Resource[]) : [];
@@ -108,9 +108,9 @@ export const voiceClone: KindAdapter = {
 export const link: KindAdapter = {
   kind: 'link',
   mode: 'instant',
-  submit: async (client, { request }) => asResource(await client.links.create(request as never)),
+  submit: async (client, { request }, call) => asResource(await client.links.create(request as never, call)),
   remoteIdOf: idOf,
-  read: async (client, id) => asResource(await client.links.get(id)),
+  read: async (client, id, call) => asResource(await client.links.get(id, call)),
   view: instantView,
   reconcile: 'none',
   typicalSeconds: 1,
@@ -120,14 +120,14 @@ export const link: KindAdapter = {
 export const linkWithParams: KindAdapter = {
   ...link,
   kind: 'link_with_params',
-  submit: async (client, { request }) => asResource(await client.links.createWithParams(request as never)),
+  submit: async (client, { request }, call) => asResource(await client.links.createWithParams(request as never, call)),
   fixedCredits: undefined,
 };
 
 export const linkUpdate: KindAdapter = {
   kind: 'link_update',
   mode: 'instant',
-  submit: async (client, { request, pathId }) => asResource(await client.links.update(String(pathId), request as never)),
+  submit: async (client, { request, pathId }, call) => asResource(await client.links.update(String(pathId), request as never, call)),
   // The link belongs to the step that made it; an update records no id of its own.
   remoteIdOf: noId,
   view: instantView,
@@ -141,8 +141,8 @@ export const music: KindAdapter = {
   kind: 'music',
   mode: 'lookup',
   // A music step yields one track: the first of the page its query returns (manifest docs).
-  submit: async (client, { request }) => {
-    const page = await client.musics.list(request as never);
+  submit: async (client, { request }, call) => {
+    const page = await client.musics.list(request as never, call);
     const first = page.results[0];
     if (!first) return { status: 'failed', failed_reason: `no music track matches ${JSON.stringify(request)}` };
     return { ...asResource(first), status: 'done' };

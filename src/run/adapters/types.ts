@@ -1,4 +1,4 @@
-import type { ServiceClient } from '../../api/index.js';
+import type { CallOptions, ServiceClient } from '../../api/index.js';
 import type { OutputMedia } from '../../download/index.js';
 import type { StepKind } from '../../step-kinds.js';
 
@@ -52,17 +52,20 @@ export interface SubmitInput {
 export interface KindAdapter {
   kind: StepKind;
   mode: KindMode;
-  /** Sends the creating (or, for lookups, reading) request; resolves with the resource. */
-  submit(client: ServiceClient, input: SubmitInput): Promise<Resource>;
+  /**
+   * Sends the creating (or, for lookups, reading) request; resolves with the resource. `call`
+   * carries the job's log fields (CallOptions.log), as on `read`.
+   */
+  submit(client: ServiceClient, input: SubmitInput, call?: CallOptions): Promise<Resource>;
   /** The id to store and read by; undefined when the kind has none (deletions). */
   remoteIdOf(resource: Resource, input: SubmitInput): string | undefined;
-  read?(client: ServiceClient, remoteId: string): Promise<Resource>;
+  read?(client: ServiceClient, remoteId: string, call?: CallOptions): Promise<Resource>;
   /** Reads many jobs in one request (at most 100 ids); absent when the service offers no list. */
   listByIds?(client: ServiceClient, ids: readonly string[]): Promise<Resource[]>;
   view(resource: Resource): RemoteView;
   reconcile: ReconcileStrategy;
   /** Jobs created in [after, before) for reconciliation (list-window / list-all). */
-  listRecent?(client: ServiceClient, window: { after: string; before: string }): Promise<Resource[]>;
+  listRecent?(client: ServiceClient, window: { after: string; before: string }, call?: CallOptions): Promise<Resource[]>;
   /**
    * Typical seconds from submission to finish at the live service (behaviour notes' observed
    * durations), which sets how often it is polled.

@@ -8,7 +8,7 @@ import {
 } from '../../download/index.js';
 import type { JobRow, OutputRow } from '../../state/index.js';
 import { adapterFor, type OutputSpec } from '../adapters/index.js';
-import type { RunContext } from '../run-context.js';
+import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 import { downloadFailureReason } from './refused-download.js';
 
@@ -28,13 +28,18 @@ export async function downloadOutputs(ctx: RunContext, job: JobRow): Promise<boo
   const outputs = planned?.download === false || !job.result ? [] : adapter.view(job.result).outputs;
   ctx.store.setOutputs(job.key, outputs.map((o) => o.url ?? INLINE_URL));
   const recorded = ctx.store.outputs(job.key);
+  // The last file's record is committed with the job's move to `downloaded` (one commit, not two);
+  // the others each as soon as they land, so a run killed between files fetches only the rest.
+  let recordLast: (() => void) | undefined;
   try {
     for (const [idx, output] of outputs.entries()) {
       if (ctx.stop.halted) return false;
       if (await stillIntact(ctx, job.key, recorded[idx])) continue;
       const file = await fetchOne(ctx, job, output, idx);
       ctx.kill('after-download');
-      ctx.store.recordDownload(job.key, idx, { ...file, path: relative(ctx.outputsDir, file.path) });
+      const record = () => ctx.store.recordDownload(job.key, idx, { ...file, path: relative(ctx.outputsDir, file.path) });
+      if (idx === outputs.length - 1) recordLast = record;
+      else record();
     }
   } catch (error) {
     if (ctx.stop.halted) return false;
@@ -43,15 +48,17 @@ export async function downloadOutputs(ctx: RunContext, job: JobRow): Promise<boo
     ctx.events.emit('job:download-failed', { key: job.key, step: job.step, message });
     return false;
   }
-  // Downloaded means every recorded file is on disk with its checksum, checked once more at the
-  // end: a link refreshed for one file must not have taken another's record with it.
-  const missing = ctx.store.outputs(job.key).filter((o) => !o.path || !o.sha256);
-  if (missing.length > 0) {
+  const row = ctx.store.atomically(() => {
+    recordLast?.();
+    // Downloaded means every recorded file is on disk with its checksum, checked once more at the
+    // end: a link refreshed for one file must not have taken another's record with it.
+    const missing = ctx.store.outputs(job.key).filter((o) => !o.path || !o.sha256);
+    if (missing.length === 0) return ctx.store.transition(job.key, 'downloaded', { failedReason: null }, 'job:downloaded', { files: outputs.length });
     const message = `${missing.length} file${missing.length === 1 ? '' : 's'} of this job lost ${missing.length === 1 ? 'its' : 'their'} record while another was fetched; the next run fetches ${missing.length === 1 ? 'it' : 'them'}`;
     ctx.store.transition(job.key, 'done', { failedReason: message }, 'job:output-missing', { message });
-    return false;
-  }
-  const row = ctx.store.transition(job.key, 'downloaded', { failedReason: null }, 'job:downloaded', { files: outputs.length });
+    return null;
+  });
+  if (!row) return false;
   announce(ctx, row, outputs.length === 0 ? undefined : `${outputs.length} file${outputs.length === 1 ? '' : 's'}`);
   return true;
 }
@@ -75,13 +82,14 @@ async function stillIntact(ctx: RunContext, key: string, row: OutputRow | undefi
 async function fetchOne(ctx: RunContext, job: JobRow, output: OutputSpec, idx: number): Promise<DownloadedFile> {
   const name = { step: job.step, name: job.outputName ?? job.key, ...(output.suffix ? { suffix: output.suffix } : {}) };
   if (output.inline !== undefined) {
-    return writeInline(outputPath(ctx.outputsDir, { ...name, ext: 'txt' }), output.inline, ctx.outputsDir);
+    return writeInline(outputPath(ctx.outputsDir, { ...name, ext: 'txt' }), output.inline, ctx.folders);
   }
   let killedOnce = false;
   // A download is a request to its host like any other: it waits its turn with that host's limiter.
   await ctx.limiters.for(output.url as string).acquire(ctx.stop.controller.signal);
   return fetchOutput(output.url as string, {
     outputsDir: ctx.outputsDir,
+    folders: ctx.folders,
     name,
     media: output.media,
     signal: ctx.stop.controller.signal,
@@ -107,7 +115,7 @@ async function refreshUrl(ctx: RunContext, job: JobRow, idx: number): Promise<st
   const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
   if (!adapter.read || !job.remoteId) throw new DownloadError(`${job.key}: the output link expired and ${job.kind} jobs cannot be re-read`);
   await ctx.limiter.acquire(ctx.stop.controller.signal);
-  const resource = await adapter.read(ctx.client, job.remoteId).catch((error: unknown) => {
+  const resource = await adapter.read(ctx.client, job.remoteId, callFor(ctx, job.key)).catch((error: unknown) => {
     if (!isTransient(error)) throw error;
     const advised = (error as ApiStatusError).retryAfterSeconds;
     const retryAfterMs = advised === undefined ? undefined : Math.min(advised * 1000, RETRY_DEFAULTS.maxRetryAfterMs);

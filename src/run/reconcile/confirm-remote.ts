@@ -1,4 +1,4 @@
-import { ApiNotFoundError, type ServiceClient } from '../../api/index.js';
+import { ApiNotFoundError, type CallOptions, type ServiceClient } from '../../api/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { KindAdapter, Resource } from '../adapters/index.js';
 import { matchesIntent } from './match-intent.js';
@@ -21,6 +21,7 @@ export async function confirmRemote(
   remoteId: string,
   request: Record<string, unknown>,
   attemptId: number | null,
+  call?: CallOptions,
 ): Promise<Confirmation> {
   if (!adapter.read) return { refused: `${adapter.kind} jobs cannot be read, so ${remoteId} cannot be checked` };
   // The attempt's own delivery recorded the id on it: that is no other owner.
@@ -30,7 +31,7 @@ export async function confirmRemote(
   }
   let resource: Resource;
   try {
-    resource = await adapter.read(client, remoteId);
+    resource = await adapter.read(client, remoteId, call);
   } catch (error) {
     if (error instanceof ApiNotFoundError) return { refused: `the service knows no ${adapter.kind} ${remoteId}` };
     throw error;

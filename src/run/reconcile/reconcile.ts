@@ -4,7 +4,7 @@ import { confirmRemote, type Confirmation } from './confirm-remote.js';
 import { adapterFor, type KindAdapter, type Resource } from '../adapters/index.js';
 import { settleCost } from '../budget/budget-stop.js';
 import { matchesIntent } from './match-intent.js';
-import type { RunContext } from '../run-context.js';
+import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 
 /**
@@ -43,7 +43,7 @@ export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<Reconc
   let listed: Resource[];
   try {
     await ctx.limiter.acquire(ctx.stop.controller.signal);
-    listed = await adapter.listRecent(ctx.client, window);
+    listed = await adapter.listRecent(ctx.client, window, callFor(ctx, job.key));
   } catch (error) {
     if (ctx.stop.halted) return 'wait';
     const message = error instanceof Error ? error.message : String(error);
@@ -72,7 +72,7 @@ async function adoptDelivered(ctx: RunContext, job: JobRow, attempt: AttemptRow,
   let confirmed: Confirmation;
   try {
     await ctx.limiter.acquire(ctx.stop.controller.signal);
-    confirmed = await confirmRemote(ctx.client, ctx.store, adapter, remoteId, attempt.request, attempt.id);
+    confirmed = await confirmRemote(ctx.client, ctx.store, adapter, remoteId, attempt.request, attempt.id, callFor(ctx, job.key));
   } catch (error) {
     if (ctx.stop.halted) return 'wait';
     ctx.store.event('job:in-doubt', job.key, { deliveredReadFailed: error instanceof Error ? error.message : String(error) });

@@ -2,7 +2,7 @@ import { ApiNotFoundError } from '../../api/index.js';
 import { resolveJob, UnresolvedReferenceError } from '../../plan/resolve.js';
 import type { PlannedJob } from '../../plan/types.js';
 import { adapterFor, type KindAdapter, type Resource, type SubmitInput } from '../adapters/index.js';
-import type { RunContext } from '../run-context.js';
+import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 import { settleCost, stopForBudget } from '../budget/budget-stop.js';
 import { reservationFor } from '../budget/reservation.js';
@@ -22,8 +22,12 @@ export type SubmitResult =
  * Submits one planned job, exactly once:
  *   1. resolve the request against upstream results; reserve budget;
  *   2. wait for the rate limiter, then COMMIT THE INTENT (durably) — the POST may now happen;
- *   3. POST; 4. COMMIT THE REMOTE ID (durably).
+ *   3. POST; 4. COMMIT THE REMOTE ID.
  * A crash between 2 and 4 leaves an intent without an answer, which the next run reconciles.
+ * Why only the intent waits for the disk (synchronous=FULL): an intent lost to a power cut after
+ * its POST was sent would let the next run send it again, unknowing — paid twice. An answer lost
+ * the same way leaves the intent behind, so the job is found in doubt, never resent blindly; a
+ * process crash loses neither (WAL), and the next intent's fsync carries it to disk anyway.
  */
 export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<SubmitResult> {
   const adapter = adapterFor(planned.kind, planned.mode);
@@ -71,7 +75,7 @@ async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
   }
   let resource: Resource;
   try {
-    resource = await adapter.submit(ctx.client, input);
+    resource = await adapter.submit(ctx.client, input, callFor(ctx, planned.key));
   } catch (error) {
     if (adapter.goneMeansDone && error instanceof ApiNotFoundError && sentBefore(ctx, planned.key, attemptId)) {
       return await recordAnswer(ctx, planned, adapter, attemptId, { id: input.pathId ?? null, gone: true }, input);
@@ -211,7 +215,7 @@ async function recordAnswer(
       submittedAt: ctx.clock.now(),
       ...(instant ? { creditsUsed, finishedAt: ctx.clock.now() } : {}),
     }, 'job:answered', { remoteId, remoteStatus: view.remoteStatus });
-  });
+  }, { durable: false });
   if (instant) settleCost(ctx, planned.key, creditsUsed);
   announce(ctx, row);
   return instant ? 'finished' : 'submitted';
@@ -253,7 +257,7 @@ async function lookup(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
   if (ctx.stop.halted) return 'not-submitted';
   let resource: Resource;
   try {
-    resource = await adapter.submit(ctx.client, input);
+    resource = await adapter.submit(ctx.client, input, callFor(ctx, planned.key));
   } catch (error) {
     const verdict = judgeSubmitError(error);
     // A read creates nothing, so "in doubt" cannot arise: anything but a refusal is tried again later.

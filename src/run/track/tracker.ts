@@ -8,11 +8,10 @@ import { expectedSeconds } from './expected-duration.js';
 import { pollDelayMs, predictedDelayMs } from './poll-schedule.js';
 import { failedReadDelayMs, MAX_READ_FAILURES } from './read-failures.js';
 import { DurationModel, serviceLifeMs } from './duration-model.js';
-import type { RunContext } from '../run-context.js';
+import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 import { deferred, type Deferred } from '../deferred.js';
 import { stopOnLocalFault } from '../local-fault-stop.js';
-import { inJobScope, outsideJobScope } from '../../util/log-scope.js';
 
 /**
  * Why a 404 on reading a submitted job fails it: the service answered that the job does not exist
@@ -102,8 +101,7 @@ export class Tracker {
    * would wait forever with nobody reading it.
    */
   private ensureLoop(): void {
-    // Outside any job's scope: the loop reads every job, so its log lines must not name the job that started it.
-    this.loop ??= outsideJobScope(() => this.run()).finally(() => {
+    this.loop ??= this.run().finally(() => {
       this.loop = null;
       if (this.watched.size > 0 && !this.ctx.stop.halted) this.ensureLoop();
     });
@@ -304,9 +302,8 @@ export class Tracker {
           try {
             await this.ctx.limiter.acquire(this.ctx.stop.controller.signal);
             this.reads++;
-            // A single read is for one job: its log line names it (util/log-scope.ts).
-            const job = { key: entry.job.key, label: this.ctx.planned.get(entry.job.key)?.label ?? entry.job.key };
-            const resource = await inJobScope(job, () => entry.adapter.read!(this.ctx.client, entry.job.remoteId as string));
+            // A single read is for one job: its log line names it.
+            const resource = await entry.adapter.read(this.ctx.client, entry.job.remoteId as string, callFor(this.ctx, entry.job.key));
             this.ctx.limiter.succeeded();
             return [entry, resource];
           } catch (error) {
