@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Plan } from '../plan/types.js';
 import { openStateDb, openStateDbReadOnly, SCHEMA_VERSION, type JobRow, type JobStatus } from '../state/index.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
+import { oneLine } from '../util/one-line.js';
 
 /** One file of a job, as the state database recorded its download. */
 export interface RecordedOutput {
@@ -103,6 +104,9 @@ function unrecorded(changed: boolean): Readonly<JobFacts> {
 const UNRECORDED = unrecorded(false);
 const CHANGED = unrecorded(true);
 
+/** Characters kept of a reason where there is room for one (status, the report, results files): more than a progress line's. */
+const REASON_MAX = 1000;
+
 function recorded(row: Row, outputs: readonly RecordedOutput[]): JobFacts {
   const downloaded = outputs.reduce<number | null>((last, o) => (o.downloadedAt === null ? last : Math.max(last ?? 0, o.downloadedAt)), null);
   return {
@@ -111,8 +115,10 @@ function recorded(row: Row, outputs: readonly RecordedOutput[]): JobFacts {
     remoteId: row.remote_id,
     creditsUsed: usedCredits({ status: row.status, creditsUsed: row.credits_used, creditsPrior: row.credits_prior }),
     creditsCharged: row.credits_used,
-    failedReason: row.failed_reason,
-    doubtReason: row.status === 'in_doubt' ? (row.doubt_reason ?? 'no reason recorded') : null,
+    // The service's words on one line (a proxy's HTML error page as its text): status, the report
+    // and results.csv show them as they show every reason; the full text is in the run's log.
+    failedReason: row.failed_reason === null ? null : oneLine(row.failed_reason, REASON_MAX),
+    doubtReason: row.status === 'in_doubt' ? oneLine(row.doubt_reason ?? 'no reason recorded', REASON_MAX) : null,
     submittedAt: row.submitted_at,
     finishedAt: row.finished_at,
     downloadedAt: downloaded,

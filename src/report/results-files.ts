@@ -50,7 +50,7 @@ export function* resultsJsonChunks(data: ReportData): Generator<string> {
   for (const [i, j] of data.jobs.entries()) {
     const job = {
       label: j.label, key: j.key, step: j.step, kind: j.kind, origin: j.origin, row: j.row, matrix: j.matrix,
-      state: j.state, status: j.status, remoteId: j.remoteId,
+      state: j.state, dbStatus: j.status, remoteId: j.remoteId,
       credits: { estimated: j.estimate?.expected ?? null, low: j.estimate?.low ?? null, high: j.estimate?.high ?? null, used: j.used, overHighEstimate: j.overHigh },
       outputs: j.outputs.map((o) => o.path), reason: j.reason,
       hooks: j.hooks.map((h) => ({ output: h.outputIdx, state: h.state, exitCode: h.exitCode, signal: h.signal, timedOut: h.timedOut, durationMs: h.durationMs, error: h.error })),

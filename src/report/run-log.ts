@@ -81,7 +81,7 @@ function recordEvents(events: RunEvents, logger: Logger, labelOf: (key: string) 
     'run:started': ({ runId: _, ...e }) => logger.info({ ...e, version, pid: process.pid }, 'run started'),
     'job:status': (e) => {
       const attention = e.status === 'failed' || e.status === 'rejected' || e.status === 'in_doubt';
-      const line = { ...job(e.key, e.step), kind: e.kind, status: e.status, remoteId: e.remoteId ?? null, detail: e.detail, creditsUsed: e.creditsUsed };
+      const line = { ...job(e.key, e.step), kind: e.kind, dbStatus: e.status, remoteId: e.remoteId ?? null, detail: e.detail, creditsUsed: e.creditsUsed };
       logger[attention ? 'warn' : 'info'](line, stateWord(e.status));
     },
     'job:download-failed': (e) => logger.warn({ ...job(e.key, e.step), error: e.message }, 'download failed'),

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
 import type { JobStatus } from '../state/index.js';
-import { formatCredits } from '../util/format.js';
+import { formatCredits, plural } from '../util/format.js';
 import { creditsText, knownOrNull, overrunOf, sumCredits, type CreditSum } from './credits.js';
 import { readJobFacts } from './job-facts.js';
 import { hookOutcomeText, readHookFacts, type HookFacts } from './hook-facts.js';
@@ -17,8 +17,12 @@ export interface JobStatusLine {
   origin: string | null;
   /** The word for its state (src/state/vocabulary.ts). */
   state: StateWord;
-  /** The state database's status; null when it has never recorded the job. */
-  status: JobStatus | null;
+  /**
+   * The state database's own name for its status (docs/report.md#states), null when it has never
+   * recorded the job. Named apart from `state` on purpose: the database's `done` is the word
+   * `finished`, and a script filtering on it must not mistake one for the other.
+   */
+  dbStatus: JobStatus | null;
   remoteId: string | null;
   creditsEstimated: number | null;
   creditsHigh: number | null;
@@ -74,7 +78,7 @@ export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
       kind: job.kind,
       origin: job.origin ?? null,
       state: f?.state ?? 'not submitted',
-      status: f?.status ?? null,
+      dbStatus: f?.status ?? null,
       remoteId: f?.remoteId ?? null,
       creditsEstimated: job.credits?.expected ?? null,
       creditsHigh: job.credits?.high ?? null,
@@ -121,10 +125,10 @@ export function renderStatus(report: StatusReport): string {
   for (const step of report.steps) {
     lines.push(`  ${step.id.padEnd(20)} ${step.kind.padEnd(18)} ${countsText(step.counts).padEnd(36)} ${creditLine(step)}`);
   }
-  lines.push(`total: ${report.totals.jobs} jobs — ${countsText(report.totals.counts)}; ${creditLine(report.totals)}`);
+  lines.push(`total: ${plural(report.totals.jobs, 'job')} — ${countsText(report.totals.counts)}; ${creditLine(report.totals)}`);
   lines.push('jobs:');
   for (const job of report.jobs) {
-    const credits = job.creditsUsed === null ? (job.status === null ? '' : ' cost unknown') : ` ${formatCredits(job.creditsUsed)} cr`;
+    const credits = job.creditsUsed === null ? (job.dbStatus === null ? '' : ' cost unknown') : ` ${formatCredits(job.creditsUsed)} cr`;
     const over = job.overHighEstimate ? ` (over the high estimate ${formatCredits(job.creditsHigh ?? 0)})` : '';
     const files = job.outputs.length ? `  ${job.outputs.join(', ')}` : '';
     const reason = job.doubtReason ? `  in doubt: ${job.doubtReason}` : job.failedReason ? `  ${job.failedReason}` : '';

@@ -4,7 +4,7 @@ import { formatCredits } from '../util/format.js';
 import { oneLine } from '../util/one-line.js';
 import { creditsText, overrunOf, overrunText, sumCredits } from './credits.js';
 import { usedCredits } from './job-facts.js';
-import { countsText, stateWord, wordCountsOf } from '../state/vocabulary.js';
+import { countsText, wordCountsOf } from '../state/vocabulary.js';
 
 /** Failures listed in full up to this many; a long list is cut so the summary stays readable. */
 const LIST_MAX = 20;
@@ -26,9 +26,11 @@ export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number):
     `outputs: ${plan.outputsDir}`,
     `time: ${(elapsedMs / 1000).toFixed(1)} s`,
   ];
-  const failed = rows.filter((r) => r.status === 'failed' || r.status === 'rejected');
   // The service's reasons on one line each (an HTML error page stripped to its words): see util/one-line.ts.
-  section(lines, 'failed', failed.map((r) => `${named(r.key)}  ${stateWord(r.status)}: ${r.failedReason ? oneLine(r.failedReason) : 'no reason given'}`));
+  const reasons = (status: 'failed' | 'rejected') =>
+    rows.filter((r) => r.status === status).map((r) => `${named(r.key)}  ${r.failedReason ? oneLine(r.failedReason) : 'no reason given'}`);
+  section(lines, 'failed', reasons('failed'));
+  section(lines, 'rejected (nothing made, nothing charged: fix the input the reason names)', reasons('rejected'));
   const overruns = rows.flatMap((r) => {
     const job = byKey.get(r.key);
     const over = job && overrunOf(job, r.creditsUsed);

@@ -99,7 +99,7 @@ function doubtText(standing: Standing, manifest: string): string {
 
 /** Jobs that no run moves on until a person does something: failed, blocked, hook failed, refused files. */
 function needsAFix(standing: Standing): number {
-  return standing.failed.length + standing.blocked.length + standing.hookFailed.length + standing.refused.length;
+  return standing.failed.length + standing.rejected.length + standing.blocked.length + standing.hookFailed.length + standing.refused.length;
 }
 
 function failedNote(standing: Standing, manifest: string): string {
@@ -108,9 +108,14 @@ function failedNote(standing: Standing, manifest: string): string {
 
 function failedText(standing: Standing, manifest: string): string {
   const hooks = [hookFailedText(standing, manifest), refusedText(standing, manifest)].filter(Boolean).join('; ');
-  if (standing.failed.length + standing.blocked.length === 0) return hooks;
-  const blocked = standing.blocked.length > 0 ? ` and ${plural(standing.blocked.length, 'job')} not started because a job they need failed` : '';
-  return `${plural(standing.failed.length, 'job')} failed${blocked}: see the summary, then \`reelpipe retry ${manifest}\`${hooks ? `; ${hooks}` : ''}`;
+  const { failed, rejected, blocked } = standing;
+  if (failed.length + rejected.length + blocked.length === 0) return hooks;
+  const said = [
+    ...(failed.length > 0 ? [`${plural(failed.length, 'job')} failed`] : []),
+    ...(rejected.length > 0 ? [`${plural(rejected.length, 'job')} ${rejected.length === 1 ? 'was' : 'were'} rejected (nothing made, nothing charged)`] : []),
+    ...(blocked.length > 0 ? [`${plural(blocked.length, 'job')} not started because a job they need failed`] : []),
+  ];
+  return `${said.join(' and ')}: see the summary, then \`reelpipe retry ${manifest}\`${hooks ? `; ${hooks}` : ''}`;
 }
 
 /** Refused files are not a failed job: it was made and paid for; after the fix, a plain run fetches them. */

@@ -9,7 +9,8 @@ import { isRefusedDownload } from './outputs/refused-download.js';
  * the run's own bookkeeping went wrong. Each job is in exactly one group:
  *
  *   finished    downloaded: made, paid, on disk
- *   failed      failed or rejected by the service (reelpipe retry resubmits)
+ *   failed      failed at the service, with its reason (reelpipe retry resubmits)
+ *   rejected    refused by the service: nothing made, nothing charged (fix the input, then retry)
  *   hookFailed  hook_failed: made, paid, on disk, but its on_output hook failed (retry --hooks)
  *   refused     done, but its files were refused (too large, a private address, a link in the
  *               outputs folder): made and paid for; the run after a person's fix fetches them
@@ -24,6 +25,7 @@ import { isRefusedDownload } from './outputs/refused-download.js';
 export interface Standing {
   finished: string[];
   failed: string[];
+  rejected: string[];
   hookFailed: string[];
   refused: string[];
   blocked: string[];
@@ -39,7 +41,7 @@ export function openCount(standing: Standing): number {
 /** `needs`: what each job waits for before it may be submitted (see dependencies.ts). */
 export function standingOf(plan: Plan, rows: readonly Pick<JobRow, 'key' | 'status' | 'remoteId' | 'failedReason'>[], needs: Map<string, readonly string[]>): Standing {
   const byKey = new Map(rows.map((row) => [row.key, row]));
-  const standing: Standing = { finished: [], failed: [], hookFailed: [], refused: [], blocked: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
+  const standing: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], refused: [], blocked: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
   const stuck = new Set<string>();
   // Plan order puts every job after the jobs it needs, so "blocked" propagates in one pass.
   for (const job of plan.jobs) {
@@ -49,7 +51,7 @@ export function standingOf(plan: Plan, rows: readonly Pick<JobRow, 'key' | 'stat
     // Its result is there for the jobs that need it: a failed hook blocks nothing.
     else if (status === 'hook_failed') standing.hookFailed.push(job.key);
     else if (status === 'failed' || status === 'rejected') {
-      standing.failed.push(job.key);
+      standing[status].push(job.key);
       stuck.add(job.key);
     } else if (status === 'planned') {
       const blocked = (needs.get(job.key) ?? []).some((key) => stuck.has(key));

@@ -31,7 +31,7 @@ function headerFlags(file: string): string[] {
 
 interface StatusReport {
   totals: { jobs: number };
-  jobs: { key: string; status: string; outputs: string[]; failedReason: string | null }[];
+  jobs: { key: string; dbStatus: string; outputs: string[]; failedReason: string | null }[];
 }
 
 describe.concurrent('examples/ on the embedded sandbox', () => {
@@ -53,7 +53,7 @@ describe.concurrent('examples/ on the embedded sandbox', () => {
     const report = JSON.parse(status.stdout) as StatusReport;
     expect(report.jobs).toHaveLength(report.totals.jobs);
     expect(report.jobs.length).toBeGreaterThan(0);
-    const unfinished = report.jobs.filter((job) => !FINISHED.includes(job.status));
+    const unfinished = report.jobs.filter((job) => !FINISHED.includes(job.dbStatus));
     expect(unfinished, 'jobs not done').toEqual([]);
     for (const output of report.jobs.flatMap((job) => job.outputs)) {
       expect(output.startsWith(dir), `${output} lands outside the run's copy`).toBe(true);

@@ -14,8 +14,8 @@ const AT = Date.UTC(2026, 10, 23, 2, 43, 59, 123);
 const LINES = [
   { level: 30, time: AT, runId: 3, msg: 'run started' },
   { level: 20, time: AT, runId: 3, key: 'shorts:1', label: 'short-TR1', method: 'POST', path: '/api/ai_shorts/', status: 201, durationMs: 4, msg: 'request' },
-  { level: 30, time: AT, runId: 3, key: 'shorts:1', label: 'short-TR1', status: 'submitted', msg: 'submitted' },
-  { level: 40, time: AT, runId: 3, key: 'clones:1', label: 'clone-de', status: 'failed', msg: 'failed' },
+  { level: 30, time: AT, runId: 3, key: 'shorts:1', label: 'short-TR1', dbStatus: 'submitted', msg: 'submitted' },
+  { level: 40, time: AT, runId: 3, key: 'clones:1', label: 'clone-de', dbStatus: 'failed', msg: 'failed' },
 ].map((l) => JSON.stringify(l));
 
 async function read(content: string, filter: LogFilter) {

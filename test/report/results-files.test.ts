@@ -53,7 +53,7 @@ describe('results.json', () => {
   test('holds each job typed: the row, the state in words and the database\'s, credits with null for unknown', () => {
     const json = JSON.parse(resultsJson(reportData([reportJob({ used: null })]))) as { run: Record<string, unknown>; jobs: Record<string, unknown>[] };
     expect(json.jobs[0]).toMatchObject({
-      label: 'short-A', origin: 'scripts.csv:2', row: { sku: 'A', script: 'Hello' }, state: 'done', status: 'downloaded',
+      label: 'short-A', origin: 'scripts.csv:2', row: { sku: 'A', script: 'Hello' }, state: 'done', dbStatus: 'downloaded',
       credits: { estimated: 5, low: 5, high: 5, used: null, overHighEstimate: false }, outputs: ['shorts/short-A.mp4'],
     });
     expect(json.run).toMatchObject({ id: 3, outcome: 'OK' });

@@ -38,8 +38,8 @@ describe("a run's log file", () => {
     log.close();
     expect(log.file).toBe(join(dir, 'state', 'logs', '7.ndjson'));
     expect(lines().map(({ time: _, ...line }) => line)).toEqual([
-      { level: 30, runId: 7, key: 'shorts:1', label: 'short-TR1', step: 'shorts', kind: 'ai_short', status: 'submitted', remoteId: 'r-1', msg: 'submitted' },
-      { level: 40, runId: 7, key: 'shorts:1', label: 'short-TR1', step: 'shorts', kind: 'ai_short', status: 'failed', remoteId: null, detail: 'render failed', msg: 'failed' },
+      { level: 30, runId: 7, key: 'shorts:1', label: 'short-TR1', step: 'shorts', kind: 'ai_short', dbStatus: 'submitted', remoteId: 'r-1', msg: 'submitted' },
+      { level: 40, runId: 7, key: 'shorts:1', label: 'short-TR1', step: 'shorts', kind: 'ai_short', dbStatus: 'failed', remoteId: null, detail: 'render failed', msg: 'failed' },
       { level: 40, runId: 7, reason: 'budget', msg: 'stopping: the cap' },
       { level: 40, runId: 7, outcome: 'JOBS_FAILED', msg: 'run finished' },
     ]);

@@ -26,8 +26,8 @@ describe('the summary', () => {
       };
       const lines = renderSummary(plan, result, 1000).trimEnd().split('\n');
       expect(lines.slice(-3)).toEqual([
-        'failed:',
-        `  teaser (${key})  rejected: HTTP 500: 502 Bad Gateway Bad Gateway upstream reset`,
+        'rejected (nothing made, nothing charged: fix the input the reason names):',
+        `  teaser (${key})  HTTP 500: 502 Bad Gateway Bad Gateway upstream reset`,
         'stopped early: the cap stopped it: HTTP 500: 502 Bad Gateway Bad Gateway upstream reset',
       ]);
     } finally {

@@ -127,6 +127,7 @@ describe('the exit code is decided from where the jobs stand', () => {
   const standing = (over: Partial<Standing['open']> & Partial<Omit<Standing, 'open'>> = {}): Standing => ({
     finished: over.finished ?? ['f'],
     failed: over.failed ?? [],
+    rejected: over.rejected ?? [],
     hookFailed: over.hookFailed ?? [],
     refused: over.refused ?? [],
     blocked: over.blocked ?? [],
@@ -142,6 +143,7 @@ describe('the exit code is decided from where the jobs stand', () => {
     ['jobs still rendering beside failures', standing({ rendering: ['r'], failed: ['x'] }), null, 'UNFINISHED', /1 job left .*; 1 job failed/],
     ['an in-doubt job that can be searched for', standing({ toSearch: ['s'] }), null, 'UNFINISHED', /in doubt, to be searched for/],
     ['only undecided doubts and failures', standing({ undecided: ['u'], failed: ['x'] }), null, 'JOBS_IN_DOUBT', /reelpipe doubt m\.yaml.*1 job failed/],
+    ['a rejection beside a failure: each named for what it is', standing({ failed: ['x'], rejected: ['y', 'z'] }), null, 'JOBS_FAILED', /^1 job failed and 2 jobs were rejected \(nothing made, nothing charged\): see the summary, then `reelpipe retry m\.yaml`$/],
     ['only failures and the jobs they block', standing({ failed: ['x'], blocked: ['y'] }), null, 'JOBS_FAILED', /1 job failed and 1 job not started because a job they need failed: .*reelpipe retry m\.yaml/],
     ['only jobs whose output hook failed (files on disk)', standing({ hookFailed: ['h'] }), null, 'JOBS_FAILED', /^1 job finished with its files on disk but an output hook failed: see `reelpipe status m\.yaml`, then `reelpipe retry m\.yaml --hooks`$/],
     ['failures beside a failed hook', standing({ failed: ['x'], hookFailed: ['h', 'i'] }), null, 'JOBS_FAILED', /1 job failed: .*reelpipe retry m\.yaml`; 2 jobs finished with their files on disk but an output hook failed/],
