@@ -3,7 +3,7 @@ export { planManifest, type PlanOptions } from './plan-manifest.js';
 export { resolveJob, UnresolvedReferenceError } from './resolve.js';
 export { assertBudget, budgetLine, budgetView, countedMoney, type BudgetView, type JobMoney } from './budget.js';
 export { renderPlanTable, NEW, type PlanTableOptions, type StatusOf } from './render-table.js';
-export { planToJson, planJsonChunks, type RecordedJob, type RecordOf } from './plan-json.js';
+export { planToJson, planJsonChunks, type PlanJsonFrame, type RecordedJob, type RecordOf } from './plan-json.js';
 export { estimateCredits, ESTIMATORS } from './estimate.js';
 export { jobKey, canonicalJson } from './job-key.js';
 export { formatCredits, plural } from '../util/format.js';

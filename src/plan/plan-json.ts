@@ -8,6 +8,7 @@ import type { Plan, PlannedJob } from './types.js';
  */
 export interface RecordedJob {
   state: string;
+  /** The database's own name for the status (docs/report.md#states): `dbStatus` in the JSON. */
   status: string | null;
   remoteId: string | null;
   creditsUsed: number | null;
@@ -19,9 +20,20 @@ export interface RecordedJob {
 }
 export type RecordOf = (key: string) => RecordedJob | undefined;
 
+/**
+ * What `plan --json` says around the plan, as every `--json` output does: the state database its
+ * jobs' states come from, and how the command ends (the budget gate's verdict, the exit code).
+ */
+export interface PlanJsonFrame {
+  stateDb?: string;
+  outcome?: string;
+  exitCode?: number;
+  error?: string | null;
+}
+
 /** `reelpipe plan --json`: the whole plan, each job with its state from the run state. */
-export function planToJson(plan: Plan, recordOf?: RecordOf): object {
-  return { ...head(plan), jobs: plan.jobs.map((job) => jobJson(plan, job, recordOf)), ...tail(plan) };
+export function planToJson(plan: Plan, recordOf?: RecordOf, frame: PlanJsonFrame = {}): object {
+  return { ...head(plan, frame), jobs: plan.jobs.map((job) => jobJson(plan, job, recordOf)), ...tail(plan, frame) };
 }
 
 /** Why a size: big enough that 100,000 jobs are a few hundred writes, small enough to stay flat. */
@@ -31,9 +43,9 @@ const CHUNK_CHARS = 64 * 1024;
  * The text of `JSON.stringify(planToJson(plan), null, 2)` and a newline, in chunks, one job at a
  * time: a 100,000-job plan never exists as one string (nor as a second copy of every job).
  */
-export function* planJsonChunks(plan: Plan, recordOf?: RecordOf): Generator<string> {
+export function* planJsonChunks(plan: Plan, recordOf?: RecordOf, frame: PlanJsonFrame = {}): Generator<string> {
   // The head without its closing "\n}", then the jobs, then the tail without its opening "{".
-  let buffer = `${JSON.stringify(head(plan), null, 2).slice(0, -2)},\n  "jobs": [`;
+  let buffer = `${JSON.stringify(head(plan, frame), null, 2).slice(0, -2)},\n  "jobs": [`;
   for (let i = 0; i < plan.jobs.length; i++) {
     const job = JSON.stringify(jobJson(plan, plan.jobs[i] as PlannedJob, recordOf), null, 2);
     buffer += `${i === 0 ? '' : ','}\n    ${job.replaceAll('\n', '\n    ')}`;
@@ -42,12 +54,13 @@ export function* planJsonChunks(plan: Plan, recordOf?: RecordOf): Generator<stri
       buffer = '';
     }
   }
-  yield `${buffer}${plan.jobs.length === 0 ? ']' : '\n  ]'},${JSON.stringify(tail(plan), null, 2).slice(1)}\n`;
+  yield `${buffer}${plan.jobs.length === 0 ? ']' : '\n  ]'},${JSON.stringify(tail(plan, frame), null, 2).slice(1)}\n`;
 }
 
-const head = (plan: Plan) => ({
+const head = (plan: Plan, frame: PlanJsonFrame) => ({
   name: plan.name,
   manifest: plan.manifestPath,
+  ...(frame.stateDb === undefined ? {} : { stateDb: frame.stateDb }),
   outputsDir: plan.outputsDir,
   concurrency: plan.concurrency,
   kindConcurrency: plan.kindConcurrency,
@@ -55,7 +68,7 @@ const head = (plan: Plan) => ({
   steps: plan.steps,
 });
 
-const tail = (plan: Plan) => ({ totals: plan.totals, duplicates: plan.duplicates, warnings: plan.warnings });
+const tail = (plan: Plan, { stateDb: _, ...outcome }: PlanJsonFrame) => ({ totals: plan.totals, duplicates: plan.duplicates, warnings: plan.warnings, ...outcome });
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
@@ -68,10 +81,13 @@ function jobJson(plan: Plan, job: PlannedJob, recordOf?: RecordOf): object {
     kind: job.kind,
     ...(job.mode ? { mode: job.mode } : {}),
     state: record?.state ?? NEW,
-    status: record?.status ?? null,
+    dbStatus: record?.status ?? null,
     remoteId: record?.remoteId ?? null,
     origin: job.origin ?? null,
     credits: job.credits,
+    // The same figures under the names `status --json` gives them, so one script reads both.
+    creditsEstimated: job.credits?.expected ?? null,
+    creditsHigh: job.credits?.high ?? null,
     // A job never sent cost nothing; one sent but not (yet) priced by the service is null.
     creditsUsed: record ? record.creditsUsed : 0,
     submittedAt: iso(record?.submittedAt),

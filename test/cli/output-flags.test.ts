@@ -14,10 +14,12 @@ async function cli(manifest: object, args: string[]) {
 }
 
 describe('validate --json and --quiet', () => {
-  test('--json on a valid manifest: one object with its steps, jobs and warnings', async () => {
+  test('--json on a valid manifest: one object with its steps and jobs shaped as status --json has them, and its warnings', async () => {
     const result = await cli(GOOD, ['validate', 'm.yaml', '--json']);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ manifest: join(result.dir, 'm.yaml'), name: 'one', steps: 1, jobs: 1, warnings: [], outcome: 'OK', exitCode: 0, error: null });
+    expect(JSON.parse(result.stdout)).toEqual({
+      manifest: join(result.dir, 'm.yaml'), name: 'one', steps: [{ id: 's', kind: 'ai_short', jobs: 1 }], totals: { jobs: 1 }, warnings: [], outcome: 'OK', exitCode: 0, error: null,
+    });
   });
 
   test('--json on an invalid manifest: one object with every problem and its place, and exit 2', async () => {
@@ -51,9 +53,17 @@ describe('plan --quiet and --json', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ manifest: 'm.yaml', outcome: 'INVALID_INPUT', exitCode: 2, issues: [expect.objectContaining({ path: 'steps.0.with.style' })] });
   });
 
-  test('--json over the budget: the plan is the one object (exit 3), never followed by a second', async () => {
+  test('--json over the budget: the plan is the one object, carrying the refusal and its exit code (3), never followed by a second', async () => {
     const result = await cli(GOOD, ['plan', 'm.yaml', '--json', '--max-credits', '1']);
     expect(result.exitCode).toBe(3);
-    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'one', totals: { jobs: 1 } });
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'one', stateDb: join(result.dir, 'state', 'reelpipe.db'), totals: { jobs: 1 }, outcome: 'BUDGET_EXCEEDED', exitCode: 3, error: expect.stringContaining('budget') });
+  });
+
+  test('--json within the budget: outcome OK, and each job with the credit fields status --json has', async () => {
+    const result = await cli(GOOD, ['plan', 'm.yaml', '--json']);
+    expect(result.exitCode).toBe(0);
+    const json = JSON.parse(result.stdout) as { outcome: string; exitCode: number; jobs: Record<string, unknown>[] };
+    expect([json.outcome, json.exitCode]).toEqual(['OK', 0]);
+    expect(json.jobs[0]).toMatchObject({ state: 'not submitted', dbStatus: null, creditsEstimated: 5, creditsHigh: 5, creditsUsed: 0 });
   });
 });

@@ -112,8 +112,8 @@ describe('the plan table', () => {
 
   test('as JSON lists every job with its key, label, credits and state, and the totals', async () => {
     const p = await plan();
-    const json = planToJson(p) as { jobs: { key: string; label: string; credits: unknown; state: string; status: unknown; creditsUsed: unknown }[]; totals: unknown };
-    expect(json.jobs.map((j) => [j.key.split(':')[0], j.label, j.credits, j.state, j.status, j.creditsUsed])).toEqual([
+    const json = planToJson(p) as { jobs: { key: string; label: string; credits: unknown; state: string; dbStatus: unknown; creditsUsed: unknown }[]; totals: unknown };
+    expect(json.jobs.map((j) => [j.key.split(':')[0], j.label, j.credits, j.state, j.dbStatus, j.creditsUsed])).toEqual([
       ['clip', 'clip · 10', { low: 3, expected: 3, high: 3, exact: true }, 'not submitted', null, 0],
       ['clip', 'clip · 20', { low: 6, expected: 6, high: 6, exact: true }, 'not submitted', null, 0],
       ['link', 'link', null, 'not submitted', null, 0],

@@ -66,7 +66,7 @@ describe('reelpipe plan', () => {
   test('--json gives every job with key, label, origin, kind, credits and state, and the totals', async () => {
     const result = await runCli(['plan', 'manifest.yaml', '--json'], { cwd: tree().dir });
     const plan = JSON.parse(result.stdout) as { jobs: Record<string, unknown>[]; totals: unknown };
-    expect(plan.jobs.map((j) => [j.step, j.label, j.origin, j.kind, j.credits, j.state, j.status])).toEqual([
+    expect(plan.jobs.map((j) => [j.step, j.label, j.origin, j.kind, j.credits, j.state, j.dbStatus])).toEqual([
       ['shorts', 'shorts · rows.csv:2 · Hello there', 'rows.csv:2', 'ai_short', { low: 5, expected: 5, high: 5, exact: false }, 'not submitted', null],
       ['shorts', 'shorts · rows.csv:3 · Second one', 'rows.csv:3', 'ai_short', { low: 5, expected: 5, high: 5, exact: false }, 'not submitted', null],
       ['link', 'link', null, 'link_with_params', null, 'not submitted', null],

@@ -3,7 +3,7 @@ import { refuseBoth } from '../state-flags.js';
 import type { Plan } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
-import { addOutputFlags, withJsonFailure, type OutputFlags } from './output-flags.js';
+import { addOutputFlags, outcomeJson, withJsonFailure, type OutputFlags } from './output-flags.js';
 
 /**
  * `reelpipe plan MANIFEST [--json | --quiet] [--max-credits N] [--state PATH | --sandbox] [--step ID…]`:
@@ -37,7 +37,11 @@ export const registerPlan: RegisterCommand = (program, io) => {
     // Until the plan is printed, a failure is printed as JSON too; past it, stdout already holds the plan.
     const { plan, known, budget } = await withJsonFailure(io, flags, () => ({ manifest: file }), () => planAndState(file, io, flags));
     if (flags.json) {
-      for (const chunk of planner.planJsonChunks(plan, (key) => known.facts.get(key))) io.stdout(chunk);
+      // One object, with the budget gate's verdict in it: on a refusal the exit code (3) follows it.
+      const refusal = budgetRefusal(() => planner.assertBudget(plan, budget));
+      for (const chunk of planner.planJsonChunks(plan, (key) => known.facts.get(key), { stateDb: known.dbPath, ...outcomeJson(refusal) })) io.stdout(chunk);
+      if (refusal) throw refusal;
+      return;
     } else if (flags.quiet) {
       io.stdout(`Plan ${plan.name} — ${planner.plural(plan.totals.jobs, 'job')} in ${planner.plural(plan.steps.length, 'step')}\n${planner.budgetLine(budget)}\n`);
     } else io.stdout(planner.renderPlanTable(plan, { statusOf: (key) => known.facts.get(key)?.state, budget, statePath: known.dbPath }));
@@ -74,6 +78,16 @@ async function selection(plan: Plan, steps: string[], money: Map<string, { statu
   const chosen = selectSteps(plan, steps, (key) => money.get(key)?.status);
   io.stderr(`--step: ${chosen.jobs.length} of the manifest's ${plan.jobs.length} jobs (step ${chosen.steps.map((s) => s.id).join(', ')})\n`);
   return chosen;
+}
+
+/** The error the budget gate refuses with, or undefined when it lets the plan through. */
+function budgetRefusal(gate: () => void): unknown {
+  try {
+    gate();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
 }
 
 function parseCredits(value: string): number {

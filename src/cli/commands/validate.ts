@@ -20,7 +20,9 @@ export const registerValidate: RegisterCommand = (program, io) => {
       const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
       const plan = planManifest(manifest);
       if (flags.json) {
-        printJson(io, { manifest: plan.manifestPath, name: plan.name, steps: plan.steps.length, jobs: plan.totals.jobs, warnings: plan.warnings, ...outcomeJson(undefined) });
+        // Shaped like status --json where they meet: steps listed (each with its job count), counts in totals.
+        const steps = plan.steps.map((s) => ({ id: s.id, kind: s.kind, jobs: s.jobs }));
+        printJson(io, { manifest: plan.manifestPath, name: plan.name, steps, totals: { jobs: plan.totals.jobs }, warnings: plan.warnings, ...outcomeJson(undefined) });
         return;
       }
       if (!flags.quiet) for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
