@@ -8,6 +8,18 @@ import type { OutputFolders } from './output-folders.js';
 import { isPlausibleContentType, type OutputMedia } from './content-types.js';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_BYTES_ENV } from './download-settings.js';
 
+/** One download request as the run's log records it. */
+export interface DownloadRequestLine {
+  method: 'GET';
+  host: string;
+  path: string;
+  /** null when no answer came. */
+  status: number | null;
+  durationMs: number;
+  bytes?: number;
+  error?: string;
+}
+
 /** A finished, verified file. */
 export interface DownloadedFile {
   path: string;
@@ -50,6 +62,11 @@ export interface DownloadOptions {
   maxBytes?: number;
   /** Called after each chunk is written; the test-only kill hook uses it. */
   onChunk?: (bytesSoFar: number) => void;
+  /**
+   * Told of each request once it has ended: as a run's log records every request (the path only:
+   * a signed link's query carries credentials of its own). @default none
+   */
+  onRequest?: (line: DownloadRequestLine) => void;
   /** @default 30_000 */
   headersTimeoutMs?: number;
   /** @default 60_000 */
@@ -64,6 +81,24 @@ export interface DownloadOptions {
  * ceiling, or past its own announced size, is cut off there and its temporary file removed.
  */
 export async function downloadFile(url: string, options: DownloadOptions): Promise<DownloadedFile> {
+  if (!options.onRequest) return fetchFile(url, options);
+  const started = Date.now();
+  let status: number | null = null;
+  const told = (extra: { bytes: number } | { error: string }) => {
+    const where = URL.canParse(url) ? new URL(url) : { host: '', pathname: '(invalid URL)' };
+    options.onRequest?.({ method: 'GET', host: where.host, path: where.pathname, status, durationMs: Date.now() - started, ...extra });
+  };
+  try {
+    const file = await fetchFile(url, { ...options, onStatus: (code) => (status = code) });
+    told({ bytes: file.bytes });
+    return file;
+  } catch (error) {
+    told({ error: (error as Error).message });
+    throw error;
+  }
+}
+
+async function fetchFile(url: string, options: DownloadOptions & { onStatus?: (status: number) => void }): Promise<DownloadedFile> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES;
   const response = await request(url, {
     method: 'GET',
@@ -75,6 +110,7 @@ export async function downloadFile(url: string, options: DownloadOptions): Promi
     if (error instanceof BlockedAddressError) throw error;
     throw new IncompleteDownloadError(`download of ${redact(url)} failed: ${(error as Error).message}`, { cause: error });
   });
+  options.onStatus?.(response.statusCode);
   const contentType = headerValue(response.headers['content-type']);
   const announced = Number(headerValue(response.headers['content-length']) ?? NaN);
   const refusal = statusRefusal(url, response.statusCode, options.media, contentType)

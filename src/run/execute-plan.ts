@@ -4,6 +4,7 @@ import { OutputFolders } from '../download/index.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
 import type { JobRow, JobState, JobStatus, NewJob, StateStore } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
+import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
 import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
 import { deferred } from './deferred.js';
@@ -45,6 +46,8 @@ export interface RunDeps {
   receiver?: ReceiverLink;
   /** The manifest's output hooks (src/run/hooks/). @default none */
   outputHooks?: OutputHooks | null;
+  /** The run's log; the client logs its own requests, this one the downloads. @default silent */
+  logger?: Logger;
 }
 
 /** What executePlan needs of a webhook receiver: attempt addresses, and a say in its answers. */
@@ -190,6 +193,7 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, ro
     store: deps.store,
     client: watchHealth(deps.client, clock, options.unreachableAfterMs, unreachable),
     clock,
+    logger: deps.logger ?? createLogger({ level: 'silent' }),
     random: deps.random ?? Math.random,
     limiter,
     limiters: new HostLimiters(limiter, hostOf(deps.client.baseUrl), () => limiterFor(options, clock)),

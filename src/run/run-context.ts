@@ -5,6 +5,7 @@ import type { OutputFolders } from '../download/index.js';
 import type { PlannedJob } from '../plan/types.js';
 import type { JobState, OutputRow, StateStore } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
 import type { BudgetLedger } from './budget/budget-ledger.js';
 import type { KillHook } from './kill-hook.js';
@@ -80,6 +81,8 @@ export interface RunContext {
   store: StateStore;
   client: ServiceClient;
   clock: Clock;
+  /** The run's log (every request at debug, downloads included). */
+  logger: Logger;
   random: Random;
   /** The service host's limiter: creations and reads. */
   limiter: AdaptiveRateLimiter;

@@ -161,6 +161,7 @@ async function runLocked(input: RunManifestInput, plan: Plan, options: ResolvedR
     stop,
     ...(receiver ? { receiver } : {}),
     outputHooks: held.outputHooks,
+    ...(held.logger ? { logger: held.logger } : {}),
   }, options);
 }
 

@@ -6,7 +6,7 @@ import { scriptsCsv, shortsManifest } from './shorts-fixture.js';
 
 const SECRETS = ['e2e-api-key-secret', 'e2e-api-id'];
 
-interface Line { level: number; runId: number; key?: string; label?: string; msg: string; method?: string; path?: string; status?: unknown; durationMs?: number }
+interface Line { level: number; runId: number; key?: string; label?: string; msg: string; method?: string; host?: string; path?: string; status?: unknown; durationMs?: number; bytes?: number }
 
 let project: Project;
 let lines: Line[];
@@ -36,7 +36,13 @@ describe("a run's log file (state/logs/RUN-ID.ndjson)", () => {
 
   test("each request at debug: method, path, status and duration; a job's own requests name it", () => {
     const requests = lines.filter((l) => l.msg === 'request');
-    expect(requests.every((r) => r.level === 20 && typeof r.method === 'string' && r.path?.startsWith('/api/') && typeof r.status === 'number' && typeof r.durationMs === 'number')).toBe(true);
+    expect(requests.every((r) => r.level === 20 && typeof r.method === 'string' && r.path?.startsWith('/') && typeof r.status === 'number' && typeof r.durationMs === 'number')).toBe(true);
+    // The files' downloads too: one per job, each naming it, its path without the signed query.
+    const downloads = requests.filter((r) => !r.path?.startsWith('/api/'));
+    expect(downloads.map((d) => [d.method, d.label, d.status, typeof d.bytes]).sort()).toEqual(
+      ['short-TR-1', 'short-TR-2', 'short-TR-3'].map((label) => ['GET', label, 200, 'number']),
+    );
+    expect(downloads.every((d) => typeof d.host === 'string' && !d.path?.includes('?'))).toBe(true);
     const posts = requests.filter((r) => r.method === 'POST');
     expect(posts.map((p) => p.label).sort()).toEqual(['short-TR-1', 'short-TR-2', 'short-TR-3']);
     // A list read serves every job it names: it names none (not the job that started the polling).
@@ -101,8 +107,9 @@ describe('reelpipe runs', () => {
     expect(text.exitCode).toBe(0);
     const rows = text.stdout.trimEnd().split('\n');
     expect(rows[0]).toBe(`${join(project.dir, 'crashy.yaml')} (state ${join(project.dir, 'state', 'reelpipe.db')}): 2 runs`);
-    expect(rows[1]).toMatch(/^RUN +STARTED +ENDED +TOOK +OUTCOME +EXIT +CREDITS +JOBS AT THE END$/);
+    expect(rows[1]).toMatch(/^RUN +STARTED +ENDED +TOOK +OUTCOME +EXIT +COUNTED +JOBS AT THE END$/);
     expect(rows[2]).toMatch(/^\d+ +\d{4}-\S+ +\d{4}-\S+ +\d+s +OK +0 +[\d.]+ +3 done$/);
     expect(rows[3]).toMatch(/^\d+ +\d{4}-\S+ +died +— +— +\? +—$/);
+    expect(rows[4]).toMatch(/^COUNTED: credits the run counted against the budget/);
   });
 });

@@ -4,7 +4,7 @@ import {
 } from '../../api/index.js';
 import { DownloadError } from '../../errors.js';
 import {
-  fetchOutput, guardedDispatcher, outputPath, RefreshUnavailableError, verifyRecorded, writeInline, type DownloadedFile,
+  fetchOutput, guardedDispatcher, outputPath, RefreshUnavailableError, verifyRecorded, writeInline, type DownloadedFile, type DownloadRequestLine,
 } from '../../download/index.js';
 import type { JobRow, OutputRow } from '../../state/index.js';
 import { adapterFor, type OutputSpec } from '../adapters/index.js';
@@ -103,6 +103,8 @@ async function fetchOne(ctx: RunContext, job: JobRow, output: OutputSpec, idx: n
       ctx.kill('mid-download');
     },
     refresh: () => refreshUrl(ctx, job, idx),
+    // Each download attempt is a request in the run's log, like the client's, naming the job.
+    ...(ctx.logger.isLevelEnabled('debug') ? { onRequest: (line: DownloadRequestLine) => ctx.logger.debug({ ...callFor(ctx, job.key).log, ...line }, 'request') } : {}),
   });
 }
 
