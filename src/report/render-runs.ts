@@ -24,9 +24,11 @@ export function renderRuns(manifest: string, dbPath: string, runs: readonly List
     run.credits === null ? '?' : formatCredits(run.credits),
     run.jobs ? countsText(run.jobs) || 'no jobs' : '—',
   ]);
-  const header = ['RUN', 'STARTED', 'ENDED', 'TOOK', 'OUTCOME', 'EXIT', 'CREDITS', 'JOBS AT THE END'];
+  const header = ['RUN', 'STARTED', 'ENDED', 'TOOK', 'OUTCOME', 'EXIT', 'COUNTED', 'JOBS AT THE END'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   for (const row of [header, ...rows]) lines.push(row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  '));
   if (total > runs.length) lines.push(`… and ${total - runs.length} older (--limit ${total} lists them all)`);
+  // Not `status`'s "used": a cost the service never reported is counted at its high estimate.
+  lines.push('COUNTED: credits the run counted against the budget (a cost the service did not report counts at its high estimate)');
   return `${lines.join('\n')}\n`;
 }

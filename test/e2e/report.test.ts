@@ -176,7 +176,7 @@ steps:
     const failures = page.locator('#failures');
     expect(await failures.locator('h2').textContent()).toBe('Failures and jobs in doubt (1)');
     expect(await failures.locator('li b').textContent()).toBe('heavy-ads');
-    expect(await failures.textContent()).toMatch(/reason: No ad could be built within max_size_mb\.\s*what to do: reelpipe retry MANIFEST/);
+    expect(await failures.textContent()).toMatch(/reason: No ad could be built within max_size_mb\.\s*what to do: reelpipe retry \S*failures\.yaml/);
     expect(await page.locator('#gallery-grid .card video').count()).toBe(2);
     // The row's markup is shown as text, not made into an element.
     expect(await page.locator('#gallery-grid .card b').allTextContents()).toEqual([

@@ -39,7 +39,7 @@ describe('the report page', () => {
     ]));
     const failures = /<section id="failures">([\s\S]*?)<\/section>/.exec(html)?.[1] ?? '';
     expect(failures).toContain('Failures and jobs in doubt (2)');
-    expect(failures).toMatch(/short-B[\s\S]*reason: Render failed[\s\S]*what to do: reelpipe retry MANIFEST/);
+    expect(failures).toMatch(/short-B[\s\S]*reason: Render failed[\s\S]*what to do: reelpipe retry \/m\/demo\.yaml/);
     expect(failures).toMatch(/short-C[\s\S]*reason: HTTP 500, no answer[\s\S]*--resubmit-in-doubt/);
     expect(failures).not.toContain('short-A');
   });

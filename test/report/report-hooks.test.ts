@@ -19,7 +19,7 @@ describe('hooks in the report', () => {
     const failures = /<section id="failures">([\s\S]*?)<\/section>/.exec(html)?.[1] ?? '';
     expect(failures).toContain('Failures and jobs in doubt (1)');
     expect(failures).toContain('on_output hook, file 0: failed, exit 3 in 1.5 s');
-    expect(failures).toContain('reelpipe retry MANIFEST --hooks');
+    expect(failures).toContain('reelpipe retry /m/demo.yaml --hooks');
     expect(failures).toContain('bucket missing &lt;/script&gt;');
     expect(html.match(/<script/g)).toHaveLength(2);
     expect(html).not.toContain('<img src=x');

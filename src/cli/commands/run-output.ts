@@ -7,6 +7,7 @@ import { afterRun } from '../../run/hooks/after-run.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { outcomeJson, printJson, type OutputFlags } from './output-flags.js';
+import { endOfRunWriter } from './run-progress.js';
 
 /**
  * The end of a run that ran: the summary on stdout, then the report (every run writes it, whatever
@@ -27,6 +28,6 @@ export async function finishRun(io: CliIo, output: RunManifestOutput, started: R
   }
   // Then on_finish and the notifications, which carry the report's path; neither changes the exit code.
   const exitCode = output.error ? exitCodeFor(output.error) : EXIT.ok;
-  await afterRun({ output, exitCode, report: report instanceof Error ? null : report.html, env, say: (line) => io.stderr(line) });
+  await afterRun({ output, exitCode, report: report instanceof Error ? null : report.html, env, say: endOfRunWriter(io, flags) });
   if (output.error) throw output.error;
 }

@@ -2,6 +2,7 @@ import { UsageError } from '../../errors.js';
 import { startProgress, type Progress } from '../../report/progress.js';
 import { progressMode } from '../../report/progress/mode.js';
 import type { RunEvents } from '../../run/run-events.js';
+import { isoTime } from '../../util/time-format.js';
 import { VERSION } from '../../util/version.js';
 import type { CliIo } from '../io.js';
 import type { OutputFlags } from './output-flags.js';
@@ -22,6 +23,16 @@ export function startRunProgress(io: CliIo, events: RunEvents, flags: OutputFlag
     size: () => io.stderrTerminal?.() ?? { columns: 80, rows: 24 },
     statusEveryMs: statusEvery(io.env),
   });
+}
+
+/**
+ * Where what happens after the summary (the on_finish hook, notifications) is said: stderr, each
+ * line stamped with its ISO time as plain progress stamps its events, so a cron log holds no line
+ * without one.
+ */
+export function endOfRunWriter(io: CliIo, flags: OutputFlags): (line: string) => void {
+  const plain = progressMode({ quiet: flags.quiet, isTTY: io.stderrTerminal?.() !== undefined, env: io.env }) !== 'live';
+  return (line) => io.stderr(plain ? `${isoTime(Date.now())}  ${line}` : line);
 }
 
 function statusEvery(env: NodeJS.ProcessEnv): number | undefined {

@@ -20,7 +20,7 @@ export const registerRuns: RegisterCommand = (program, io) => {
       .description("list a manifest's past runs: start, end, outcome, exit code, jobs, credits")
       .argument('<manifest>', 'the manifest YAML file')
       .option('--json', 'print the runs as JSON')
-      .option('--limit <n>', `how many of the newest runs (default ${DEFAULT_LIMIT})`, wholePositive('--limit'), DEFAULT_LIMIT),
+      .option('--limit <n>', 'how many of the newest runs', wholePositive('--limit'), DEFAULT_LIMIT),
   ).action(async (file: string, flags: StateFlags & { json?: boolean; limit: number }) => {
     const { manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
     const [{ readRunHistory }, { runLogPath }, { renderRuns }] = await Promise.all([

@@ -25,7 +25,7 @@ export const CLIENT_SCRIPT = String.raw`
   data.jobs.forEach(function (job) {
     var poster = null;
     job.f.forEach(function (f) { if (f[1] === 'image' && poster === null) poster = f[0]; });
-    job.f.forEach(function (f) { cards.push({ job: job, path: f[0], media: f[1], poster: f[1] === 'video' ? poster : null }); });
+    job.f.forEach(function (f, i) { cards.push({ job: job, path: f[0], media: f[1], poster: f[1] === 'video' ? poster : null, idx: i, files: job.f.length }); });
   });
 
   var stepSel = document.getElementById('filter-step');
@@ -70,10 +70,19 @@ export const CLIENT_SCRIPT = String.raw`
     media.appendChild(mediaOf(card, job.l));
     var meta = el('div', { 'class': 'meta' });
     meta.appendChild(el('b', {}, job.l));
-    meta.appendChild(el('div', { 'class': 'muted' }, data.steps[job.s] + (job.o ? ' · row ' + job.o : '') + ' · ' + job.k));
+    // What the label does not say already (a label made of the step and row says both), then the key.
+    var step = data.steps[job.s];
+    var about = [];
+    if (job.l !== step && job.l.indexOf(step + ' · ') !== 0) about.push(step);
+    if (job.o && job.l.indexOf(job.o) < 0) about.push('row ' + job.o);
+    if (card.files > 1) about.push('file ' + (card.idx + 1) + ' of ' + card.files);
+    about.push(job.k);
+    meta.appendChild(el('div', { 'class': 'muted' }, about.join(' · ')));
     var line = el('div');
     line.appendChild(el('span', { 'class': 'badge ' + data.states[job.st].replace(' ', '-') }, data.states[job.st]));
-    line.appendChild(document.createTextNode(' ' + credits(job.u) + ' credits used' + (job.e === null ? '' : ' (est. ' + credits(job.e) + ')')));
+    // A job's credits once, whichever of its files the card shows: said as the job's, not the file's.
+    var whose = card.files > 1 ? ' credits used by the job (its ' + card.files + ' files)' : ' credits used';
+    line.appendChild(document.createTextNode(' ' + credits(job.u) + whose + (job.e === null ? '' : ' (est. ' + credits(job.e) + ')')));
     if (job.x) line.appendChild(el('span', { 'class': 'over' }, ' over the high estimate'));
     meta.appendChild(line);
     meta.appendChild(el('a', { href: href(card.path) }, card.path));

@@ -68,17 +68,17 @@ const ATTENTION: readonly StateWord[] = ['failed', 'rejected', 'in doubt', 'hook
 
 export function attentionSection(d: ReportData): string {
   const jobs = d.jobs.filter((j) => ATTENTION.includes(j.state));
-  const items = jobs.slice(0, ATTENTION_MAX).map(attentionItem);
+  const items = jobs.slice(0, ATTENTION_MAX).map((j) => attentionItem(j, d.manifest));
   const more = jobs.length > ATTENTION_MAX ? `<p>… and ${jobs.length - ATTENTION_MAX} more: results.csv lists every job.</p>` : '';
   const body = jobs.length === 0 ? '<p>No job failed, was refused or is in doubt.</p>' : `<ul class="attention">${items.join('\n')}</ul>${more}`;
   return `<section id="failures"><h2>Failures and jobs in doubt (${jobs.length})</h2>${body}</section>`;
 }
 
-function attentionItem(j: ReportJob): string {
+function attentionItem(j: ReportJob, manifest: string): string {
   const remote = j.remoteId ? ` · remote id ${h(j.remoteId)}` : '';
   const reason = j.reason ?? (j.state === 'finished' ? 'its files are not all downloaded' : 'no reason given');
   return `<li>${badge(j.state)} <b>${h(j.label)}</b> <span class="muted">${h(j.key)}${j.origin ? ` · ${h(j.origin)}` : ''}${remote}</span>
-<span class="why">reason: ${h(reason)}</span><span class="why">what to do: ${h(VOCABULARY[j.state].next)}</span>${j.hooks.filter((x) => x.state !== 'ok').map(hookItem).join('')}</li>`;
+<span class="why">reason: ${h(reason)}</span><span class="why">what to do: ${h(VOCABULARY[j.state].next.replaceAll('MANIFEST', manifest))}</span>${j.hooks.filter((x) => x.state !== 'ok').map(hookItem).join('')}</li>`;
 }
 
 /** A hook that did not succeed: how it ended, what it ran, and the end of what it printed. */

@@ -40,7 +40,8 @@ type Named = (key: string) => string;
 /** `submitted     short-TR2-BLK  shorts:f99f…  7d11…  detail`: a job's status change, service text on one line. */
 export function statusText(e: RunEventMap['job:status'], named: Named): string {
   const id = e.remoteId ? `  ${printable(e.remoteId)}` : '';
-  const detail = e.detail ? `  ${oneLine(e.detail)}` : '';
+  // A remote status that only repeats the word (`running`) adds nothing.
+  const detail = e.detail && e.detail !== stateWord(e.status) ? `  ${oneLine(e.detail)}` : '';
   return `${says(e.status).padEnd(13)} ${named(e.key)}${id}${detail}`;
 }
 
