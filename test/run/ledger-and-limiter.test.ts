@@ -65,13 +65,16 @@ describe('the adaptive rate limiter', () => {
     expect(granted).toEqual([0, 1, 2, 3]);
   });
 
-  test('while it holds callers back and no 429 comes, the rate doubles each second (a slow start)', async () => {
+  test('while it holds callers back and no 429 comes, the rate doubles each quarter second (a slow start)', async () => {
     const clock = new ManualClock(0);
     const limiter = new AdaptiveRateLimiter({ ratePerSecond: 20, burst: 1, clock });
-    await grantedAfter(limiter, clock, 40, 1000);
+    await grantedAfter(limiter, clock, 10, 200);
+    await grantedAfter(limiter, clock, 1, 0);
+    expect(limiter.currentRate).toBe(20);
+    await grantedAfter(limiter, clock, 10, 50);
     await grantedAfter(limiter, clock, 1, 0);
     expect(limiter.currentRate).toBe(40);
-    await grantedAfter(limiter, clock, 80, 1000);
+    await grantedAfter(limiter, clock, 20, 250);
     await grantedAfter(limiter, clock, 1, 0);
     expect(limiter.currentRate).toBe(80);
   });
