@@ -10,10 +10,8 @@ import type { JobRow, OutputRow } from '../../state/index.js';
 import { adapterFor, type OutputSpec } from '../adapters/index.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
+import { outputsOf, recordOutputLinks } from './output-links.js';
 import { downloadFailureReason } from './refused-download.js';
-
-/** Marks the text outputs (which have no URL) in the outputs table. */
-const INLINE_URL = 'inline:';
 
 /**
  * Brings every output of a finished job onto disk, verified, then marks it `downloaded`. A file
@@ -25,8 +23,9 @@ const INLINE_URL = 'inline:';
 export async function downloadOutputs(ctx: RunContext, job: JobRow): Promise<boolean> {
   const planned = ctx.planned.get(job.key);
   const adapter = adapterFor(job.kind, planned?.mode);
-  const outputs = planned?.download === false || !job.result ? [] : adapter.view(job.result).outputs;
-  ctx.store.setOutputs(job.key, outputs.map((o) => o.url ?? INLINE_URL));
+  const outputs = outputsOf(planned, adapter, job.result);
+  // Recorded already when the job was seen finished; a refreshed or changed answer records them here.
+  recordOutputLinks(ctx.store, job.key, outputs);
   const recorded = ctx.store.outputs(job.key);
   // The last file's record is committed with the job's move to `downloaded` (one commit, not two);
   // the others each as soon as they land, so a run killed between files fetches only the rest.
@@ -125,7 +124,7 @@ async function refreshUrl(ctx: RunContext, job: JobRow, idx: number): Promise<st
   });
   ctx.store.transition(job.key, 'done', { result: resource }, 'job:status', { refreshed: true });
   const outputs = adapter.view(resource).outputs;
-  ctx.store.setOutputs(job.key, outputs.map((o) => o.url ?? INLINE_URL));
+  recordOutputLinks(ctx.store, job.key, outputs);
   return outputs[idx]?.url;
 }
 

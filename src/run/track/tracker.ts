@@ -8,6 +8,7 @@ import { expectedSeconds } from './expected-duration.js';
 import { pollDelayMs, predictedDelayMs } from './poll-schedule.js';
 import { failedReadDelayMs, MAX_READ_FAILURES } from './read-failures.js';
 import { DurationModel, serviceLifeMs } from './duration-model.js';
+import { outputsOf, recordOutputLinks } from '../outputs/output-links.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 import { deferred, type Deferred } from '../deferred.js';
@@ -394,6 +395,8 @@ export class Tracker {
       failedReason: view.failedReason,
       finishedAt: this.ctx.clock.now(),
     }, done ? 'job:done' : 'job:failed', { remoteStatus: view.remoteStatus, creditsUsed, failedReason: view.failedReason });
+    // Its files' links in the same transaction: the download then commits only what it fetched.
+    if (done) recordOutputLinks(store, job.key, outputsOf(this.ctx.planned.get(job.key), entry.adapter, resource));
     settleCost(this.ctx, job.key, creditsUsed);
     announce(this.ctx, entry.job, view.failedReason ?? undefined);
     return done ? 'done' : 'failed';
