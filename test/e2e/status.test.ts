@@ -24,8 +24,8 @@ steps:
 
 test('status reads a state database an older reelpipe left (schema 3), its jobs under their manifest', async () => {
   writeFileSync(join(dir, 'm.yaml'), MANIFEST);
-  const before = JSON.parse((await runCli(['status', 'm.yaml', '--json'], { cwd: dir })).stdout) as { jobs: { key: string; status: string }[] };
-  expect(before.jobs).toEqual([expect.objectContaining({ state: 'not submitted', status: null })]);
+  const before = JSON.parse((await runCli(['status', 'm.yaml', '--json'], { cwd: dir })).stdout) as { jobs: { key: string; dbStatus: string | null }[] };
+  expect(before.jobs).toEqual([expect.objectContaining({ state: 'not submitted', dbStatus: null })]);
   const key = before.jobs[0]!.key;
   mkdirSync(join(dir, 'state'));
   const db = new Database(join(dir, 'state', 'reelpipe.db'));
@@ -35,5 +35,5 @@ test('status reads a state database an older reelpipe left (schema 3), its jobs 
   db.close();
   const status = await runCli(['status', 'm.yaml', '--json'], { cwd: dir });
   expect(status.exitCode, status.stderr).toBe(0);
-  expect(JSON.parse(status.stdout).jobs).toEqual([expect.objectContaining({ key, state: 'running', status: 'running', remoteId: 'r-1' })]);
+  expect(JSON.parse(status.stdout).jobs).toEqual([expect.objectContaining({ key, state: 'running', dbStatus: 'running', remoteId: 'r-1' })]);
 });
