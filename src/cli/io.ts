@@ -9,19 +9,28 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
-  // A reader that went away (`reelpipe logs … | head`) closes the pipe: later writes are dropped
-  // and the command ends with its own exit code, instead of crashing on EPIPE.
-  let stdoutOpen = true;
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    stdoutOpen = false;
-  });
   return {
-    stdout: (text) => void (stdoutOpen && process.stdout.write(text)),
-    stderr: (text) => void process.stderr.write(text),
+    stdout: closableWriter(process.stdout),
+    stderr: closableWriter(process.stderr),
     env: process.env,
     cwd: process.cwd(),
     // Read at each call: a terminal can be resized while a run draws its progress.
     stderrTerminal: () => (process.stderr.isTTY ? { columns: process.stderr.columns || 80, rows: process.stderr.rows || 24 } : undefined),
+  };
+}
+
+/**
+ * A reader that went away (`reelpipe logs … | head`, `run … 2>&1 | head`) closes the pipe: later
+ * writes to that stream are dropped and the command ends with its own exit code. Why for stderr
+ * too: a run must never die between a job's POST and its record because its log reader left.
+ */
+function closableWriter(stream: NodeJS.WriteStream): (text: string) => void {
+  let open = true;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    open = false;
+  });
+  return (text) => {
+    if (open) stream.write(text);
   };
 }

@@ -62,3 +62,17 @@ describe('a local fault is not "jobs failed"', () => {
     expect(project.sandbox.stats().created.ai_short).toBe(30);
   }, 90_000);
 });
+
+describe('a reader that goes away is not a fault of the run', () => {
+  test('`run … 2>&1 | head -c 60` closes both streams early: the run still records every job to its end and exits 0', async () => {
+    project = await openProject({ speed: 200 });
+    project.write('m.yaml', SHORTS);
+    const env = { ...process.env, CLI, REELPIPE_BASE_URL: project.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret' };
+    const script = 'node "$CLI" run m.yaml --time-scale 0.005 2>&1 | head -c 60 > /dev/null; echo "run=${PIPESTATUS[0]}"';
+    const result = await execa('bash', ['-c', script], { cwd: project.dir, env, reject: false, timeout: 60_000 });
+    expect(result.stdout, result.stderr).toMatch(/run=0/);
+    const open = project.query<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE status <> 'downloaded'");
+    expect(open[0]!.n).toBe(0);
+    expect(project.sandbox.stats().created.ai_short).toBe(30);
+  }, 90_000);
+});
