@@ -147,6 +147,26 @@ export class LocalFaultError extends ReelpipeError {
   }
 }
 
+/**
+ * The state database is a file reelpipe cannot read as its own: not SQLite at all (garbage bytes,
+ * a file copied over it), damaged pages, or another program's database. A local fault, so exit 74
+ * (sysexits EX_IOERR): the file on this machine is at fault, not the input (2) nor our code (70),
+ * and nothing about the jobs can be known until a person restores it. The file is left as it is.
+ */
+export class StateDamagedError extends LocalFaultError {
+  readonly path: string;
+
+  constructor(path: string, what: string, options: ReelpipeErrorOptions = {}) {
+    super(
+      `the state database ${path} ${what}. Nothing was sent and the file was left as it is. ` +
+        'Restore it from a backup, or pass --state with the right file; it is the only record of what was paid for, ' +
+        'so to start over (making and paying for every job again) move it away together with the outputs folder.',
+      options,
+    );
+    this.path = path;
+  }
+}
+
 /** A run finished, but some jobs failed or were rejected. */
 export class JobsFailedError extends ReelpipeError {
   constructor(message: string) {

@@ -41,6 +41,8 @@ const BY_CODE: Record<ErrorCode, number> = {
   INSUFFICIENT_CREDITS: EXIT.budget,
   JOBS_FAILED: EXIT.jobsFailed,
   JOBS_IN_DOUBT: EXIT.inDoubt,
+  // Also a state database that is damaged or not one (StateDamagedError): the file on this machine
+  // is at fault, not the input (2) nor our code (70); a person restores it, nothing was sent.
   LOCAL_FAULT: EXIT.localFault,
   DOWNLOAD_FAILED: EXIT.unfinished,
   UNFINISHED: EXIT.unfinished,

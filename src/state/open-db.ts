@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { StateError } from '../errors.js';
+import { StateDamagedError, StateError } from '../errors.js';
 import { migrate } from './migrations.js';
 
 /**
@@ -15,20 +15,23 @@ import { migrate } from './migrations.js';
  */
 export function openStateDb(path: string): Database.Database {
   mkdirSync(dirname(path), { recursive: true });
-  let db: Database.Database;
+  let db: Database.Database | undefined;
   try {
-    db = new Database(path);
+    const opened = (db = new Database(path));
     // First, so switching to WAL and migrating wait for another process opening it at the same time.
-    db.pragma('busy_timeout = 10000');
-    whileBusy(() => db.pragma('journal_mode = WAL'));
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    whileBusy(() => migrate(db));
+    opened.pragma('busy_timeout = 10000');
+    // Before anything writes (WAL changes the header): a file that is not ours is left as it is.
+    whileBusy(() => assertOurs(opened, path));
+    whileBusy(() => opened.pragma('journal_mode = WAL'));
+    opened.pragma('synchronous = NORMAL');
+    opened.pragma('foreign_keys = ON');
+    whileBusy(() => migrate(opened));
+    return opened;
   } catch (error) {
-    if (error instanceof StateError) throw error;
-    throw new StateError(`cannot open state database ${path}: ${(error as Error).message}`, { cause: error });
+    db?.close();
+    if (error instanceof StateError || error instanceof StateDamagedError) throw error;
+    throw damagedOr(path, error) ?? new StateError(`cannot open state database ${path}: ${(error as Error).message}`, { cause: error });
   }
-  return db;
 }
 
 /**
@@ -57,9 +60,44 @@ export function openStateDbReadOnly(path: string): Database.Database | undefined
   try {
     const db = new Database(path, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 10000');
+    try {
+      assertOurs(db, path);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     return db;
   } catch (error) {
+    if (error instanceof StateDamagedError) throw error;
     if ((error as { code?: string }).code === 'SQLITE_CANTOPEN') return undefined;
-    throw new StateError(`cannot read state database ${path}: ${(error as Error).message}`, { cause: error });
+    throw damagedOr(path, error) ?? new StateError(`cannot read state database ${path}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** SQLite's answers for a file that is not a database, or one whose pages are damaged. */
+const DAMAGED = /^SQLITE_(NOTADB|CORRUPT)/;
+
+/**
+ * Reads the list of tables (SQLite opens lazily: this is the first read of the file's header) and
+ * refuses a file that is not a reelpipe state database. An empty file is a new database; one with
+ * tables but no schema_version is another program's, which migrating would write into.
+ */
+function assertOurs(db: Database.Database, path: string): void {
+  let tables: string[];
+  try {
+    tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+  } catch (error) {
+    throw damagedOr(path, error) ?? error;
+  }
+  if (tables.length > 0 && !tables.includes('schema_version')) {
+    const some = tables.slice(0, 3).join(', ') + (tables.length > 3 ? ', …' : '');
+    throw new StateDamagedError(path, `is an SQLite database, but not a reelpipe state database (its tables: ${some})`);
+  }
+}
+
+/** The located error for a damaged or foreign file, when `error` says that is what it is. */
+function damagedOr(path: string, error: unknown): StateDamagedError | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !DAMAGED.test(code)) return undefined;
+  return new StateDamagedError(path, `is not a reelpipe state database, or is damaged (SQLite: ${(error as Error).message})`, { cause: error });
 }
