@@ -100,9 +100,11 @@ describe('reelpipe doubt and resolve', () => {
 });
 
 describe('webhooks settle what polling cannot', () => {
-  test('on the hostile profile with every delivery arriving, creations whose answers were lost are adopted from deliveries: none left in doubt, zero duplicates', async () => {
-    // Every hostile rate, but no dropped deliveries (and Retry-After 0, which changes no outcome).
-    project = await openProject({ faults: { ...FAULT_PROFILES.hostile, rates: { ...FAULT_PROFILES.hostile.rates, webhookDrop: 0 }, retryAfterSeconds: 0 }, seed: 5 });
+  test('on the hostile profile with every delivery arriving, every creation whose answer was lost is adopted from its delivery (custom templates too): none left in doubt, zero duplicates, failures only on the service\'s word', async () => {
+    // Every hostile rate, but no dropped deliveries (and Retry-After 0, which changes no outcome),
+    // and half of all creating answers lost, so each kind, searchable or not, loses some.
+    const rates = { ...FAULT_PROFILES.hostile.rates, webhookDrop: 0, errorAfterCreate: 0.25, resetAfterCreate: 0.25 };
+    project = await openProject({ faults: { ...FAULT_PROFILES.hostile, rates, retryAfterSeconds: 0 }, seed: 5 });
     const rows = Array.from({ length: 40 }, (_, i) => `{ t: "Take ${i + 1}: the trail goes on." }`).join(', ');
     project.write('hooks.yaml', `
 version: 1
@@ -118,6 +120,13 @@ steps:
     kind: boreal
     matrix: { seconds: [5, 10, 15, 20] }
     with: { prompt: A shoe in a stream, resolution: 720p, duration: "{{ matrix.seconds }}" }
+  - id: offers
+    kind: custom_template
+    mode: both
+    matrix: { off: [10, 15, 20, 25, 30, 35, 40, 45, 50, 55] }
+    with:
+      template_id: vid_2b81e4d0
+      variables: { offer: "{{ matrix.off }}% off every trail shoe", deadline: Sunday midnight, hero_video: "https://example.com/video/trail-run.mp4" }
 `);
     const { createServer } = await import('node:net');
     const probe = createServer();
@@ -136,12 +145,23 @@ steps:
     expect(held, JSON.stringify(project.query("SELECT a.job_key, a.state, a.delivered_id, j.doubt_reason FROM attempts a JOIN jobs j ON j.key = a.job_key WHERE j.status = 'in_doubt'"))).toEqual([]);
     expect(counts.in_doubt).toBeUndefined();
     expect([0, 1], `exits ${exits.join(', ')}`).toContain(exits.at(-1));
-    expect((counts.downloaded ?? 0) + (counts.failed ?? 0)).toBe(44);
+    expect((counts.downloaded ?? 0) + (counts.failed ?? 0) + (counts.rejected ?? 0)).toBe(54);
     const stats = project.sandbox.stats();
     expect(stats.duplicates.total).toBe(0);
-    expect(stats.faults.errorAfterCreate! + stats.faults.resetAfterCreate!).toBeGreaterThan(0);
-    const adopted = project.query<{ n: number }>("SELECT count(*) AS n FROM events WHERE type = 'job:reconciled' AND data LIKE '%named by the service''s webhook%'")[0]?.n ?? 0;
-    expect(adopted).toBeGreaterThan(0);
+    // Every creating POST that created its job and then lost the answer (a 500 or a reset after
+    // creating: the sandbox draws these only then) was adopted from its delivery, one for one.
+    const lost = (stats.faults.errorAfterCreate ?? 0) + (stats.faults.resetAfterCreate ?? 0);
+    expect(lost).toBeGreaterThan(0);
+    const adoptedKinds = project.query<{ kind: string; n: number }>(
+      "SELECT j.kind, count(*) AS n FROM events e JOIN jobs j ON j.key = e.job_key WHERE e.type = 'job:reconciled' AND e.data LIKE '%named by the service''s webhook%' GROUP BY j.kind",
+    );
+    expect(adoptedKinds.reduce((sum, row) => sum + row.n, 0)).toBe(lost);
+    // custom_template (like ai_short and boreal) has no list to search: only its delivery names it.
+    expect(adoptedKinds.find((row) => row.kind === 'custom_template')?.n ?? 0).toBeGreaterThan(0);
+    // A job ends failed (or rejected) only on the service's word: its reason is the service's own.
+    const failed = project.query<{ key: string; failed_reason: string | null }>("SELECT key, failed_reason FROM jobs WHERE status IN ('failed', 'rejected')");
+    for (const job of failed) expect(job.failed_reason, job.key).toMatch(/\(sandbox fault job(Failure|Rejection)\)/);
+    expect(failed).toHaveLength((stats.faults.jobFailure ?? 0) + (stats.faults.jobRejection ?? 0));
   }, 120_000);
 });
 
