@@ -35,6 +35,15 @@ export function creditsText(sum: CreditSum): string {
   return `${formatCredits(sum.known)} + unknown (${plural(sum.unknownJobs, 'job')})`;
 }
 
+/**
+ * The same text from the pair `--json` outputs carry: the known part (null when every job's figure
+ * is unknown) and how many jobs are left out of it.
+ */
+export function pairText(known: number | null, unknownJobs: number): string {
+  // Only whether all, some or none are unknown matters to creditsText, not the number of jobs known.
+  return creditsText({ known: known ?? 0, unknownJobs, jobs: known === null ? unknownJobs : unknownJobs + 1 });
+}
+
 /** A job whose real cost passed the high end of its estimate. */
 export interface Overrun {
   key: string;

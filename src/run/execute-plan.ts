@@ -6,6 +6,8 @@ import type { JobRow, JobState, JobStatus, NewJob, StateStore } from '../state/i
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
+import { knownOrNull, sumCredits } from '../report/credits.js';
+import { usedCredits } from '../report/job-facts.js';
 import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
 import { deferred } from './deferred.js';
 import { dependencies } from './dependencies.js';
@@ -70,15 +72,29 @@ export interface RunResult {
   undownloaded: string[];
   stop: StopReason | null;
   stopMessage: string | null;
-  /**
-   * `used`: what the service reported; `spent`: what the ledger counts against the cap (a cost not
-   * reported counts as its reservation); `overruns`: jobs whose real cost passed their estimate.
-   */
-  credits: { estimated: number; used: number; spent: number; cap: number | null; overruns: Overrun[] };
+  /** Credits, unknown never counted as 0 (see RunCredits). */
+  credits: RunCredits;
   requests: { reads: number };
   outcomes: Map<string, JobOutcome>;
   /** The plan's jobs as the state database has them at the end (the summary is written from these). */
   jobs: JobState[];
+}
+
+/**
+ * A run's credits, summed as `status --json` totals them: `estimated` and `used` are the known
+ * figures summed — null when every job's is unknown, never 0 for unknown — with the jobs left out
+ * counted beside them (`unknownEstimates`: nobody prices them; `unknownUsed`: the service has not
+ * reported their cost). `spent` is what the ledger counts against the cap (a cost not reported
+ * counts at its high estimate); `overruns`: jobs whose real cost passed their high estimate.
+ */
+export interface RunCredits {
+  estimated: number | null;
+  unknownEstimates: number;
+  used: number | null;
+  unknownUsed: number;
+  spent: number;
+  cap: number | null;
+  overruns: (Overrun & { label: string })[];
 }
 
 /** The plan's jobs as the state database first records them. */
@@ -282,15 +298,27 @@ function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome
     undownloaded: standing.open.toDownload,
     stop: ctx.stop.reason,
     stopMessage: ctx.stop.message,
-    credits: {
-      estimated: plan.jobs.reduce((sum, job) => sum + (job.credits?.expected ?? 0), 0),
-      used: rows.reduce((sum, row) => sum + (row.creditsUsed ?? 0) + row.creditsPrior, 0),
-      spent: ctx.ledger.spent,
-      cap: ctx.ledger.cap,
-      overruns: [...ctx.ledger.overruns],
-    },
+    credits: runCredits(ctx, plan, rows),
     requests: { reads: tracker.reads },
     outcomes,
     jobs: rows,
+  };
+}
+
+function runCredits(ctx: RunContext, plan: Plan, rows: readonly JobState[]): RunCredits {
+  const byKey = new Map(rows.map((row) => [row.key, row]));
+  // A job the database never recorded cost nothing, as status says.
+  const used = sumCredits(plan.jobs.map((job) => {
+    const row = byKey.get(job.key);
+    return row ? usedCredits(row) : 0;
+  }));
+  return {
+    estimated: plan.totals.credits?.expected ?? null,
+    unknownEstimates: plan.totals.unknownJobs,
+    used: knownOrNull(used),
+    unknownUsed: used.unknownJobs,
+    spent: ctx.ledger.spent,
+    cap: ctx.ledger.cap,
+    overruns: ctx.ledger.overruns.map((o) => ({ ...o, label: ctx.planned.get(o.key)?.label ?? o.key })),
   };
 }

@@ -9,6 +9,7 @@ import {
   ReelpipeError,
   UnfinishedError,
 } from '../errors.js';
+import { overrunText, pairText } from '../report/credits.js';
 import { formatCredits, plural } from '../util/format.js';
 import type { RunResult } from './execute-plan.js';
 import { openCount, type Standing } from './standing.js';
@@ -136,18 +137,21 @@ function hookFailedText(standing: Standing, manifest: string): string {
 }
 
 /**
- * The budget stop, told truthfully: what the ledger counts as spent against the cap, and, when a
- * job's real cost (known only once paid) passed its estimate and pushed spend over the cap, that
- * plainly, with the jobs that did it.
+ * The budget stop, told truthfully and in the summary's words: what the ledger counts against the
+ * cap beside what the service reported as used (the figures the summary's credits line gives),
+ * and, when a job's real cost (known only once paid) passed its high estimate and pushed the count
+ * over the cap, that plainly, with the jobs that did it by label and key. `why` is the stop's own
+ * reason, with the figures as they were at that moment.
  */
 export function budgetMessage(result: RunResult, why: string): string {
-  const { spent, cap, overruns } = result.credits;
-  const head = `the credit cap stopped submitting; spent ${formatCredits(spent)} of cap ${formatCredits(cap ?? 0)}`;
-  if (cap === null || spent <= cap + 1e-9) return `${head}: ${why}`;
-  const culprits = overruns.map((o) => `${o.key} cost ${formatCredits(o.used)} (${formatCredits(o.reserved)} reserved)`).join(', ');
+  const { spent, cap, overruns, used, unknownUsed } = result.credits;
+  const usedSaid = Math.abs(spent - (used ?? 0)) > 0.005 || unknownUsed > 0 ? ` (used ${pairText(used, unknownUsed)}: a cost not reported counts at its high estimate)` : '';
+  const head = `the credit cap stopped submitting: ${formatCredits(spent)} counted against the cap of ${formatCredits(cap ?? 0)}${usedSaid}`;
+  if (cap === null || spent <= cap + 1e-9) return `${head}; when it stopped, ${why}`;
+  const culprits = overruns.map((o) => overrunText({ key: o.key, label: o.label, charged: o.used, high: o.reserved })).join('; ');
   return (
-    `${head} — spend went PAST the cap by ${formatCredits(Math.round((spent - cap) * 100) / 100)}` +
-    (culprits ? ` because real costs exceeded their estimates: ${culprits}` : '') +
-    `; a job's real cost is known only once it is paid. ${why}`
+    `${head} — PAST the cap by ${formatCredits(Math.round((spent - cap) * 100) / 100)}` +
+    (culprits ? ` because real costs exceeded their high estimates: ${culprits}` : '') +
+    `; a job's real cost is known only once it is paid. When it stopped, ${why}`
   );
 }

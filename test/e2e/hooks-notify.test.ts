@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
@@ -74,4 +75,39 @@ test('a webhook that cannot be reached is said, and the exit code is the run\'s'
   expect(result.exitCode, result.stderr).toBe(0);
   expect(result.stderr).toMatch(/reelpipe: notifying http:\/\/127\.0\.0\.1:\d+\/… failed after 3 attempts: .*\(the exit code is unchanged\)/);
   expect(result.stderr).toContain('reelpipe: notify.1 not notified: its webhook_url is not an http:// or https:// address');
+});
+
+test('unknown costs reach on_finish and the notification as unknown, never as 0: the known part and the jobs left out, as status --json totals them', async () => {
+  // The link is priced by nobody and its cost is never reported; the short costs 5.
+  project.write('unknown.yaml', `
+version: 1
+name: unknown-costs
+outputs: out-unknown
+hooks:
+  on_finish: [${NODE}, finish.cjs, "{{ totals.credits_estimated }}", "{{ totals.credits_used }}"]
+notify:
+  - { webhook_url: "{{ env.ALWAYS_URL }}" }
+steps:
+  - id: product
+    kind: link_with_params
+    download: false
+    with: { title: Trail Runner 2, image_urls: [https://example.com/tr2.jpg] }
+  - id: s
+    kind: ai_short
+    with: { script: "Hello there.", style: 3D, aspect_ratio: 9x16 }
+`);
+  const finish = 'require("fs").writeFileSync("finish.json", JSON.stringify({ args: process.argv.slice(2), summary: JSON.parse(process.env.REELPIPE_SUMMARY), used: process.env.REELPIPE_TOTALS_CREDITS_USED }))';
+  project.write('finish.cjs', `${finish};\n`);
+  server.script('POST', '/always', { status: 200 });
+  const run = await project.cli(['run', 'unknown.yaml', '--time-scale', TIME_SCALE], { ALWAYS_URL: `${server.url}/always` });
+  expect(run.exitCode, run.stderr).toBe(0);
+  const status = JSON.parse((await project.cli(['status', 'unknown.yaml', '--json'])).stdout) as { totals: Record<string, unknown> };
+  expect(status.totals).toMatchObject({ creditsEstimated: 5, unknownEstimates: 1, creditsUsed: 5, unknownUsed: 1 });
+  const credits = { estimated: 5, unknownEstimates: 1, used: 5, unknownUsed: 1, cap: null };
+  const sent = JSON.parse(server.requests[0]?.body ?? '{}') as { text: string; summary: { credits: unknown } };
+  expect(sent.summary.credits).toEqual(credits);
+  expect(sent.text).toContain('credits used 5 + unknown (1 job) (estimated 5 + unknown (1 job))');
+  const seen = JSON.parse(readFileSync(join(project.dir, 'finish.json'), 'utf8')) as { args: string[]; summary: { credits: unknown }; used: string };
+  expect(seen.summary.credits).toEqual(credits);
+  expect([seen.args, seen.used]).toEqual([['5', '5'], '5']);
 });

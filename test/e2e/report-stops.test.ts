@@ -10,7 +10,7 @@ const dir = mkdtempSync(join(tmpdir(), 'reelpipe-report-stops-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const cli = (args: string[]) => runCli(args, { cwd: dir, timeout: 60_000 });
 
-interface Results { run: { outcome: string }; jobs: { label: string; state: string; credits: { used: number | null; overHighEstimate: boolean } }[] }
+interface Results { run: { outcome: string }; jobs: { key: string; label: string; state: string; credits: { used: number | null; overHighEstimate: boolean } }[] }
 const results = (name: string) => JSON.parse(readFileSync(join(dir, 'out', `${name}.sandbox`, 'report', 'results.json'), 'utf8')) as Results;
 
 describe('the report is written', () => {
@@ -44,5 +44,35 @@ steps:
     expect(json.jobs.find((j) => j.label === 'clone-es')?.state).toBe('not submitted');
     const html = readFileSync(join(dir, 'out', 'clones.sandbox', 'report', 'index.html'), 'utf8');
     expect(html).toContain('<td class="n over">2 over</td>');
+  });
+
+  test('the budget stop is told in the summary\'s words and figures, each job by its label beside its key', async () => {
+    writeFileSync(join(dir, 'worded.yaml'), overrunningClones({ name: 'worded', languages: ['de', 'fr', 'es'], maxCredits: 300 }));
+    const run = await cli(['run', 'worded.yaml', '--sandbox']);
+    expect(run.exitCode, run.stderr).toBe(3);
+    const [, used, counted] = /^credits: estimated [^,]+, used (.+); cap 300, (\d+) counted against it/m.exec(run.stdout) ?? [];
+    expect([used, counted]).toEqual(['336 + unknown (1 job)', '337']);
+    const stopping = run.stderr.split('\n').find((line) => line.includes('  stopping: ')) ?? '';
+    const stoppedEarly = run.stdout.split('\n').find((line) => line.startsWith('stopped early: ')) ?? '';
+    const final = run.stderr.trimEnd().split('\n').at(-1) ?? '';
+    // The exit message's figures are the summary's, in its words; the stop's own reason is dated "at that moment".
+    expect(final).toMatch(/^reelpipe: the credit cap stopped submitting: 337 counted against the cap of 300 \(used 336 \+ unknown \(1 job\): /);
+    expect(final).toContain('PAST the cap by 37');
+    for (const line of [stopping, stoppedEarly, final]) {
+      expect(line).toMatch(/clone-es \(clones:[0-9a-f]{12}\) was not submitted: its high estimate of 120 could pass the cap \(at that moment \d+ counted against the cap of 300 and \d+ held for jobs in flight\)/);
+      expect(line).not.toMatch(/\bspent\b|\breserved\b/);
+    }
+    // The jobs that passed the cap, as the summary lists them.
+    for (const label of ['clone-de', 'clone-fr']) {
+      const overrun = new RegExp(`${label} \\(clones:[0-9a-f]{12}\\): charged 168, high estimate 120`);
+      expect(run.stdout).toMatch(overrun);
+      expect(final).toMatch(overrun);
+    }
+    // No job is named by its key alone.
+    const jobs = results('worded').jobs;
+    for (const line of [stopping, stoppedEarly, final]) {
+      const unlabelled = jobs.reduce((text, job) => text.replaceAll(`${job.label} (${job.key})`, ''), line);
+      expect(unlabelled, line).not.toMatch(/\b(product|clones):[0-9a-f]{12}\b/);
+    }
   });
 });

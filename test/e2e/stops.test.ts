@@ -82,7 +82,7 @@ steps:
     const before = created(project);
     const run = await project.cli(['run', 'clones.yaml', '--max-credits', '300', '--time-scale', TIME_SCALE]);
     expect(run.exitCode, run.stderr + run.stdout).toBe(3);
-    expect(run.stdout).toMatch(/stopped early: submitting clones:\w+ \(up to 168 credits\) could pass the cap of 300/);
+    expect(run.stdout).toMatch(/stopped early: clone-\w+ \(clones:\w+\) was not submitted: its high estimate of 168 could pass the cap \(at that moment \d+ counted against the cap of 300 and 168 held for jobs in flight\)/);
     const stats = project.sandbox.stats();
     expect(created(project) - before, run.stderr + run.stdout).toBe(1);
     expect(stats.credits.charged).toBeLessThanOrEqual(300);

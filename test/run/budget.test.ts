@@ -51,14 +51,14 @@ describe('the budget at run time', () => {
     expect(result.counts).toEqual({ downloaded: 1, planned: 1 });
     expect(result.credits.spent).toBe(5);
     expect(error?.code).toBe('BUDGET_EXCEEDED');
-    expect(error?.message).toMatch(/^the credit cap stopped submitting; spent 5 of cap 8: submitting s:\w+ \(up to 5 credits\) could pass the cap/);
+    expect(error?.message).toMatch(/^the credit cap stopped submitting: 5 counted against the cap of 8 \(used 0 \+ unknown \(1 job\): a cost not reported counts at its high estimate\); when it stopped, .+? · Second one\. \(s:\w+\) was not submitted: its high estimate of 5 could pass the cap \(at that moment 5 counted against the cap of 8 and 0 held for jobs in flight\)/);
   });
 
   test('a real cost above the estimate is counted in full, stops submitting at once, and the message says the cap was passed', async () => {
     const { result, error } = await runUnderCap(12, { credits_used: 15 });
     expect(server.requestsTo('POST', '/api/ai_shorts/')).toHaveLength(1);
     expect(result.credits).toMatchObject({ spent: 15, cap: 12, overruns: [{ used: 15, reserved: 5 }] });
-    expect(error?.message).toMatch(/spent 15 of cap 12 — spend went PAST the cap by 3 because real costs exceeded their estimates: s:\w+ cost 15 \(5 reserved\)/);
+    expect(error?.message).toMatch(/^the credit cap stopped submitting: 15 counted against the cap of 12 — PAST the cap by 3 because real costs exceeded their high estimates: .+? · First one\. \(s:\w+\): charged 15, high estimate 5/);
     expect(error?.message).not.toMatch(/stays under/);
   });
 

@@ -15,7 +15,7 @@ const clock: Clock = { now: () => 0, sleep: async (ms) => void waits.push(ms) };
 const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
   name: 'nightly', manifest: '/srv/p/nightly.yaml', runId: 7, ending: 'failure', exitCode: 1,
   message: '2 jobs failed: see the summary, then `reelpipe retry nightly.yaml` (key super-secret-key)', jobs: 5,
-  counts: { done: 3, failed: 2 }, credits: { estimated: 50, used: 42, cap: 100 }, report: '/srv/p/out/report/index.html',
+  counts: { done: 3, failed: 2 }, credits: { estimated: 50, unknownEstimates: 0, used: 42, unknownUsed: 0, cap: 100 }, report: '/srv/p/out/report/index.html',
   outputs: '/srv/p/out', elapsedSeconds: 12.5, ...over,
 });
 

@@ -34,7 +34,11 @@ export async function runFinishHook(
   return runs.finish(id, result);
 }
 
-/** `run.outputs` is the run's folder (OUTPUTS.sandbox with --sandbox), as the summary says. */
+/**
+ * `run.outputs` is the run's folder (OUTPUTS.sandbox with --sandbox), as the summary says. The
+ * credits are the summary's known figures: null (an empty value) when every job's is unknown, never
+ * 0; REELPIPE_SUMMARY carries the count of jobs left out beside them.
+ */
 function finishValues(manifest: Pick<Manifest, 'file' | 'name'>, s: RunSummary): HookValues {
   const words = Object.fromEntries(STATE_WORDS.map((w) => [w.replace(' ', '_'), s.counts[w] ?? 0]));
   return {

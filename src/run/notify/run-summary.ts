@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { NotifyEvent } from '../../manifest/check/hooks-schema.js';
+import { pairText } from '../../report/credits.js';
 import { countsText, wordCountsOf, type StateWord } from '../../state/vocabulary.js';
 import { formatCredits } from '../../util/format.js';
 import { redactSecrets } from '../../util/logger.js';
@@ -31,7 +32,11 @@ export interface RunSummary {
   jobs: number;
   /** Jobs per state, in the words of docs/report.md. */
   counts: Partial<Record<StateWord, number>>;
-  credits: { estimated: number; used: number; cap: number | null };
+  /**
+   * As `status --json` totals them: the known figures summed (null when every job's is unknown,
+   * never 0 for unknown) and the jobs left out of each (see RunCredits in run/execute-plan.ts).
+   */
+  credits: { estimated: number | null; unknownEstimates: number; used: number | null; unknownUsed: number; cap: number | null };
   /** The report's index.html; null when it could not be written. */
   report: string | null;
   outputs: string;
@@ -51,7 +56,13 @@ export function buildRunSummary(output: RunManifestOutput, exitCode: number, rep
     message: output.error ? redactSecrets(output.error.message, secretsOf(env)) : null,
     jobs: plan.jobs.length,
     counts: wordCountsOf(result.counts),
-    credits: { estimated: result.credits.estimated, used: result.credits.used, cap: result.credits.cap },
+    credits: {
+      estimated: result.credits.estimated,
+      unknownEstimates: result.credits.unknownEstimates,
+      used: result.credits.used,
+      unknownUsed: result.credits.unknownUsed,
+      cap: result.credits.cap,
+    },
     report,
     outputs: plan.outputsDir,
     elapsedSeconds: Math.round(output.elapsedMs / 100) / 10,
@@ -63,7 +74,7 @@ export function summaryText(s: RunSummary): string {
   const cap = s.credits.cap === null ? '' : ` of a cap of ${formatCredits(s.credits.cap)}`;
   const lines = [
     `reelpipe ${s.name} (${basename(s.manifest)}): ${s.ending.replace('_', ' ')} (exit ${s.exitCode}) — ${countsText(s.counts) || 'nothing to do'}`,
-    `credits used ${formatCredits(s.credits.used)}${cap} (estimated ${formatCredits(s.credits.estimated)})`,
+    `credits used ${pairText(s.credits.used, s.credits.unknownUsed)}${cap} (estimated ${pairText(s.credits.estimated, s.credits.unknownEstimates)})`,
     `report: ${s.report ?? 'not written'}`,
   ];
   if (s.message) lines.push(s.message.split('\n')[0] ?? '');

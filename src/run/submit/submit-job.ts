@@ -1,10 +1,11 @@
 import { ApiNotFoundError } from '../../api/index.js';
 import { resolveJob, UnresolvedReferenceError } from '../../plan/resolve.js';
 import type { PlannedJob } from '../../plan/types.js';
+import { formatCredits } from '../../util/format.js';
 import { adapterFor, type KindAdapter, type Resource, type SubmitInput } from '../adapters/index.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
-import { settleCost, stopForBudget } from '../budget/budget-stop.js';
+import { atThatMoment, namedJob, settleCost, stopForBudget } from '../budget/budget-stop.js';
 import { reservationFor } from '../budget/reservation.js';
 import { mintHookToken } from '../track/webhook-receiver.js';
 import { judgeSubmitError, type SubmitVerdict } from './submit-errors.js';
@@ -180,15 +181,14 @@ function resolveInput(ctx: RunContext, planned: PlannedJob): SubmitInput & { hoo
 function reserve(ctx: RunContext, planned: PlannedJob): boolean {
   const amount = reservationFor(planned);
   if (amount === null && ctx.ledger.cap !== null) {
-    stopForBudget(ctx, planned.key, `${planned.key} has no credit estimate; under a cap, give its step estimate_credits`);
+    stopForBudget(ctx, planned.key, `${namedJob(ctx, planned.key)} has no credit estimate; under a cap, give its step estimate_credits`);
     return false;
   }
   if (ctx.ledger.reserve(planned.key, amount ?? 0)) return true;
   stopForBudget(
     ctx,
     planned.key,
-    `submitting ${planned.key} (up to ${amount} credits) could pass the cap of ${ctx.ledger.cap} ` +
-      `(spent ${ctx.ledger.spent}, reserved ${ctx.ledger.reservedTotal})`,
+    `${namedJob(ctx, planned.key)} was not submitted: its high estimate of ${formatCredits(amount ?? 0)} could pass the cap (${atThatMoment(ctx)})`,
   );
   return false;
 }
