@@ -18,6 +18,7 @@ import type { RunEvents } from './run-events.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './run-options.js';
 import { selectSteps } from './select-steps.js';
 import { checkHtmlAdStyles } from './submit/check-styles.js';
+import { ownWebhookUrlWarnings } from './submit/own-webhook-urls.js';
 import { checkHookEnv } from './hooks/check-hook-env.js';
 import { OutputHooks } from './hooks/output-hooks.js';
 import { startWebhookReceiver, type Delivery } from './track/webhook-receiver.js';
@@ -90,6 +91,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   // The one budget gate, before anything is created, locked or sent: what is still to submit,
   // weighed against what the database says is spent or held — the same verdict `plan` prints.
   assertBudget(plan, budgetView(plan, options.maxCredits, (key) => money.get(key)));
+  if (options.webhook) for (const message of ownWebhookUrlWarnings(manifest, plan)) input.progress.emit('run:note', { message });
   const store = openStore(statePath, clock).useManifest(plan.manifestPath);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   try {

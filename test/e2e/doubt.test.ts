@@ -165,6 +165,46 @@ steps:
   }, 120_000);
 });
 
+describe('a webhook_url written in the manifest', () => {
+  test('with --webhook-listen, run warns once per step that sets its own (naming the step and its line): those jobs get no per-attempt address', async () => {
+    project = await openProject();
+    project.write('own.yaml', `version: 1
+name: own
+outputs: out
+steps:
+  - id: short
+    kind: ai_short
+    with: { script: "Every trail starts with one step.", style: 3D, aspect_ratio: 9x16 }
+  - id: teasers
+    kind: boreal
+    matrix: { seconds: [5, 10] }
+    with:
+      prompt: A shoe in a stream
+      resolution: 720p
+      duration: "{{ matrix.seconds }}"
+      webhook_url: http://127.0.0.1:9/my-own-hook
+`);
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const hooks = ['--webhook-listen', `127.0.0.1:${port}`, '--webhook-public-url', `http://127.0.0.1:${port}`];
+    const result = await project.cli(['run', 'own.yaml', '--time-scale', TIME_SCALE, ...hooks]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const warnings = result.stderr.split('\n').filter((line) => line.includes('webhook_url'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/ warning: step teasers sets its own webhook_url, so --webhook-listen gives its jobs no per-attempt address: one whose create answer is lost cannot be adopted automatically \(own\.yaml:15\)$/);
+    const attempts = project.query<{ step: string; token: number }>('SELECT j.step, a.hook_token IS NOT NULL AS token FROM attempts a JOIN jobs j ON j.key = a.job_key ORDER BY j.step');
+    expect(attempts).toEqual([{ step: 'short', token: 1 }, { step: 'teasers', token: 0 }, { step: 'teasers', token: 0 }]);
+
+    // Without --webhook-listen the manifest's address is all there is: nothing to warn about.
+    const plain = await project.cli(['run', 'own.yaml', '--time-scale', TIME_SCALE]);
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.stderr).not.toContain('webhook_url');
+  });
+});
+
 describe('a kill while many jobs are being created', () => {
   test('leaves at most as many jobs submitting as there are sockets for creations: none queued and never sent looks in doubt', async () => {
     project = await openProject({ speed: 200 });
