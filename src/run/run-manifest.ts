@@ -3,7 +3,7 @@ import type { ServiceClient } from '../api/index.js';
 import { LocalFaultError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
 import { assertBudget, budgetView, countedMoney, planManifest, type Plan } from '../plan/index.js';
-import { acquireLockWaiting, claimOutputs, isLocalFault, readJobMoney, resolveStatePath, StateStore } from '../state/index.js';
+import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readStateIdentity, resolveStatePath, StateStore } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -81,6 +81,9 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   const manifestPlan = planManifest(manifest, { ...(input.maxCredits === undefined || input.maxCredits === null ? {} : { maxCredits: input.maxCredits }), sandbox });
   const statePath = resolveStatePath(manifestPlan.manifestPath, { cwd: input.cwd, statePath: input.statePath, sandbox });
   input.progress.emit('run:note', { message: `state: ${statePath}` });
+  // The outputs folder's owner first, read-only, in the order `plan` gives its verdicts: a budget
+  // weighed against the wrong (or an emptied) database means nothing, and it is left unwritten.
+  checkOutputs(manifestPlan.outputsDir, readStateIdentity(statePath, manifestPlan.manifestPath));
   const money = readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs.map((j) => j.key));
   const plan = selected(manifestPlan, input, (key) => money.get(key)?.status);
   const options = resolveRunOptions(

@@ -7,6 +7,7 @@ export * from './store.js';
 export * from './lock/lock.js';
 export * from './locate.js';
 export * from './outputs-owner.js';
+export * from './state-identity.js';
 export * from './job-money.js';
 export * from './local-fault.js';
 export * from './lock/lock-wait.js';

@@ -39,8 +39,22 @@ export interface StateIdentity {
  *   - no owner otherwise                        → claim it
  */
 export function claimOutputs(outputsDir: string, manifest: string, state: StateIdentity): void {
+  if (checkOutputs(outputsDir, state) === 'owned') return;
+  mkdirSync(outputsDir, { recursive: true });
+  const record: OwnerRecord = { stateId: state.id, statePath: state.path, manifest };
+  const temp = join(outputsDir, `.${OWNER_FILE}.${process.pid}.part`);
+  writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`);
+  renameSync(temp, join(outputsDir, OWNER_FILE));
+}
+
+/**
+ * The verdict of claimOutputs without claiming anything: `owned` by this database, `unclaimed`
+ * (a run would claim it), or a StateMismatchError. `plan` gives it so that it never shows as "not
+ * submitted" what `run` would refuse to pay for again; it writes nothing.
+ */
+export function checkOutputs(outputsDir: string, state: StateIdentity): 'owned' | 'unclaimed' {
   const owner = readOwner(outputsDir);
-  if (owner?.stateId === state.id) return;
+  if (owner?.stateId === state.id) return 'owned';
   if (owner) throw new StateMismatchError(mismatch(outputsDir, owner, state));
   const earlier = entries(outputsDir).filter((name) => !NOT_OUTPUTS.has(name));
   if (earlier.length > 0 && state.jobsKnown === 0) {
@@ -50,17 +64,14 @@ export function claimOutputs(outputsDir: string, manifest: string, state: StateI
         'Use the state database those runs used (--state PATH), or move the outputs folder away to start over.',
     );
   }
-  mkdirSync(outputsDir, { recursive: true });
-  const record: OwnerRecord = { stateId: state.id, statePath: state.path, manifest };
-  const temp = join(outputsDir, `.${OWNER_FILE}.${process.pid}.part`);
-  writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`);
-  renameSync(temp, join(outputsDir, OWNER_FILE));
+  return 'unclaimed';
 }
 
 function mismatch(outputsDir: string, owner: OwnerRecord, state: StateIdentity): string {
   if (owner.statePath === state.path) {
     return (
-      `the state database ${state.path} is not the one that filled ${outputsDir}: it was made ${state.createdAt}, ` +
+      `the state database ${state.path} is not the one that filled ${outputsDir}: ` +
+      `${state.jobsKnown === 0 ? 'it knows no job of this manifest' : `it was made ${state.createdAt}`}, ` +
       'so the earlier one was deleted, emptied or replaced, and with it the record of what was paid for. ' +
       `Restore it from a backup; or, to make and pay for every job again, move ${outputsDir} away.`
     );

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openProject, TIME_SCALE, type Project } from './harness.js';
@@ -77,7 +77,31 @@ describe('the state database is found from the manifest, not from the working di
     for (const suffix of ['', '-wal', '-shm']) if (existsSync(db + suffix)) writeFileSync(db + suffix, '');
     const run = await project.cli(['run', 'proj/spring.yaml', '--time-scale', TIME_SCALE]);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toMatch(/the state database .*reelpipe\.db is not the one that filled .*out\/spring: it was made .*deleted, emptied or replaced/);
+    expect(run.stderr).toMatch(/the state database .*reelpipe\.db is not the one that filled .*out\/spring: it knows no job of this manifest, .*deleted, emptied or replaced/);
+    expect(created(project)).toBe(3);
+  });
+
+  // plan gives run's verdict on the outputs folder's owner, and writes nothing (the emptied file stays empty).
+  test.each([
+    ['an emptied state database', (proj: string) => writeFileSync(join(proj, 'state', 'reelpipe.db'), ''), [] as string[], 'proj/state/reelpipe.db'],
+    ['a deleted state database', (proj: string) => rmSync(join(proj, 'state'), { recursive: true }), [] as string[], 'proj/state'],
+    ['another state database', () => undefined, ['--state', 'elsewhere.db'], 'elsewhere.db'],
+  ])('plan refuses as run does with %s: exit 2, the same message', async (_what, lose, flags, used) => {
+    project = await openProject();
+    const proj = projectIn(project);
+    expect((await project.cli(['run', 'proj/spring.yaml', '--time-scale', TIME_SCALE])).exitCode).toBe(0);
+    for (const suffix of ['-wal', '-shm']) rmSync(join(proj, 'state', `reelpipe.db${suffix}`), { force: true });
+    lose(proj);
+    const plan = await project.cli(['plan', 'proj/spring.yaml', ...flags]);
+    expect(plan.exitCode, plan.stderr).toBe(2);
+    expect(plan.stdout).not.toMatch(/not submitted/);
+    const refusal = plan.stderr.trim().split('\n').at(-1) ?? '';
+    expect(refusal).toMatch(/^reelpipe: .*(is not the one that filled|belongs to the state database)/);
+    // Nothing written: the state database that command uses is still as empty (or as absent) as it was.
+    expect(statSync(join(project.dir, used), { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+    const run = await project.cli(['run', 'proj/spring.yaml', ...flags, '--time-scale', TIME_SCALE]);
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n').at(-1)).toBe(refusal);
     expect(created(project)).toBe(3);
   });
 

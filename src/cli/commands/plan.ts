@@ -63,12 +63,17 @@ async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
 
 /**
  * What this manifest's rows of its state database (found from the manifest, like every command)
- * say of each job, and of its money; a missing database: every job is not submitted. SQLite
- * loads only here.
+ * say of each job, and of its money; a missing database: every job is not submitted. First, the
+ * outputs folder's ownership check `run` makes (without claiming it): an outputs folder another
+ * (or an emptied) database filled is refused here as there, exit 2, rather than shown as jobs
+ * still to pay for. SQLite loads only here.
  */
 async function stateOf(plan: Plan, io: CliIo, flags: PlanFlags) {
-  const [{ readJobMoney, resolveStatePath }, { readJobFacts }] = await Promise.all([import('../../state/index.js'), import('../../report/job-facts.js')]);
+  const [{ checkOutputs, readJobMoney, readStateIdentity, resolveStatePath }, { readJobFacts }] = await Promise.all([
+    import('../../state/index.js'), import('../../report/job-facts.js'),
+  ]);
   const dbPath = resolveStatePath(plan.manifestPath, { cwd: io.cwd, statePath: flags.state, sandbox: flags.sandbox });
+  checkOutputs(plan.outputsDir, readStateIdentity(dbPath, plan.manifestPath));
   return { dbPath, facts: readJobFacts(dbPath, plan), money: readJobMoney(dbPath, plan.manifestPath, plan.jobs.map((j) => j.key)) };
 }
 
