@@ -4,7 +4,7 @@ import type { JobStatus } from './job-status.js';
  * The one vocabulary for a job's state: the words `plan`, the run summary, `status`, the report
  * and results.csv all use, each defined once here (docs/report.md prints this table). The state
  * database keeps its own status names (src/state/job-status.ts); `--json` outputs carry both,
- * `state` (the word) and `status` (the database's name, null for a job it has never recorded).
+ * `state` (the word) and `dbStatus` (the database's name, null for a job it has never recorded).
  */
 export const STATE_WORDS = [
   'not submitted',

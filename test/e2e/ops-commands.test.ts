@@ -134,7 +134,8 @@ describe('reelpipe forget', () => {
     expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
     const result = await project.cli(['forget', 'm.yaml', 'TR2-RED']);
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^forgot TR2-RED \(shorts:[0-9a-f]{12}\): it was downloaded, remote id [0-9a-f-]{36}, 5 credits spent$/m);
+    // In the words every view uses: the database's `downloaded` is the state `done`; credits are `used`.
+    expect(result.stdout).toMatch(/^forgot TR2-RED \(shorts:[0-9a-f]{12}\): it was done, remote id [0-9a-f-]{36}, 5 credits used$/m);
     expect(result.stdout).toMatch(/^the next run plans it again as new and submits it: it will be paid for again \(about 5 credits\)$/m);
     expect(result.stdout).toMatch(/^its 5 credits no longer count against budget\.max_credits \(they stay in the event log\)$/m);
     expect(statusCounts(project)).toEqual({ downloaded: 1 });
@@ -176,12 +177,50 @@ describe('reelpipe forget', () => {
     }
   });
 
+  test('a job given by key is named by its label too, and its state in the vocabulary\'s words (the database\'s done is finished)', async () => {
+    project = await openProject();
+    project.write('m.yaml', SHORTS);
+    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+    const [row] = project.query<{ key: string }>("SELECT key FROM jobs WHERE output_name = 'TR2-BLK'");
+    const db = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
+    db.db.prepare("UPDATE jobs SET status = 'done' WHERE key = ?").run(row!.key);
+    db.close();
+    const result = await project.cli(['forget', 'm.yaml', row!.key]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.split('\n')[0]).toMatch(new RegExp(`^forgot TR2-BLK \\(${row!.key}\\): it was finished, `));
+  });
+
   test('an unknown job is a usage error', async () => {
     project = await openProject();
     project.write('m.yaml', SHORTS);
     expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
     const result = await project.cli(['forget', 'm.yaml', 'TR2-GRN']);
     expect([result.exitCode, result.stderr]).toEqual([2, 'reelpipe: TR2-GRN: no such job; give a key or a label of this manifest, as `reelpipe status` shows them']);
+  });
+});
+
+describe('reelpipe resolve', () => {
+  test('adopting a job finished at creation says it is now finished, the word every view uses (not the database\'s done)', async () => {
+    project = await openProject();
+    project.write('link.yaml', `
+version: 1
+name: link
+outputs: out-link
+steps:
+  - id: product
+    kind: link_with_params
+    download: false
+    with: { title: Trail Runner 2, image_urls: [https://example.com/tr2.jpg] }
+`);
+    expect((await project.cli(['run', 'link.yaml', ...fast])).exitCode).toBe(0);
+    // As if its POST's answer had been lost: held in doubt, the id it made known to nobody.
+    const [row] = project.query<{ key: string; remote_id: string }>('SELECT key, remote_id FROM jobs');
+    const db = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
+    db.db.prepare("UPDATE jobs SET status = 'in_doubt', remote_id = NULL WHERE key = ?").run(row!.key);
+    db.close();
+    const adopted = await project.cli(['resolve', 'link.yaml', 'product', '--adopt', row!.remote_id]);
+    expect(adopted.exitCode, adopted.stderr).toBe(0);
+    expect(adopted.stdout).toBe(`product (${row!.key}): adopted ${row!.remote_id} (now finished); the next run downloads its outputs, paying nothing more`);
   });
 });
 

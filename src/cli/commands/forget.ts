@@ -1,6 +1,7 @@
 import { UsageError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
 import type { JobRow } from '../../state/job-row.js';
+import { stateWord } from '../../state/vocabulary.js';
 import { formatCredits } from '../../util/format.js';
 import { addStateFlags, locateManifestState, type StateFlags } from '../state-flags.js';
 import type { RegisterCommand } from './index.js';
@@ -66,15 +67,17 @@ function refusedText(job: string, row: JobRow, file: string): string {
   const next = row.status === 'in_doubt'
     ? `settle it first: \`reelpipe doubt ${file}\`, then \`reelpipe resolve\``
     : `let a run finish it: \`reelpipe run ${file}\``;
-  return `${job} is ${row.status.replace('_', ' ')}${at}: it exists at the service (or may), and forgetting it would lose track of a job that is paid for; ${next}`;
+  return `${job} is ${stateWord(row.status)}${at}: it exists at the service (or may), and forgetting it would lose track of a job that is paid for; ${next}`;
 }
 
 function forgottenText(job: string, row: JobRow, plan: Plan | undefined): string {
   const spent = (row.creditsUsed ?? 0) + row.creditsPrior;
-  const estimate = plan?.jobs.find((j) => j.key === row.key)?.credits?.expected;
+  const planned = plan?.jobs.find((j) => j.key === row.key);
+  const estimate = planned?.credits?.expected;
   const again = estimate === undefined ? 'at its price' : `about ${formatCredits(estimate)} credits`;
+  // In the words every view uses (docs/report.md#states): the database's `downloaded` is `done`.
   return [
-    `forgot ${job} (${row.key}): it was ${row.status.replace('_', ' ')}${row.remoteId ? `, remote id ${row.remoteId}` : ''}${spent > 0 ? `, ${formatCredits(spent)} credits spent` : ''}`,
+    `forgot ${planned?.label ?? job} (${row.key}): it was ${stateWord(row.status)}${row.remoteId ? `, remote id ${row.remoteId}` : ''}${spent > 0 ? `, ${formatCredits(spent)} credits used` : ''}`,
     `the next run plans it again as new and submits it: it will be paid for again (${again})`,
     // Why say it: the budget gate counts what the database holds, so the old spend leaves the count.
     ...(spent > 0 ? [`its ${formatCredits(spent)} credits no longer count against budget.max_credits (they stay in the event log)`] : []),

@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { DEFAULT_SANDBOX_SPEED } from '../../run/defaults.js';
+import { stateWord } from '../../state/vocabulary.js';
 import type { RegisterCommand } from './index.js';
 import { addStateFlags, type StateFlags } from '../state-flags.js';
 import { jobNamed, manifestTarget } from './target.js';
@@ -40,7 +41,7 @@ export const registerResolve: RegisterCommand = (program, io) => {
       const row = await resolveDoubt(store, service?.client, job, flags.adopt ? { adopt: flags.adopt } : { absent: true });
       io.stdout(
         flags.adopt
-          ? `${job.label} (${job.key}): adopted ${flags.adopt} (now ${row.status}); the next run ${row.status === 'done' ? 'downloads its outputs' : 'tracks and downloads it'}, paying nothing more\n`
+          ? `${job.label} (${job.key}): adopted ${flags.adopt} (now ${stateWord(row.status)}); the next run ${row.status === 'done' ? 'downloads its outputs' : 'tracks and downloads it'}, paying nothing more\n`
           : `${job.label} (${job.key}): recorded as never created; the next run submits it again (and pays for it)\n`,
       );
     } finally {
