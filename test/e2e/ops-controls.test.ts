@@ -92,6 +92,49 @@ describe('--halt-after', () => {
     expect(statusCounts(project)).toEqual({ failed: 2, planned: 3 });
   });
 
+  test('at concurrency 3, jobs already sent when the halt comes still finish and download; nothing is sent after it; exit 1', async () => {
+    // Slow enough that the two shorts are still rendering when the two refusals (an unknown
+    // template: a 400, at once) stop submitting; the order of the lines below checks that it was so.
+    const speed = 50;
+    project = await openProject({ speed });
+    project.write('m.yaml', `
+version: 1
+name: halting
+outputs: out
+steps:
+  - id: good
+    kind: ai_short
+    matrix: { n: [1, 2] }
+    with: { script: "Take {{ matrix.n }}: run further, past the river and over the ridge.", style: 3D, aspect_ratio: 9x16 }
+  - id: bad
+    kind: custom_template
+    mode: both
+    matrix: { n: [1, 2, 3, 4] }
+    with: { template_id: vid_00000000, name: "Bad {{ matrix.n }}" }
+  - id: later
+    kind: ai_short
+    matrix: { n: [1, 2] }
+    with: { script: "Later {{ matrix.n }}: run further.", style: 3D, aspect_ratio: 9x16 }
+`);
+    const run = await project.cli(['run', 'm.yaml', '--concurrency', '3', '--halt-after', '2', '--time-scale', String(1 / speed)]);
+    expect(run.exitCode, run.stderr).toBe(1);
+    const lines = run.stderr.split('\n');
+    const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    const halt = at(/stopping: --halt-after 2: 2 jobs failed in this run, so submitting stopped/);
+    expect(halt, run.stderr).toBeGreaterThan(-1);
+    for (const n of [1, 2]) {
+      expect(at(new RegExp(`submitted +good · ${n} `)), run.stderr).toBeLessThan(halt);
+      expect(at(new RegExp(`finished +good · ${n} `)), run.stderr).toBeGreaterThan(halt);
+    }
+    // Only the first wave was sent: the two shorts and the two refused templates.
+    expect(project.sandbox.stats().created).toEqual({ ai_short: 2 });
+    expect(project.sandbox.stats().requests['POST /api/custom_template_jobs/']).toBe(2);
+    expect(statusCounts(project)).toEqual({ downloaded: 2, rejected: 2, planned: 4 });
+    const good = project.query<{ status: string; files: number }>("SELECT j.status, (SELECT count(*) FROM outputs o WHERE o.job_key = j.key) AS files FROM jobs j WHERE j.step = 'good'");
+    expect(good).toEqual([{ status: 'downloaded', files: 1 }, { status: 'downloaded', files: 1 }]);
+    expect(run.stderr).toMatch(/4 jobs left \(4 not submitted yet\)/);
+  });
+
   test('without it, every job is sent whatever fails', async () => {
     project = await openProject({ faults: { rates: { jobFailure: 1 } } });
     project.write('m.yaml', SHORTS(3));
