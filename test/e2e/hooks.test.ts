@@ -76,6 +76,31 @@ describe('on_output gets each value as one argument, and no shell', () => {
   });
 });
 
+describe("a step's own on_output", () => {
+  test("replaces the manifest's for that step's outputs when the run runs; the other steps keep the manifest's", async () => {
+    project.write('rows.csv', csv(['one', 'two']));
+    const own = `[${NODE}, record.mjs, step-own, "{{ job.step }}", "{{ output.relative_path }}"]`;
+    project.write('hooks.yaml', `${manifest(RECORDING)}  - id: teaser
+    kind: boreal
+    hooks:
+      on_output: ${own}
+    with: { prompt: A shoe in a stream, resolution: 720p, duration: 5 }
+`);
+    const result = await run();
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(statusCounts(project)).toEqual({ downloaded: 3 });
+    const ran = outputCalls();
+    // Each output ran exactly one hook: the shorts the manifest's, the teaser its step's only.
+    expect(ran.map((c) => c[2]).sort()).toEqual(['shorts/S1.mp4', 'shorts/S2.mp4', expect.stringMatching(/^teaser\/.+\.mp4$/)]);
+    expect(ran.filter((c) => c[0] === 'step-own')).toEqual([['step-own', 'teaser', expect.stringMatching(/^teaser\//)]]);
+    expect(ran.filter((c) => c[0] !== 'step-own').map((c) => c.slice(0, 3)).sort((a, b) => a[1]!.localeCompare(b[1]!))).toEqual([
+      ['one', 'S1', 'shorts/S1.mp4'],
+      ['two', 'S2', 'shorts/S2.mp4'],
+    ]);
+    expect(hookRuns().filter((r) => r.hook === 'on_output').map((r) => r.state)).toEqual(['ok', 'ok', 'ok']);
+  });
+});
+
 describe('once per output, across kills', () => {
   test.each([
     // The first download: no hook can be running yet (one running when the process dies runs on, and is run again: see the next test).
@@ -146,7 +171,8 @@ describe('a failing hook', () => {
     const retried = await project.cli(['retry', 'hooks.yaml', '--hooks', '--time-scale', TIME_SCALE]);
     expect(retried.exitCode, retried.stderr).toBe(0);
     expect(retried.stderr).toContain('rerunning 1 failed hook of 1 job');
-    // The first run's two hooks ran concurrently, in either order; the retry's one comes last.
+    // The first run's two hooks ran one at a time (hook concurrency 1), in whichever order their
+    // downloads finished; the retry's one comes last.
     const files = outputCalls().map((c) => c[1]);
     expect([...files.slice(0, 2)].sort()).toEqual(['shorts/S1.mp4', 'shorts/S2.mp4']);
     expect(files.slice(2)).toEqual(['shorts/S2.mp4']);
