@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
 import type { CliIo } from './io.js';
 
 /** `--state PATH` or `--sandbox`: which state database a command reads or acts on. */
@@ -8,11 +7,33 @@ export interface StateFlags {
   sandbox?: boolean;
 }
 
+/** Help for --state and --sandbox, the same in every command (run and retry add that --sandbox picks the service). */
+export const STATE_FLAG_HELP = {
+  state: "state database (default: state/reelpipe.db in the manifest's project; state/sandbox.db with --sandbox)",
+  sandbox: "the embedded sandbox runs: their outputs (OUTPUTS.sandbox) and, unless --state names another, their state (state/sandbox.db)",
+} as const;
+
 /** Adds --state and --sandbox, as every command that works on a manifest's state takes them. */
 export function addStateFlags(command: Command): Command {
-  return command
-    .option('--state <path>', "state database (default: state/reelpipe.db in the manifest's project)")
-    .option('--sandbox', "the embedded sandbox runs' state (state/sandbox.db) and outputs (OUTPUTS.sandbox)");
+  return command.option('--state <path>', STATE_FLAG_HELP.state).option('--sandbox', STATE_FLAG_HELP.sandbox);
+}
+
+/**
+ * The state database the flags choose: one rule, the same for every command (plan, run, retry,
+ * status, report, doubt, resolve, logs, runs, forget, unlock). `--sandbox` says the command is
+ * about the embedded sandbox's runs — their service (run, retry, resolve --adopt), their outputs
+ * folder (OUTPUTS.sandbox) and their default database (state/sandbox.db); `--state PATH` names
+ * the database, whichever runs it holds. So both together are the sandbox's runs kept in PATH.
+ *
+ * Why accept both rather than refuse them: `run --sandbox --state PATH` is how a trial keeps its
+ * state where the user wants it, and the `plan`, `status` or `report` of that trial must take the
+ * very same flags to find it; refusing them in some commands and not others made the same pair
+ * mean something in one command and an error in the next.
+ */
+export function statePathOf(manifestPath: string, io: Pick<CliIo, 'cwd'>, flags: StateFlags): Promise<string> {
+  return import('../state/locate.js').then(({ resolveStatePath }) =>
+    resolveStatePath(manifestPath, { cwd: io.cwd, statePath: flags.state, sandbox: flags.sandbox }),
+  );
 }
 
 /**
@@ -22,18 +43,7 @@ export function addStateFlags(command: Command): Command {
  * gone: then it is named by the path it had).
  */
 export async function locateManifestState(file: string, io: CliIo, flags: StateFlags): Promise<{ manifestPath: string; statePath: string }> {
-  refuseBoth(flags);
-  const [{ manifestIdentity }, { resolveStatePath }] = await Promise.all([import('../manifest/identity.js'), import('../state/locate.js')]);
+  const { manifestIdentity } = await import('../manifest/identity.js');
   const manifestPath = await manifestIdentity(file, io.cwd);
-  return { manifestPath, statePath: resolveStatePath(manifestPath, { cwd: io.cwd, statePath: flags.state, sandbox: flags.sandbox }) };
-}
-
-/**
- * `run` takes both (--sandbox picks the service, --state where its state goes); every other
- * command only picks which database to use with them, so together they contradict each other.
- */
-export function refuseBoth(flags: StateFlags): void {
-  if (flags.state !== undefined && flags.sandbox) {
-    throw new UsageError("--state and --sandbox both choose the state database: give one (--sandbox is the embedded sandbox runs' state)");
-  }
+  return { manifestPath, statePath: await statePathOf(manifestPath, io, flags) };
 }

@@ -18,15 +18,6 @@ describe('command modules', () => {
 });
 
 describe('reelpipe plan flags', () => {
-  test('--state with --sandbox is a usage error: both choose the database to read', async () => {
-    const result = await runCli(['plan', 'examples/demo.yaml', '--state', 'x.db', '--sandbox']);
-    expect([result.exitCode, result.stdout, result.stderr]).toEqual([
-      2,
-      '',
-      "reelpipe: --state and --sandbox both choose the state database: give one (--sandbox is the embedded sandbox runs' state)",
-    ]);
-  });
-
   test('--sandbox alone reads the sandbox state (none yet: every job is new)', async () => {
     const result = await runCli(['plan', 'examples/demo.yaml', '--sandbox'], { cwd: REPO_ROOT });
     expect(result.exitCode).toBe(0);

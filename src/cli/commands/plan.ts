@@ -1,12 +1,12 @@
 import { UsageError } from '../../errors.js';
-import { refuseBoth } from '../state-flags.js';
+import { addStateFlags, statePathOf } from '../state-flags.js';
 import type { Plan } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
 import { addOutputFlags, outcomeJson, withJsonFailure, type OutputFlags } from './output-flags.js';
 
 /**
- * `reelpipe plan MANIFEST [--json | --quiet] [--max-credits N] [--state PATH | --sandbox] [--step ID…]`:
+ * `reelpipe plan MANIFEST [--json | --quiet] [--max-credits N] [--state PATH] [--sandbox] [--step ID…]`:
  * what would be made and what it would cost, with no network access (`--quiet`: the totals and the
  * budget line only). Each job shows as the state database knows it (in the words of
  * src/state/vocabulary.ts; read-only, no lock). Prints the plan, then refuses (exit 3) when the
@@ -23,13 +23,13 @@ interface PlanFlags extends OutputFlags {
 
 export const registerPlan: RegisterCommand = (program, io) => {
   addOutputFlags(
-    program
-      .command('plan')
-      .description('show the jobs a manifest makes and their credits, against the budget (offline)')
-      .argument('<manifest>', 'the manifest YAML file')
-      .option('--max-credits <n>', 'budget for this plan, overriding budget.max_credits', parseCredits)
-      .option('--state <path>', 'state database to show job status from (default state/reelpipe.db)')
-      .option('--sandbox', "show status from the embedded sandbox runs' state (state/sandbox.db)")
+    addStateFlags(
+      program
+        .command('plan')
+        .description('show the jobs a manifest makes and their credits, against the budget (offline)')
+        .argument('<manifest>', 'the manifest YAML file')
+        .option('--max-credits <n>', 'budget for this plan, overriding budget.max_credits', parseCredits),
+    )
       .option('--step <id>', 'only the jobs of this step (repeat for more), as `run --step` would run them', (id: string, ids: string[] = []) => [...ids, id]),
     'print the plan as JSON',
   ).action(async (file: string, flags: PlanFlags) => {
@@ -51,7 +51,6 @@ export const registerPlan: RegisterCommand = (program, io) => {
 
 /** The plan, what the state database knows of its jobs, and the budget gate's view of them. */
 async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
-  refuseBoth(flags);
   const [{ loadManifest }, planner] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
   const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
   const whole = planner.planManifest(manifest, { maxCredits: flags.maxCredits, sandbox: flags.sandbox });
@@ -69,10 +68,10 @@ async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
  * still to pay for. SQLite loads only here.
  */
 async function stateOf(plan: Plan, io: CliIo, flags: PlanFlags) {
-  const [{ checkOutputs, readJobMoney, readStateIdentity, resolveStatePath }, { readJobFacts }] = await Promise.all([
+  const [{ checkOutputs, readJobMoney, readStateIdentity }, { readJobFacts }] = await Promise.all([
     import('../../state/index.js'), import('../../report/job-facts.js'),
   ]);
-  const dbPath = resolveStatePath(plan.manifestPath, { cwd: io.cwd, statePath: flags.state, sandbox: flags.sandbox });
+  const dbPath = await statePathOf(plan.manifestPath, io, flags);
   checkOutputs(plan.outputsDir, readStateIdentity(dbPath, plan.manifestPath));
   return { dbPath, facts: readJobFacts(dbPath, plan), money: readJobMoney(dbPath, plan.manifestPath, plan.jobs.map((j) => j.key)) };
 }

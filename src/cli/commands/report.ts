@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { CliIo } from '../io.js';
-import { refuseBoth } from '../state-flags.js';
+import { addStateFlags, statePathOf } from '../state-flags.js';
 import type { RegisterCommand } from './index.js';
 import { wholePositive } from './run-flags.js';
 
@@ -20,24 +20,23 @@ interface ReportFlags {
  * database, as every run does at its end. Read-only on the state; no network.
  */
 export const registerReport: RegisterCommand = (program, io) => {
-  program
-    .command('report')
-    .description('write the HTML report and results.csv / results.json of a manifest (OUTPUTS/report/)')
-    .argument('<manifest>', 'the manifest YAML file')
-    .option('--run <id>', 'the run the report is about (default: the newest)', wholePositive('--run'))
-    .option('--out <file>', 'write the HTML here instead of OUTPUTS/report/index.html (results files go beside it)')
-    .option('--open', 'open the report in the default browser (xdg-open or open)')
-    .option('--state <path>', "state database (default: state/reelpipe.db in the manifest's project)")
-    .option('--sandbox', "read the embedded sandbox runs' state (state/sandbox.db)")
+  addStateFlags(
+    program
+      .command('report')
+      .description('write the HTML report and results.csv / results.json of a manifest (OUTPUTS/report/)')
+      .argument('<manifest>', 'the manifest YAML file')
+      .option('--run <id>', 'the run the report is about (default: the newest)', wholePositive('--run'))
+      .option('--out <file>', 'write the HTML here instead of OUTPUTS/report/index.html (results files go beside it)')
+      .option('--open', 'open the report in the default browser (xdg-open or open)'),
+  )
     .action(async (file: string, flags: ReportFlags) => {
-      refuseBoth(flags);
-      const [{ loadManifest }, { planManifest }, { resolveStatePath }, { writeRunReport }] = await Promise.all([
-        import('../../manifest/index.js'), import('../../plan/index.js'), import('../../state/index.js'), import('../../report/write-report.js'),
+      const [{ loadManifest }, { planManifest }, { writeRunReport }] = await Promise.all([
+        import('../../manifest/index.js'), import('../../plan/index.js'), import('../../report/write-report.js'),
       ]);
       const plan = planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: flags.sandbox });
       const written = await writeRunReport({
         plan,
-        statePath: resolveStatePath(plan.manifestPath, { cwd: io.cwd, statePath: flags.state, sandbox: flags.sandbox }),
+        statePath: await statePathOf(plan.manifestPath, io, flags),
         runId: flags.run,
         out: flags.out === undefined ? undefined : resolve(io.cwd, flags.out),
       });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { RunManifestInput } from '../../run/run-manifest.js';
 import { DEFAULT_SANDBOX_SPEED } from '../../run/defaults.js';
+import { STATE_FLAG_HELP } from '../state-flags.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -45,9 +46,9 @@ export interface RunFlags {
 
 export function addRunFlags(command: Command): Command {
   command
-    .option('--sandbox', 'run against an embedded sandbox service (state in state/sandbox.db)')
+    .option('--sandbox', `run against an embedded sandbox service; ${STATE_FLAG_HELP.sandbox}`)
     .option('--sandbox-speed <x>', 'speed of the embedded sandbox', positive('--sandbox-speed'), DEFAULT_SANDBOX_SPEED)
-    .option('--state <path>', 'state database (default state/reelpipe.db)')
+    .option('--state <path>', STATE_FLAG_HELP.state)
     .option('--concurrency <n>', 'jobs in flight at once (default: the manifest\'s concurrency)', wholePositive('--concurrency'))
     .option('--max-credits <n>', 'credit cap for this manifest (default: budget.max_credits)', positive('--max-credits'))
     .option('--max-wait <duration>', 'stop waiting after this long (e.g. 30m) and exit 4; rerun to resume', parseDuration)

@@ -1,3 +1,4 @@
+import { addStateFlags, statePathOf, type StateFlags } from '../state-flags.js';
 import type { RegisterCommand } from './index.js';
 
 /**
@@ -6,21 +7,21 @@ import type { RegisterCommand } from './index.js';
  * lock and works while a run is going.
  */
 export const registerStatus: RegisterCommand = (program, io) => {
-  program
-    .command('status')
-    .description('jobs per step and state, credits estimated versus used, outputs and failures')
-    .argument('<manifest>', 'the manifest YAML file')
-    .option('--json', 'print the report as JSON')
-    .option('--state <path>', 'state database (default state/reelpipe.db)')
-    .option('--sandbox', 'read the embedded sandbox runs\' state (state/sandbox.db)')
-    .action(async (file: string, flags: { json?: boolean; state?: string; sandbox?: boolean }) => {
+  addStateFlags(
+    program
+      .command('status')
+      .description('jobs per step and state, credits estimated versus used, outputs and failures')
+      .argument('<manifest>', 'the manifest YAML file')
+      .option('--json', 'print the report as JSON'),
+  )
+    .action(async (file: string, flags: StateFlags & { json?: boolean }) => {
       // Loaded on use, so other commands start without these modules.
-      const [{ loadManifest }, { planManifest }, { buildStatusReport, renderStatus }, { resolveStatePath }] = await Promise.all([
-        import('../../manifest/index.js'), import('../../plan/index.js'), import('../../report/status-report.js'), import('../../state/index.js'),
+      const [{ loadManifest }, { planManifest }, { buildStatusReport, renderStatus }] = await Promise.all([
+        import('../../manifest/index.js'), import('../../plan/index.js'), import('../../report/status-report.js'),
       ]);
       const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
       const plan = planManifest(manifest, { sandbox: flags.sandbox });
-      const dbPath = resolveStatePath(plan.manifestPath, { cwd: io.cwd, statePath: flags.state, sandbox: flags.sandbox });
+      const dbPath = await statePathOf(plan.manifestPath, io, flags);
       const report = buildStatusReport(plan, dbPath);
       io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
     });

@@ -1,19 +1,16 @@
 import { UsageError } from '../../errors.js';
 import type { Plan, PlannedJob } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
-import { refuseBoth, type StateFlags } from '../state-flags.js';
+import { statePathOf, type StateFlags } from '../state-flags.js';
 
 /**
  * The manifest's plan and its state database, found as every command finds them (the manifest's
  * project, --state, --sandbox). Heavy modules load here, on use.
  */
 export async function manifestTarget(io: CliIo, file: string, flags: StateFlags): Promise<{ plan: Plan; statePath: string }> {
-  refuseBoth(flags);
-  const [{ loadManifest }, { planManifest }, { resolveStatePath }] = await Promise.all([
-    import('../../manifest/index.js'), import('../../plan/index.js'), import('../../state/index.js'),
-  ]);
+  const [{ loadManifest }, { planManifest }] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
   const plan = planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: flags.sandbox });
-  return { plan, statePath: resolveStatePath(plan.manifestPath, { cwd: io.cwd, statePath: flags.state, sandbox: flags.sandbox }) };
+  return { plan, statePath: await statePathOf(plan.manifestPath, io, flags) };
 }
 
 /** The planned job named by its key or its label (labels are unique within a manifest). */
