@@ -70,7 +70,7 @@ async function prepare(options, dir) {
   ws.url = ws.sandbox.url;
   ws.manifest = writeManifest(dir, options.jobs, linkId);
   const plan = JSON.parse(execFileSync(process.execPath, [CLI, 'plan', ws.manifest, '--json', '--state', ws.statePath], { cwd: dir, maxBuffer: 2 ** 28 }).toString());
-  ws.plan = { keys: plan.jobs.map((j) => j.key), expected: plan.totals.credits.expected };
+  ws.plan = { keys: plan.jobs.map((j) => j.key), expected: plan.totals.creditsEstimated };
   ws.cap = options.maxCredits === 'plan' ? ws.plan.expected : options.maxCredits;
   return ws;
 }

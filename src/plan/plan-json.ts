@@ -1,17 +1,22 @@
 import { resolve } from 'node:path';
+import { overrunOf } from '../report/credits.js';
+import { totalsOf, type TotalledJob } from '../report/job-totals.js';
+import type { StateWord } from '../state/vocabulary.js';
 import { NEW } from './render-table.js';
-import type { Plan, PlannedJob } from './types.js';
+import type { CreditTotal, Plan, PlannedJob } from './types.js';
 
 /**
  * What the state database knows of a job, as `plan --json` shows it (src/report/job-facts.ts
  * reads it). Times are epoch milliseconds here, ISO 8601 in the JSON; unknown is null.
  */
 export interface RecordedJob {
-  state: string;
+  state: StateWord;
   /** The database's own name for the status (docs/report.md#states): `dbStatus` in the JSON. */
   status: string | null;
   remoteId: string | null;
   creditsUsed: number | null;
+  /** What the service charged the current attempt (compared with the high estimate); absent: not known. */
+  creditsCharged?: number | null;
   submittedAt: number | null;
   finishedAt: number | null;
   downloadedAt: number | null;
@@ -31,9 +36,16 @@ export interface PlanJsonFrame {
   error?: string | null;
 }
 
-/** `reelpipe plan --json`: the whole plan, each job with its state from the run state. */
+/**
+ * `reelpipe plan --json`: the whole plan, each job with its state from the run state. Its steps
+ * and totals have the shape of `status --json`'s (report/job-totals.ts: jobs, counts,
+ * creditsEstimated, creditsUsed, unknownEstimates, unknownUsed, overHighEstimate), so one script
+ * reads both; the plan adds what only it knows: the estimates' range (creditsLow, creditsHigh;
+ * null when every job's is unknown), and a step's mode, needs and download.
+ */
 export function planToJson(plan: Plan, recordOf?: RecordOf, frame: PlanJsonFrame = {}): object {
-  return { ...head(plan, frame), jobs: plan.jobs.map((job) => jobJson(plan, job, recordOf)), ...tail(plan, frame) };
+  const sums = stepsAndTotals(plan, recordOf);
+  return { ...head(plan, frame, sums.steps), jobs: plan.jobs.map((job) => jobJson(plan, job, recordOf)), ...tail(plan, frame, sums.totals) };
 }
 
 /** Why a size: big enough that 100,000 jobs are a few hundred writes, small enough to stay flat. */
@@ -44,8 +56,9 @@ const CHUNK_CHARS = 64 * 1024;
  * time: a 100,000-job plan never exists as one string (nor as a second copy of every job).
  */
 export function* planJsonChunks(plan: Plan, recordOf?: RecordOf, frame: PlanJsonFrame = {}): Generator<string> {
+  const sums = stepsAndTotals(plan, recordOf);
   // The head without its closing "\n}", then the jobs, then the tail without its opening "{".
-  let buffer = `${JSON.stringify(head(plan, frame), null, 2).slice(0, -2)},\n  "jobs": [`;
+  let buffer = `${JSON.stringify(head(plan, frame, sums.steps), null, 2).slice(0, -2)},\n  "jobs": [`;
   for (let i = 0; i < plan.jobs.length; i++) {
     const job = JSON.stringify(jobJson(plan, plan.jobs[i] as PlannedJob, recordOf), null, 2);
     buffer += `${i === 0 ? '' : ','}\n    ${job.replaceAll('\n', '\n    ')}`;
@@ -54,10 +67,36 @@ export function* planJsonChunks(plan: Plan, recordOf?: RecordOf, frame: PlanJson
       buffer = '';
     }
   }
-  yield `${buffer}${plan.jobs.length === 0 ? ']' : '\n  ]'},${JSON.stringify(tail(plan, frame), null, 2).slice(1)}\n`;
+  yield `${buffer}${plan.jobs.length === 0 ? ']' : '\n  ]'},${JSON.stringify(tail(plan, frame, sums.totals), null, 2).slice(1)}\n`;
 }
 
-const head = (plan: Plan, frame: PlanJsonFrame) => ({
+/** A step's or the plan's estimates' range: the known figures summed, null when every job's is unknown. */
+const range = (credits: CreditTotal | null) => ({ creditsLow: credits?.low ?? null, creditsHigh: credits?.high ?? null });
+
+/** Each step's totals and the plan's, as status --json gives them (one pass over the jobs), with the plan's own fields. */
+function stepsAndTotals(plan: Plan, recordOf?: RecordOf) {
+  const byStep = new Map<string, TotalledJob[]>(plan.steps.map((step) => [step.id, []]));
+  const all: TotalledJob[] = [];
+  for (const job of plan.jobs) {
+    const record = recordOf?.(job.key);
+    const totalled: TotalledJob = {
+      state: record?.state ?? NEW,
+      creditsEstimated: job.credits?.expected ?? null,
+      creditsUsed: record ? record.creditsUsed : 0,
+      overHighEstimate: overrunOf(job, record?.creditsCharged) !== null,
+    };
+    byStep.get(job.step)?.push(totalled);
+    all.push(totalled);
+  }
+  return {
+    steps: plan.steps.map(({ id, kind, mode, credits, needs, download }) => ({
+      id, kind, ...(mode ? { mode } : {}), ...totalsOf(byStep.get(id) ?? []), ...range(credits), needs, download,
+    })),
+    totals: { ...totalsOf(all), ...range(plan.totals.credits) },
+  };
+}
+
+const head = (plan: Plan, frame: PlanJsonFrame, steps: object[]) => ({
   name: plan.name,
   manifest: plan.manifestPath,
   ...(frame.stateDb === undefined ? {} : { stateDb: frame.stateDb }),
@@ -65,10 +104,10 @@ const head = (plan: Plan, frame: PlanJsonFrame) => ({
   concurrency: plan.concurrency,
   kindConcurrency: plan.kindConcurrency,
   budget: plan.budget,
-  steps: plan.steps,
+  steps,
 });
 
-const tail = (plan: Plan, { stateDb: _, ...outcome }: PlanJsonFrame) => ({ totals: plan.totals, duplicates: plan.duplicates, warnings: plan.warnings, ...outcome });
+const tail = (plan: Plan, { stateDb: _, ...outcome }: PlanJsonFrame, totals: object) => ({ totals, duplicates: plan.duplicates, warnings: plan.warnings, ...outcome });
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 

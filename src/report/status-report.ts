@@ -2,10 +2,11 @@ import { resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
 import type { JobStatus } from '../state/index.js';
 import { formatCredits, plural } from '../util/format.js';
-import { creditsText, knownOrNull, overrunOf, sumCredits, type CreditSum } from './credits.js';
+import { creditsText, overrunOf, type CreditSum } from './credits.js';
+import { totalsOf, type JobTotals } from './job-totals.js';
 import { readJobFacts } from './job-facts.js';
 import { hookOutcomeText, readHookFacts, type HookFacts } from './hook-facts.js';
-import { countWords, countsText, type StateWord } from '../state/vocabulary.js';
+import { countsText, type StateWord } from '../state/vocabulary.js';
 
 /** One job as `status` shows it. Unknown figures and times are null, never 0. */
 export interface JobStatusLine {
@@ -41,23 +42,11 @@ export interface JobStatusLine {
   hooks: HookFacts[];
 }
 
-interface Totals {
-  jobs: number;
-  counts: Partial<Record<StateWord, number>>;
-  /** Known figures summed; null when every job's figure is unknown. */
-  creditsEstimated: number | null;
-  creditsUsed: number | null;
-  /** Jobs whose estimate / cost is unknown (left out of the sums above). */
-  unknownEstimates: number;
-  unknownUsed: number;
-  overHighEstimate: number;
-}
-
 export interface StatusReport {
   manifest: string;
   stateDb: string;
-  steps: ({ id: string; kind: string } & Totals)[];
-  totals: Totals;
+  steps: ({ id: string; kind: string } & JobTotals)[];
+  totals: JobTotals;
   jobs: JobStatusLine[];
   /** The newest run of the manifest's on_finish hook; null when it never ran. */
   onFinish: HookFacts | null;
@@ -97,24 +86,10 @@ export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
   return { manifest: plan.manifestPath, stateDb: dbPath, steps, totals: totalsOf(jobs), jobs, onFinish: hooks.onFinish };
 }
 
-function totalsOf(jobs: readonly JobStatusLine[]): Totals {
-  const estimated = sumCredits(jobs.map((j) => j.creditsEstimated));
-  const used = sumCredits(jobs.map((j) => j.creditsUsed));
-  return {
-    jobs: jobs.length,
-    counts: countWords(jobs.map((j) => j.state)),
-    creditsEstimated: knownOrNull(estimated),
-    creditsUsed: knownOrNull(used),
-    unknownEstimates: estimated.unknownJobs,
-    unknownUsed: used.unknownJobs,
-    overHighEstimate: jobs.filter((j) => j.overHighEstimate).length,
-  };
-}
-
 const sumOf = (known: number | null, unknownJobs: number, jobs: number): CreditSum => ({ known: known ?? 0, unknownJobs, jobs });
 
 /** `credits used 12, estimated unknown`, and how many jobs cost more than their high estimate. */
-function creditLine(t: Totals): string {
+function creditLine(t: JobTotals): string {
   const over = t.overHighEstimate > 0 ? `; ${t.overHighEstimate} over the high estimate` : '';
   return `credits used ${creditsText(sumOf(t.creditsUsed, t.unknownUsed, t.jobs))}, estimated ${creditsText(sumOf(t.creditsEstimated, t.unknownEstimates, t.jobs))}${over}`;
 }

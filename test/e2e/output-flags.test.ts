@@ -2,12 +2,20 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TIME_SCALE, openProject, type Project } from './harness.js';
 import { scriptsCsv, shortsManifest } from './shorts-fixture.js';
 
+const LINK = `
+  - id: product
+    kind: link_with_params
+    download: false
+    with: { title: Trail Runner 2, image_urls: [https://example.com/tr2.jpg] }
+`;
 
 let project: Project;
 beforeAll(async () => {
   project = await openProject();
   project.write('scripts.csv', scriptsCsv());
   for (const name of ['json', 'quiet']) project.write(`${name}.yaml`, shortsManifest(name));
+  // A link nobody prices, whose cost the service never reports: unknown on both counts.
+  project.write('shape.yaml', shortsManifest('shape', { steps: LINK }));
   project.write('refused.yaml', shortsManifest('refused', { top: 'budget: { max_credits: 1 }' }));
 });
 afterAll(() => project.close());
@@ -42,5 +50,21 @@ describe('run --json and --quiet', () => {
     const again = await project.cli(['retry', 'quiet.yaml', '--quiet', '--json', '--time-scale', TIME_SCALE]);
     expect([again.exitCode, again.stderr]).toEqual([0, '']);
     expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'OK', exitCode: 0, totals: { jobs: 3, counts: { done: 3 } } });
+  });
+});
+
+describe('plan --json and status --json', () => {
+  test('give steps and totals the same shape: every field status --json has, plan --json has with the same value', async () => {
+    const run = await project.cli(['run', 'shape.yaml', '--time-scale', TIME_SCALE]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    type Totals = Record<string, unknown>;
+    const status = JSON.parse((await project.cli(['status', 'shape.yaml', '--json'])).stdout) as { steps: Totals[]; totals: Totals };
+    const plan = JSON.parse((await project.cli(['plan', 'shape.yaml', '--json'])).stdout) as { steps: Totals[]; totals: Totals };
+    expect(status.totals).toEqual({ jobs: 4, counts: { done: 4 }, creditsEstimated: 15, creditsUsed: 15, unknownEstimates: 1, unknownUsed: 1, overHighEstimate: 0 });
+    expect(plan.totals).toEqual({ ...status.totals, creditsLow: 15, creditsHigh: 15 });
+    expect(plan.steps).toHaveLength(status.steps.length);
+    status.steps.forEach((step, i) => expect(plan.steps[i]).toMatchObject(step));
+    // The plan's own facts, beside them.
+    expect(plan.steps.map((s) => [s.id, s.creditsLow, s.creditsHigh, s.needs, s.download])).toEqual([['shorts', 15, 15, [], true], ['product', null, null, [], false]]);
   });
 });

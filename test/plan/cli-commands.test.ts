@@ -73,7 +73,9 @@ describe('reelpipe plan', () => {
     ]);
     expect(plan.jobs.map((j) => [j.creditsUsed, j.submittedAt, j.finishedAt, j.downloadedAt, j.outputs])).toEqual(Array(3).fill([0, null, null, null, []]));
     expect(plan.jobs.every((j) => /^(shorts|link):[0-9a-f]{12}$/.test(String(j.key)))).toBe(true);
-    expect(plan.totals).toEqual({ jobs: 3, credits: { low: 10, expected: 10, high: 10 }, unknownJobs: 1 });
+    expect(plan.totals).toEqual({
+      jobs: 3, counts: { 'not submitted': 3 }, creditsEstimated: 10, creditsUsed: 0, unknownEstimates: 1, unknownUsed: 0, overHighEstimate: 0, creditsLow: 10, creditsHigh: 10,
+    });
   });
 
   test('over budget: prints the plan, then refuses with the figures and exit 3', async () => {

@@ -15,7 +15,7 @@ describe('the streamed JSON plan', () => {
     ['a step without jobs', [{ ...link, for_each: { rows: [] }, with: { url: '{{ row.url }}' } }]],
   ])('with %s, is the same text as JSON.stringify of the plan', async (_, steps) => {
     const plan = await planOf(steps);
-    const done = { state: 'done', status: 'downloaded', remoteId: 'r-1', creditsUsed: 84, submittedAt: 1, finishedAt: 2, downloadedAt: 3, outputs: [{ path: 'clone/a.mp4' }] };
+    const done = { state: 'done' as const, status: 'downloaded', remoteId: 'r-1', creditsUsed: 84, submittedAt: 1, finishedAt: 2, downloadedAt: 3, outputs: [{ path: 'clone/a.mp4' }] };
     const status: RecordOf = (key) => (key.startsWith('clone') ? done : undefined);
     expect([...planJsonChunks(plan, status)].join('')).toBe(whole(plan, status));
   });

@@ -30,7 +30,10 @@ describe('a plan whose every job is of unknown cost', () => {
       '',
     ]);
     expect(() => assertBudget(p, budgetView(p, 10))).toThrow(/nobody prices/);
-    expect(planToJson(p)).toMatchObject({ steps: [{ id: 'product', credits: null, unknownJobs: 1 }], totals: { credits: null } });
+    expect(planToJson(p)).toMatchObject({
+      steps: [{ id: 'product', creditsEstimated: null, creditsLow: null, creditsHigh: null, unknownEstimates: 1 }],
+      totals: { creditsEstimated: null, creditsLow: null, creditsHigh: null, unknownEstimates: 1 },
+    });
   });
 
   test('a step of no jobs costs 0, which is known', async () => {
@@ -44,10 +47,10 @@ describe('plan --json of a manifest mixing priced and unpriced steps', () => {
     const regen = { id: 'regen', kind: 'product_regen', with: { id: '3f1b2c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' } };
     const { dir } = tempTree({ 'manifest.yaml': manifestWith([link, regen]) });
     const result = await runCli(['plan', 'manifest.yaml', '--json'], { cwd: dir });
-    const json = JSON.parse(result.stdout) as { steps: { id: string; credits: unknown; unknownJobs: number }[] };
-    expect(json.steps.map((s) => [s.id, s.credits, s.unknownJobs])).toEqual([
-      ['product', null, 1],
-      ['regen', { low: 1, expected: 1, high: 1 }, 0],
+    const json = JSON.parse(result.stdout) as { steps: { id: string; creditsLow: unknown; creditsEstimated: unknown; creditsHigh: unknown; unknownEstimates: number }[] };
+    expect(json.steps.map((s) => [s.id, s.creditsLow, s.creditsEstimated, s.creditsHigh, s.unknownEstimates])).toEqual([
+      ['product', null, null, null, 1],
+      ['regen', 1, 1, 1, 0],
     ]);
   });
 });
