@@ -1,11 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { STARTER_FILES } from '../../src/init/starter-files.js';
 import { StateStore, acquireLock } from '../../src/state/index.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
 
 let project: Project | undefined;
@@ -231,6 +232,8 @@ describe('reelpipe init', () => {
     const init = await runCli(['init'], { cwd: dir });
     expect(init.exitCode, init.stderr).toBe(0);
     for (const file of STARTER_FILES) expect(readFileSync(join(dir, file.path), 'utf8')).toBe(file.text);
+    // Called as `node …/bin/reelpipe.js` from a folder outside the clone: its next steps say the same.
+    expect(init.stdout).toContain(`next: node ${CLI} validate pipelines/starter.yaml\n      node ${CLI} run pipelines/starter.yaml --sandbox`);
 
     const validate = await runCli(['validate', 'pipelines/starter.yaml'], { cwd: dir });
     expect([validate.exitCode, validate.stdout]).toEqual([0, 'OK pipelines/starter.yaml: starter, 4 steps, 5 jobs']);
@@ -243,5 +246,21 @@ describe('reelpipe init', () => {
     expect(again.exitCode).toBe(2);
     expect(again.stderr).toMatch(/pipelines\/starter\.yaml and pipelines\/starter\.csv already exist .*: nothing was written/);
     expect(readFileSync(join(dir, 'pipelines/starter.csv'), 'utf8')).toBe('sku,script\nMINE,"my own rows"\n');
+  });
+
+  test.each([
+    ['found on the PATH (a global install, npm link)', 'reelpipe'],
+    ['in the node_modules of the project it runs in', 'npx reelpipe'],
+  ])('its next steps name the CLI as it was called: %s → %s', async (how, expected) => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'reelpipe-init-')));
+    folders.push(dir);
+    const bin = join(dir, how.startsWith('found') ? 'bin' : 'node_modules/.bin');
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(CLI, join(bin, 'reelpipe'));
+    const init = how.startsWith('found')
+      ? await execa('reelpipe', ['init'], { cwd: dir, reject: false, env: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` } })
+      : await execa('node', [join(bin, 'reelpipe'), 'init'], { cwd: dir, reject: false });
+    expect(init.exitCode, init.stderr).toBe(0);
+    expect(init.stdout).toContain(`next: ${expected} validate pipelines/starter.yaml\n      ${expected} run pipelines/starter.yaml --sandbox`);
   });
 });

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { invokedAs } from '../invoked-as.js';
 import type { RegisterCommand } from './index.js';
 
 /**
@@ -23,9 +24,11 @@ export const registerInit: RegisterCommand = (program, io) => {
         writeFileSync(path, file.text, { flag: 'wx' });
         io.stdout(`wrote ${file.path}\n`);
       }
+      // The form the user just ran (node bin/reelpipe.js in a clone, reelpipe on the PATH, npx reelpipe in a project that depends on it).
+      const cli = invokedAs(process.argv[1], io.cwd, io.env.PATH);
       io.stdout(
-        'next: npx reelpipe validate pipelines/starter.yaml\n' +
-          '      npx reelpipe run pipelines/starter.yaml --sandbox   (a free trial on the built-in sandbox)\n',
+        `next: ${cli} validate pipelines/starter.yaml\n` +
+          `      ${cli} run pipelines/starter.yaml --sandbox   (a free trial on the built-in sandbox)\n`,
       );
     });
 };
