@@ -96,6 +96,21 @@ describe('delivery', () => {
     expect(server.requestsTo('POST', '/slow')).toHaveLength(3);
   });
 
+  test('past the run\'s hard deadline each target still gets one try, bounded by the floor, and no second', async () => {
+    server.script('POST', '/slow', { hang: true }, { hang: true });
+    server.script('POST', '/fine', { status: 200 });
+    // The clock stands at 0 and the deadline has come: each POST gets the 100 ms floor, cut from
+    // the minute-long timeout (uncut, this test would run out of time).
+    const notified = await sendNotifications([target('/slow'), target('/fine')], summary(), ENV, {
+      say: (line) => said.push(line), clock, timeoutMs: 60_000, deadlineAt: 0, floorMs: 100,
+    });
+    expect(notified.map((n) => n.result?.attempts)).toEqual([1, 1]);
+    expect(notified[0]?.result).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/no time left to try again before --max-wait ends$/) });
+    expect(notified[1]?.result).toMatchObject({ ok: true, status: 200 });
+    expect(server.requestsTo('POST', '/slow')).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
   test('{{ env.X }} is read now; unset, nothing is sent and that is said', async () => {
     const viaEnv: NotifyTarget = { url: [{ ns: 'env', name: 'HOOK_URL', text: '{{ env.HOOK_URL }}' }], on: ['always'], path: [] };
     const [skipped] = await send([viaEnv]);

@@ -6,8 +6,14 @@ export interface PostOptions {
   timeoutMs?: number;
   /** @default 3 */
   attempts?: number;
-  /** Waits between attempts. @default systemClock */
+  /** Waits between attempts, and tells the time `until` is in. @default systemClock */
   clock?: Clock;
+  /**
+   * No attempt runs, and none is waited for, past this moment (the clock's milliseconds): each
+   * attempt's timeout is cut to what is left, and a wait that would end past it ends the tries.
+   * @default none: only `timeoutMs` and `attempts` bound the POST
+   */
+  until?: number;
 }
 
 /**
@@ -35,17 +41,24 @@ export async function postJson(url: string, body: string, options: PostOptions =
   const { timeoutMs, attempts, firstBackoffMs } = { ...DEFAULTS, ...options };
   const clock = options.clock ?? systemClock;
   const { request } = await import('undici');
+  const left = () => (options.until === undefined ? Infinity : options.until - clock.now());
   let last: PostResult = { ok: false, attempts: 0, status: null, error: 'not sent' };
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (attempt > 1) await clock.sleep(firstBackoffMs * 2 ** (attempt - 2));
+    if (attempt > 1) {
+      const backoff = firstBackoffMs * 2 ** (attempt - 2);
+      if (backoff >= left()) return { ...last, error: `${last.error ?? 'failed'}; no time left to try again before --max-wait ends` };
+      await clock.sleep(backoff);
+    }
+    // Whole milliseconds, at least one: undici and AbortSignal.timeout take nothing less.
+    const cut = Math.max(1, Math.floor(Math.min(timeoutMs, left())));
     try {
       const answer = await request(url, {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json', 'user-agent': 'reelpipe-notify' },
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs * 2),
+        headersTimeout: cut,
+        bodyTimeout: cut,
+        signal: AbortSignal.timeout(Math.max(1, Math.floor(Math.min(timeoutMs * 2, left())))),
       });
       await answer.body.dump();
       const { statusCode: status } = answer;
