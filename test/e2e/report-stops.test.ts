@@ -56,7 +56,7 @@ steps:
     const stoppedEarly = run.stdout.split('\n').find((line) => line.startsWith('stopped early: ')) ?? '';
     const final = run.stderr.trimEnd().split('\n').at(-1) ?? '';
     // The exit message's figures are the summary's, in its words; the stop's own reason is dated "at that moment".
-    expect(final).toMatch(/^reelpipe: the credit cap stopped submitting: 337 counted against the cap of 300 \(used 336 \+ unknown \(1 job\): /);
+    expect(final).toMatch(/ {2}reelpipe: the credit cap stopped submitting: 337 counted against the cap of 300 \(used 336 \+ unknown \(1 job\): /);
     expect(final).toContain('PAST the cap by 37');
     for (const line of [stopping, stoppedEarly, final]) {
       expect(line).toMatch(/clone-es \(clones:[0-9a-f]{12}\) was not submitted: its high estimate of 120 could pass the cap \(at that moment \d+ counted against the cap of 300 and \d+ held for jobs in flight\)/);

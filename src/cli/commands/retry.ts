@@ -31,7 +31,7 @@ export function planFailedAgain(store: StateStore, plan: Plan, step?: string): n
  * jobs' files stay; nothing is resubmitted), and with `--failed` does both. Jobs in doubt are not
  * retried here (see run --resubmit-in-doubt).
  */
-export const registerRetry: RegisterCommand = (program, io) => {
+export const registerRetry: RegisterCommand = (program, io, setExit) => {
   addOutputFlags(
     addRunFlags(
       program
@@ -66,6 +66,7 @@ export const registerRetry: RegisterCommand = (program, io) => {
         },
       },
       flags,
+      setExit,
     );
   });
 };

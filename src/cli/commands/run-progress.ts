@@ -1,9 +1,10 @@
-import { UsageError } from '../../errors.js';
+import { ReelpipeError, UsageError } from '../../errors.js';
 import { startProgress, type Progress } from '../../report/progress.js';
 import { progressMode } from '../../report/progress/mode.js';
 import type { RunEvents } from '../../run/run-events.js';
 import { isoTime } from '../../util/time-format.js';
 import { VERSION } from '../../util/version.js';
+import { exitCodeFor } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import type { OutputFlags } from './output-flags.js';
 
@@ -33,6 +34,25 @@ export function startRunProgress(io: CliIo, events: RunEvents, flags: OutputFlag
 export function endOfRunWriter(io: CliIo, flags: OutputFlags): (line: string) => void {
   const plain = progressMode({ quiet: flags.quiet, isTTY: io.stderrTerminal?.() !== undefined, env: io.env }) !== 'live';
   return (line) => io.stderr(plain ? `${isoTime(Date.now())}  ${line}` : line);
+}
+
+/**
+ * Says the error a run ends with (`reelpipe: …`) and sets the exit code from it, as the CLI's
+ * entry would. Why here: without a terminal every line of stderr after the run's header starts
+ * with its ISO time, and this last line too (each of its lines, for a message of several). A run
+ * refused before it started (no header: a bad flag, the budget gate, the outputs folder's owner)
+ * is said as every command says a refusal, the same words `plan` gives; with --quiet or on a
+ * terminal too. A bug (not a ReelpipeError) goes on to the entry, which asks for a report.
+ */
+export function sayRunError(io: CliIo, flags: OutputFlags, setExit: (code: number) => void, started: boolean): (error: unknown) => void {
+  return (error) => {
+    if (!(error instanceof ReelpipeError)) throw error;
+    const plain = started && progressMode({ quiet: flags.quiet, isTTY: io.stderrTerminal?.() !== undefined, env: io.env }) === 'plain';
+    const at = isoTime(Date.now());
+    const lines = `reelpipe: ${error.message}`.split('\n').map((line) => (plain ? `${at}  ${line}` : line));
+    io.stderr(`${lines.join('\n')}\n`);
+    setExit(exitCodeFor(error));
+  };
 }
 
 function statusEvery(env: NodeJS.ProcessEnv): number | undefined {

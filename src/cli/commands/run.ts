@@ -20,9 +20,9 @@ export interface RunCommandInput extends Omit<RunManifestInput, 'manifestFile' |
  * to stderr (progress/mode.ts decides how), the run's log to state/logs/, and the summary — or,
  * with `--json`, one JSON object — to stdout.
  */
-export async function runWithSignals(io: CliIo, manifestFile: string, input: RunCommandInput, output: OutputFlags = {}): Promise<void> {
+export async function runWithSignals(io: CliIo, manifestFile: string, input: RunCommandInput, output: OutputFlags, setExit: (code: number) => void): Promise<void> {
   // Loaded on use, so other commands start without the runner's modules.
-  const [{ startRunProgress }, { StopState }, { RunEvents }, { runManifest }, { openRunLog }, { VERSION }, { finishRun }] = await Promise.all([
+  const [{ startRunProgress, sayRunError }, { StopState }, { RunEvents }, { runManifest }, { openRunLog }, { VERSION }, { finishRun }] = await Promise.all([
     import('./run-progress.js'), import('../../run/run-context.js'), import('../../run/run-events.js'), import('../../run/run-manifest.js'),
     import('../../report/run-log.js'), import('../../util/version.js'), import('./run-output.js'),
   ]);
@@ -51,6 +51,9 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
     const fallback = () => ({ manifest: started?.manifest ?? manifestFile, run: started ? { id: started.runId, log: started.logFile } : null });
     const result = await withJsonFailure(io, output, fallback, run).finally(() => progress.close());
     await finishRun(io, result, started, output, io.env);
+  } catch (error) {
+    // Said here, not by the CLI's entry: without a terminal, stamped like every line before it.
+    sayRunError(io, output, setExit, started !== undefined)(error);
   } finally {
     progress.close();
     process.off('SIGINT', onSignal);
@@ -62,7 +65,7 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
  * `reelpipe run MANIFEST`: plan, check the budget, then submit, track and download every job not
  * yet done, exactly once; resumable after any interruption. Progress on stderr, summary on stdout.
  */
-export const registerRun: RegisterCommand = (program, io) => {
+export const registerRun: RegisterCommand = (program, io, setExit) => {
   addOutputFlags(
     addStepFlag(
       addRunFlags(
@@ -74,6 +77,6 @@ export const registerRun: RegisterCommand = (program, io) => {
     ),
     'print one JSON object at the end (status --json, with the outcome and exit code) instead of the summary',
   ).action(async (file: string, flags: RunFlags & OutputFlags & { step?: string[] }) => {
-    await runWithSignals(io, file, { ...runInputFrom(flags), steps: flags.step }, flags);
+    await runWithSignals(io, file, { ...runInputFrom(flags), steps: flags.step }, flags, setExit);
   });
 };

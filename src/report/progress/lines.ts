@@ -54,10 +54,13 @@ export const noteText = (e: RunEventMap['run:note']) => oneLine(e.message);
 /** Steps listed one by one at most; more are summed into one line. Why 10: the block must fit a terminal. */
 export const MAX_STEP_LINES = 10;
 
-/** `ETA 3m05s · `, `ETA — · ` until a job of the step has finished; nothing once nothing is left to make. */
+/**
+ * `ETA 3m05s · `, `ETA — · ` until a job of the step has finished; nothing once nothing is left
+ * to make. The total's `ETA ≥3m05s · ` counts only the steps with a finished job (tally.ts).
+ */
 function etaText(t: StepTally): string {
   if (t.remaining === 0) return '';
-  return `ETA ${t.etaMs === null ? '—' : formatDuration(t.etaMs)} · `;
+  return `ETA ${t.etaMs === null ? '—' : `${t.etaAtLeast ? '≥' : ''}${formatDuration(t.etaMs)}`} · `;
 }
 
 /** `12`, `12+?` when some finished jobs' cost is unknown, `?` when all are (as the plan writes it). */

@@ -25,6 +25,11 @@ export interface StepTally {
   credits: CreditSum;
   /** Time left, from observed durations; null until a job of the step has finished. */
   etaMs: number | null;
+  /**
+   * Steps taken together (the total): `etaMs` counts only the steps with a finished job, so the
+   * steps with work left and none finished yet will add to it — it is a lower bound ("≥").
+   */
+  etaAtLeast: boolean;
   /** Jobs still to finish at the service (not submitted, submitting, submitted, running). */
   remaining: number;
   /** Median seconds from submitted to finished of the step's finished jobs (ms), or null. */
@@ -112,6 +117,7 @@ export class ProgressTally {
       settled: words.filter((w) => SETTLED.has(w)).length,
       credits: sumCredits(jobs.filter((j) => j.status !== null && (COSTED.has(j.status) || j.creditsPrior > 0)).map(creditsOf)),
       etaMs: medianMs === null ? null : Math.max(0, medianMs * Math.ceil(remaining / Math.max(1, slots)) - underway),
+      etaAtLeast: false,
       remaining,
       medianMs,
     };
@@ -127,14 +133,18 @@ function creditsOf(job: JobFacts): number | null {
 /**
  * Steps taken together (the run, or the steps a block has no room for): counts and credits
  * summed; time left is the longest of the steps' or their remaining work spread over the run's
- * concurrency, whichever is more — unknown while any step with work left has no estimate.
+ * concurrency, whichever is more. Policy: it is computed from the steps with observed durations;
+ * while a step with work left has none yet (nothing of it finished), the figure leaves that step
+ * out and is said as a lower bound (`etaAtLeast`), rather than guessed or withheld until every
+ * step has finished a job; with no step observed, unknown.
  */
 export function sumSteps(id: string, steps: readonly StepTally[], concurrency: number): StepTally {
   const counts: Partial<Record<StateWord, number>> = {};
   for (const step of steps) for (const [word, n] of Object.entries(step.counts) as [StateWord, number][]) counts[word] = (counts[word] ?? 0) + n;
   const pending = steps.filter((s) => s.remaining > 0);
-  const known = pending.every((s) => s.etaMs !== null && s.medianMs !== null);
-  const work = pending.reduce((sum, s) => sum + (s.medianMs ?? 0) * s.remaining, 0);
+  const observed = pending.filter((s) => s.etaMs !== null && s.medianMs !== null);
+  const work = observed.reduce((sum, s) => sum + (s.medianMs ?? 0) * s.remaining, 0);
+  const known = observed.length > 0 || pending.length === 0;
   const credits = steps.reduce((sum, s) => ({ known: sum.known + s.credits.known, unknownJobs: sum.unknownJobs + s.credits.unknownJobs, jobs: sum.jobs + s.credits.jobs }), EMPTY);
   return {
     id,
@@ -142,7 +152,8 @@ export function sumSteps(id: string, steps: readonly StepTally[], concurrency: n
     counts,
     settled: steps.reduce((n, s) => n + s.settled, 0),
     credits: { ...credits, known: Math.round(credits.known * 100) / 100 },
-    etaMs: known ? Math.max(0, ...pending.map((s) => s.etaMs ?? 0), work / Math.max(1, concurrency)) : null,
+    etaMs: known ? Math.max(0, ...observed.map((s) => s.etaMs ?? 0), work / Math.max(1, concurrency)) : null,
+    etaAtLeast: known && observed.length < pending.length,
     remaining: pending.reduce((n, s) => n + s.remaining, 0),
     medianMs: null,
   };

@@ -67,12 +67,15 @@ describe('the tally', () => {
     expect(tally.steps(NOW)[1]!.credits).toEqual({ known: 0, unknownJobs: 1, jobs: 1 });
   });
 
-  test('the total has no estimate while a step with work left has none; else the longer of the steps and the work over the concurrency', () => {
+  test('the total is the longer of the steps and the work over the concurrency; from the steps with observations, a lower bound while another has none', () => {
+    const empty = new ProgressTally(plan, 1, []);
+    expect(empty.total(empty.steps(NOW))).toMatchObject({ etaMs: null, etaAtLeast: false });
     const tally = new ProgressTally(plan, 1, [{ key: 's1', status: 'downloaded', creditsUsed: 5, creditsPrior: 0, submittedAt: 0, finishedAt: 10 * S }]);
-    expect(tally.total(tally.steps(NOW)).etaMs).toBeNull();
+    // Shorts observed (s2 left, 10 s); clones not yet: at least 10 s.
+    expect(tally.total(tally.steps(NOW))).toMatchObject({ etaMs: 10 * S, etaAtLeast: true });
     tally.update({ key: 'c1', status: 'downloaded', submittedAt: 0, finishedAt: 30 * S });
     // Left: s2 (10 s) alone, at concurrency 1.
-    expect(tally.total(tally.steps(NOW)).etaMs).toBe(10 * S);
+    expect(tally.total(tally.steps(NOW))).toMatchObject({ etaMs: 10 * S, etaAtLeast: false });
   });
 
   test('median', () => {
