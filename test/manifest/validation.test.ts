@@ -162,6 +162,21 @@ describe('row files', () => {
       ],
     ],
     [
+      // csv-parse's own recovery read on inside the bad quote: "Quote Not Closed" at line 9 (no
+      // quote there), and the record-length errors of lines 4 and 7 were never seen.
+      'several syntax errors, each at its own line: the parse starts again on the line after a bad quote',
+      { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script\na,"bad" quote\nb,ok\nc,too,many\nd,x"y"\ne,"two\nlines",fine,extra\ng,"unclosed\nh,x,y\n' },
+      [
+        's.csv:2:3  CSV: Invalid Closing Quote: got " " at line 2 instead of delimiter, record delimiter, trimable character (if activated) or comment',
+        's.csv:4:7  CSV: Invalid Record Length: expect 2, got 3 on line 4',
+        's.csv:5:3  CSV: Invalid Opening Quote: a quote is found on field 1 at line 5, value is "x"',
+        's.csv:7:8  CSV: Invalid Record Length: expect 2, got 4 on line 7',
+        's.csv:8:3  CSV: Quote Not Closed: the parsing is finished with an opening quote at line 8',
+        's.csv:9:5  CSV: Invalid Record Length: expect 2, got 3 on line 9',
+        stopped('steps.0 (shorts)'),
+      ],
+    ],
+    [
       'a column named twice in the header',
       { 'manifest.yaml': csvStep('s.csv'), 's.csv': 'sku,script,notes,script\na,hello,x,again\n' },
       ['s.csv:1:18  CSV: column "script" appears twice in the header (first as column 2): a row\'s value for it would be ambiguous', stopped('steps.0 (shorts)')],

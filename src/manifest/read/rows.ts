@@ -1,6 +1,6 @@
-import { parse } from 'csv-parse/sync';
 import type { InputIssue } from '../../errors.js';
 import { count, raise } from '../syntax/limits.js';
+import { csvRecords, TOO_MANY } from './csv-records.js';
 import { csvFieldPosition, jsonValueColumn, lineStarts, type Position } from './row-positions.js';
 import { readTextFile } from './text-file.js';
 
@@ -50,12 +50,9 @@ const tooManyRows = (display: string, limits: RowLimits): InputIssue => ({
   message: `more than ${count(limits.maxRows)} rows, and each row is a job: above the limit of ${count(limits.maxRows)} jobs per step; ${raise('jobs_per_step')}`,
 });
 
-/** Thrown from csv-parse's record callback to stop reading a file of too many rows. */
-const TOO_MANY = Symbol('too many rows');
-
 /**
  * A CSV with a header row; quoting, embedded newlines and a BOM handled by csv-parse. Every
- * record that cannot be read is reported (csv-parse skips it and goes on), not only the first.
+ * record that cannot be read is reported at its own line, not only the first (csv-records.ts).
  */
 export async function readCsv(file: string, display: string, limits: RowLimits): Promise<Loaded> {
   const text = await readText(file, display, limits);
@@ -63,46 +60,6 @@ export async function readCsv(file: string, display: string, limits: RowLimits):
   const read = csvRecords(text, display, limits.maxRows + 1);
   if (read === TOO_MANY) return { issues: [tooManyRows(display, limits)] };
   return read.issues.length > 0 ? { issues: read.issues } : csvRows(text, display, read.records, read.lines);
-}
-
-/** Every record with the line it starts on, and a problem for each record that cannot be read. */
-function csvRecords(text: string, display: string, maxRecords: number): typeof TOO_MANY | { records: string[][]; lines: number[]; issues: InputIssue[] } {
-  const [records, lines, issues] = [[] as string[][], [] as number[], [] as InputIssue[]];
-  let [previousEnd, previousEmpty] = [0, 0];
-  /** A record starts after the previous one ends and after the empty lines skipped since. */
-  const startOf = (failed: { lines?: number; empty_lines?: number }) => {
-    const [end, empty] = [failed.lines ?? previousEnd, failed.empty_lines ?? previousEmpty];
-    const start = previousEnd + 1 + (empty - previousEmpty);
-    [previousEnd, previousEmpty] = [end, empty];
-    return start;
-  };
-  const reported = new Set<number>();
-  let starts: number[] | undefined;
-  /** One problem per line: after a quoting error csv-parse may trip again on the same line. */
-  const syntax = (failed: CsvError) => {
-    const start = startOf(failed);
-    const at = csvFieldPosition(text, (starts ??= lineStarts(text)), start, failedField(failed, records[0]?.length));
-    const line = at?.line ?? failed.lines ?? start;
-    if (!reported.has(line)) issues.push({ file: display, line, column: at?.column, message: `CSV: ${failed.message}` });
-    reported.add(line);
-  };
-  try {
-    parse(text, {
-      bom: true,
-      skip_empty_lines: true,
-      skip_records_with_error: true,
-      on_skip: (error) => void syntax((error ?? {}) as CsvError),
-      on_record: (record: string[], ctx) => {
-        lines.push(startOf(ctx));
-        if (records.push(record) > maxRecords) throw TOO_MANY;
-        return null;
-      },
-    });
-  } catch (error) {
-    if (error === TOO_MANY) return TOO_MANY;
-    syntax(error as CsvError);
-  }
-  return { records, lines, issues };
 }
 
 function csvRows(text: string, display: string, records: string[][], lines: number[]): Loaded {
@@ -126,19 +83,6 @@ function csvRows(text: string, display: string, records: string[][], lines: numb
   const starts = lines.slice(1);
   const cell = withLines(text, (all, row: number, field: string) => csvFieldPosition(text, all, starts[row] ?? 0, header.indexOf(field)));
   return { rows: { source: 'csv', file: display, columns: header, rows, lines: starts, text: true, locate: cell }, issues: [] };
-}
-
-type CsvError = Error & { code?: string; lines?: number; empty_lines?: number; index?: number; record?: string[] };
-
-/**
- * The field a csv-parse error is about: the first extra one (or the last) of a record of the
- * wrong length; the field being read for a quoting error.
- */
-function failedField(error: CsvError, expected: number | undefined): number {
-  if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' && error.record && expected !== undefined) {
-    return Math.min(expected, error.record.length - 1);
-  }
-  return error.index ?? 0;
 }
 
 /** JSON Lines: one object per non-empty line. */

@@ -1,0 +1,134 @@
+import { parse } from 'csv-parse/sync';
+import type { InputIssue } from '../../errors.js';
+import { csvFieldPosition, lineStarts } from './row-positions.js';
+
+/** Thrown from csv-parse's record callback to stop reading a file of too many rows. */
+export const TOO_MANY = Symbol('too many rows');
+
+/** Thrown from csv-parse's skip callback to stop a parse that lost its way: read on from `line`. */
+class Resync {
+  constructor(readonly line: number) {}
+}
+
+type CsvError = Error & { code?: string; lines?: number; empty_lines?: number; index?: number; record?: string[] };
+
+export interface CsvRecords {
+  records: string[][];
+  /** lines[i] is where records[i] starts. */
+  lines: number[];
+  issues: InputIssue[];
+}
+
+/**
+ * Every record with the line it starts on, and a problem for each record that cannot be read,
+ * each at its own line — not only the first.
+ *
+ * Policy, why re-synchronise: after a quoting error (a quote closed before the field ends, a
+ * quote never closed) csv-parse's own recovery keeps reading inside the quote, so it reports a
+ * "Quote Not Closed" on a later line that has no quote and never sees the records after it. A
+ * quote cannot be trusted past its line, so the parse stops there and starts again at the next
+ * line, as a person reading the file would. Record lengths are checked here against the header
+ * (not by csv-parse, which would take a restarted parse's first record as the reference).
+ */
+export function csvRecords(text: string, display: string, maxRecords: number): typeof TOO_MANY | CsvRecords {
+  const out: CsvRecords = { records: [], lines: [], issues: [] };
+  const reported = new Set<number>();
+  let starts: number[] | undefined;
+  const startsOf = () => (starts ??= lineStarts(text));
+  const report = (line: number, column: number | undefined, message: string) => {
+    // One problem per line: after a quoting error csv-parse may trip again on the same line.
+    if (!reported.has(line)) out.issues.push({ file: display, line, column, message: `CSV: ${message}` });
+    reported.add(line);
+  };
+  for (let from: number | undefined = 1; from !== undefined; ) {
+    const offset = startsOf()[from - 1];
+    if (offset === undefined || offset >= text.length) break;
+    const read = readFrom(text.slice(offset), from - 1, out, maxRecords, (failed, start) => {
+      const at = csvFieldPosition(text, startsOf(), start, failedField(failed, out.records[0]?.length));
+      const line = at?.line ?? failed.lines ?? start;
+      report(line, at?.column, failed.message);
+      return line;
+    });
+    if (read === TOO_MANY) return TOO_MANY;
+    from = read;
+  }
+  return out;
+}
+
+/**
+ * Parses `text` (the file from line `base + 1` on) into `out`; returns the line to read on from
+ * after a quoting error, or undefined at the end. `failed` reports a problem of the record that
+ * starts on `start` (lines counted in the whole file) and says the line it was reported at.
+ */
+function readFrom(
+  text: string,
+  base: number,
+  out: CsvRecords,
+  maxRecords: number,
+  failed: (error: CsvError, start: number) => number,
+): number | typeof TOO_MANY | undefined {
+  let [previousEnd, previousEmpty] = [base, 0];
+  /** A record starts after the previous one ends and after the empty lines skipped since. */
+  const startOf = (at: { lines?: number; empty_lines?: number }) => {
+    const [end, empty] = [at.lines === undefined ? previousEnd : base + at.lines, at.empty_lines ?? previousEmpty];
+    const start = previousEnd + 1 + (empty - previousEmpty);
+    [previousEnd, previousEmpty] = [end, empty];
+    return start;
+  };
+  /** A syntax error: reported at its place, then the parse starts again on the line after it. */
+  const lost = (error: CsvError) => {
+    const start = startOf(error);
+    const inFile = { ...error, message: inFileLines(error, base, start), lines: error.lines === undefined ? undefined : base + error.lines } as CsvError;
+    const line = failed(inFile, start);
+    // A quote never closed ran to the end of the file: read on after the line it opened on.
+    return new Resync((error.code === 'CSV_QUOTE_NOT_CLOSED' ? line : (inFile.lines ?? line)) + 1);
+  };
+  try {
+    parse(text, {
+      bom: base === 0,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      skip_records_with_error: true,
+      on_skip: (error) => {
+        throw lost((error ?? {}) as CsvError);
+      },
+      on_record: (record: string[], ctx) => {
+        const expected = out.records[0]?.length;
+        if (expected !== undefined && record.length !== expected) {
+          const end = base + (ctx.lines ?? 0);
+          failed({ name: 'CsvError', code: 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH', record, message: `Invalid Record Length: expect ${expected}, got ${record.length} on line ${end}` }, startOf(ctx));
+          return null;
+        }
+        out.lines.push(startOf(ctx));
+        if (out.records.push(record) > maxRecords) throw TOO_MANY;
+        return null;
+      },
+    });
+  } catch (error) {
+    if (error === TOO_MANY) return TOO_MANY;
+    if (error instanceof Resync) return error.line;
+    return lost(error as CsvError).line;
+  }
+  return undefined;
+}
+
+/**
+ * csv-parse's message with its line numbers counted in the whole file; a quote never closed is
+ * said at the line its record starts on, not at the end of the file where the parse gave up.
+ */
+function inFileLines(error: CsvError, base: number, start: number): string {
+  const message = error.message ?? 'unreadable record';
+  if (error.code === 'CSV_QUOTE_NOT_CLOSED') return message.replace(/at line \d+/, `at line ${start}`);
+  return base === 0 ? message : message.replace(/\b(at|on) line (\d+)/g, (_, word: string, n: string) => `${word} line ${base + Number(n)}`);
+}
+
+/**
+ * The field a csv-parse error is about: the first extra one (or the last) of a record of the
+ * wrong length; the field being read for a quoting error.
+ */
+function failedField(error: CsvError, expected: number | undefined): number {
+  if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' && error.record && expected !== undefined) {
+    return Math.min(expected, error.record.length - 1);
+  }
+  return error.index ?? 0;
+}
