@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/api/index.js';
@@ -49,8 +50,12 @@ steps:
     with: { script: "Hello there.", style: 3D, aspect_ratio: 9x16 }
 `);
     let deliver: (token: string, delivery: { id: string; status: string }) => boolean = () => false;
-    const hint = (id: string) => deliver(store.lastAttempt(plan.jobs[0]!.key)!.hookToken!, { id, status: 'running' });
+    // A delivery saying the job is done: the one kind of hint that makes a read due (a pending
+    // status changes nothing a read would, so it could never start a second read).
+    const hint = (id: string) => deliver(store.lastAttempt(plan.jobs[0]!.key)!.hookToken!, { id, status: 'done' });
     let reads = 0;
+    let secondRead: () => void = () => undefined;
+    const readAgain = new Promise<void>((resolve) => (secondRead = resolve));
     let downloaded: () => void = () => undefined;
     const fileServed = new Promise<void>((resolve) => (downloaded = resolve));
     const done = (res: ServerResponse, url: string) =>
@@ -62,12 +67,18 @@ steps:
         res.writeHead(200, { 'content-type': 'video/mp4' }).end('MP4DATA');
         return downloaded();
       }
-      // The delivery arrives while this read is on the wire. A second read, if any, answers
-      // only after the file was downloaded: a stale "done" that must not move the job back.
+      // The delivery arrives while this read is on the wire, and the read's answer is held until
+      // a second read arrives: without the one-read-in-flight guard the tracker starts one within
+      // a few ms of the hint (its gathering wait); with it, none comes and the answer goes after
+      // 200 ms. A second read answers only after the file was downloaded: a stale "done" that must
+      // not move the job back.
       if (++reads === 1) {
         hint(ID);
-        setTimeout(() => done(res, url), 20);
-      } else void fileServed.then(() => setTimeout(() => done(res, url), 20));
+        void Promise.race([readAgain, delay(200)]).then(() => done(res, url));
+      } else {
+        secondRead();
+        void fileServed.then(() => setTimeout(() => done(res, url), 20));
+      }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -77,11 +88,13 @@ steps:
     const receiver = { urlFor: (token: string) => `http://127.0.0.1:9/hooks/${token}`, setHandler: (handler: typeof deliver) => (deliver = handler) };
     const result = await executePlan(plan, { store, client, receiver }, options(plan));
 
-    expect(reads).toBe(1);
-    expect(result.counts).toEqual({ downloaded: 1 });
+    // First what the database says (a stale second answer must not move the job back: the guard
+    // in Tracker.record), then that no second read was started at all (the guard in Tracker.hint).
     expect(store.job(plan.jobs[0]!.key)?.status).toBe('downloaded');
+    expect(result.counts).toEqual({ downloaded: 1 });
     expect(readEvents(store.db, { type: 'job:done' })).toHaveLength(1);
     expect(runOutcome(result, 'm.yaml')).toBeUndefined();
+    expect(reads).toBe(1);
   });
 });
 
