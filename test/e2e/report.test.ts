@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { renderReport } from '../../src/report/html/render-report.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { reportData, reportJob } from '../report/fixtures/report-data.js';
-import { openBrowser, type Browser } from './browser.js';
+import { openBrowser, type Browser, type RequestLog } from './browser.js';
 
 /**
  * The report as a person sees it: the demo and a run with a failed step, each run on the embedded
@@ -28,11 +28,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Opens a report, recording every request the page (and its frames) makes. */
-async function open(path: string): Promise<{ page: Page; requests: string[] }> {
+/**
+ * Opens a report, watching every request its page, frames and workers make (browser.ts): one
+ * outside `folder` — the outputs folder the report lives in, by default — is recorded and aborted,
+ * and one the page's CSP refused is recorded too.
+ */
+async function open(path: string, folder = dirname(dirname(path))): Promise<{ page: Page; requests: RequestLog }> {
+  const requests = browser.watchRequests(folder);
   const page = await browser.context.newPage();
-  const requests: string[] = [];
-  page.on('request', (request) => requests.push(request.url()));
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(pathToFileURL(path).href);
@@ -56,6 +59,31 @@ async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, name) });
 }
+
+/** Nothing the page asked for left the folder: none sent elsewhere, none refused by its CSP. */
+function expectNothingLeft(requests: RequestLog): void {
+  expect({ outside: requests.outside, blocked: requests.blocked }).toEqual({ outside: [], blocked: [] });
+}
+
+/**
+ * A page expression: each lane the timeline says it drew (its `data-lanes`), with the pixels of
+ * its rectangle that are inked at all and those in the colour of a done job (#1f9d6b; an instant
+ * job's bar is a pixel or two wide, so an edge pixel, partly covered, counts by its colour).
+ */
+const TIMELINE_LANES = `(() => {
+  const canvas = document.getElementById('timeline');
+  const g = canvas.getContext('2d');
+  const scale = canvas.width / canvas.clientWidth;
+  return JSON.parse(canvas.getAttribute('data-lanes')).map((lane) => {
+    const pixels = g.getImageData(lane.x * scale, lane.y * scale, lane.width * scale, lane.height * scale).data;
+    let inked = 0, done = 0;
+    for (let i = 0; i < pixels.length; i += 4) {
+      if (pixels[i + 3] > 0) inked++;
+      if (pixels[i + 3] > 0 && Math.abs(pixels[i] - 31) + Math.abs(pixels[i + 1] - 157) + Math.abs(pixels[i + 2] - 107) < 24) done++;
+    }
+    return { step: lane.step, jobs: lane.jobs, inked, done, area: pixels.length / 4 };
+  });
+})()`;
 
 const tileValue = (page: Page, what: string) => page.locator('#totals .tile', { has: page.locator(`span:text-is("${what}")`) }).locator('b').textContent();
 
@@ -87,10 +115,24 @@ describe('the demo\'s report', () => {
     for (const frame of page.frames().slice(1)) expect(await frame.locator('#cta').count()).toBe(1);
     expect(await page.locator('#failures h2').textContent()).toBe('Failures and jobs in doubt (0)');
     expect(await page.locator('#gallery-grid .card b').allTextContents()).toEqual(expect.arrayContaining(['short-TR2-BLK', 'clone-de', 'teaser']));
-    const outputs = pathToFileURL(join(dir, 'out', 'demo.sandbox')).href;
-    expect(requests.filter((url) => !url.startsWith(`${outputs}/`))).toEqual([]);
-    expect(requests.length).toBeGreaterThanOrEqual(11);
+    expectNothingLeft(requests);
+    // The page, its seven videos and three ads at least, each from the outputs folder.
+    expect(requests.inside.length).toBeGreaterThanOrEqual(11);
     await screenshot(page, 'report-demo.png');
+    await page.close();
+  });
+
+  test('draws the timeline: one lane per step, each inked with its jobs\' bars in the colour of their state', async () => {
+    const { page, requests } = await open(reportPath);
+    const lanes = await page.evaluate<{ step: string; jobs: number; inked: number; done: number; area: number }[]>(TIMELINE_LANES);
+    const status = JSON.parse((await cli(['status', 'examples/demo.yaml', '--sandbox', '--json'])).stdout) as { steps: { id: string; jobs: number }[] };
+    expect(lanes.map((l) => [l.step, l.jobs])).toEqual(status.steps.map((s) => [s.id, s.jobs]));
+    for (const lane of lanes) {
+      // Not blank, and drawn: every job of the demo is done, so each lane holds that green.
+      expect(lane.done, lane.step).toBeGreaterThan(0);
+      expect(lane.inked, lane.step).toBeLessThan(lane.area);
+    }
+    expectNothingLeft(requests);
     await page.close();
   });
 
@@ -183,9 +225,24 @@ steps:
       expect.stringMatching(/^shorts · failures\.yaml:\d+ · A-1$/),
       expect.stringMatching(/^shorts · failures\.yaml:\d+ · <b>B<\/b>$/),
     ]);
-    const outputs = pathToFileURL(join(dir, 'out', 'failures.sandbox')).href;
-    expect(requests.filter((url) => !url.startsWith(`${outputs}/`))).toEqual([]);
+    expectNothingLeft(requests);
     await screenshot(page, 'report-failures.png');
+    await page.close();
+  });
+});
+
+describe('the check that nothing leaves the folder', () => {
+  test('catches a planted address: one sent outside the folder (aborted), and ones the page\'s CSP refused', async () => {
+    const file = join(dir, 'planted', 'report', 'index.html');
+    mkdirSync(dirname(file), { recursive: true });
+    const planted = '<img src="../../elsewhere.png"><img src="https://example.com/beacon.png">' +
+      "<script>fetch('http://127.0.0.1:9/collect').catch(function () {});</script></body>";
+    writeFileSync(file, renderReport(reportData([reportJob()]), { outputsHref: '../' }).replace('</body>', planted));
+    const { page, requests } = await open(file);
+    await vi.waitFor(() => expect(requests.blocked).toHaveLength(2));
+    expect(requests.outside).toEqual([pathToFileURL(join(dir, 'elsewhere.png')).href]);
+    expect(requests.blocked.sort()).toEqual(['http://127.0.0.1:9/collect', 'https://example.com/beacon.png']);
+    expect(requests.inside).toContain(pathToFileURL(file).href);
     await page.close();
   });
 });

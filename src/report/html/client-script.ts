@@ -136,6 +136,7 @@ export const CLIENT_SCRIPT = String.raw`
     g.font = '12px system-ui, sans-serif';
     var x = function (time) { return LEFT + (time - t.t0) / (t.t1 - t.t0) * (width - LEFT - 12); };
     var spans = [];
+    var bands = [];
     var y = 0;
     t.lanes.forEach(function (lane, s) {
       if (lane.length === 0) return;
@@ -144,9 +145,12 @@ export const CLIENT_SCRIPT = String.raw`
       y += HEAD;
       var row = t.heights[s] / lane.length;
       lane.forEach(function (j, i) { drawJob(g, x, j, y + i * row, row); spans.push({ top: y + i * row, bottom: y + (i + 1) * row, job: j }); });
+      bands.push({ step: data.steps[s], jobs: lane.length, x: LEFT, y: y, width: width - LEFT, height: t.heights[s] });
       y += t.heights[s];
     });
     drawAxis(g, y, width, (t.t1 - t.t0) / 1000, LEFT);
+    // Where each step's lane was drawn (CSS pixels), for a reader of the page (the report test reads its pixels).
+    canvas.setAttribute('data-lanes', JSON.stringify(bands));
     canvas.addEventListener('mousemove', function (event) {
       var hit = spans.find(function (s) { return event.offsetY >= s.top && event.offsetY < s.bottom; });
       canvas.title = hit ? hit.job.l + ' — ' + data.states[hit.job.st] + ': ' + phases(hit.job.t, t.t0) : '';
