@@ -1,4 +1,4 @@
-import { closeSync, fsync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { OutputFolders } from './output-folders.js';
 
@@ -97,9 +97,4 @@ function startFolderSync(dir: string): Promise<void> {
     state.next = null;
   } else folderSyncs.set(dir, { running, next: null });
   return running;
-}
-
-/** The file's modification time in nanoseconds, as text (it does not fit a double). */
-export function mtimeNsOf(path: string): string {
-  return statSync(path, { bigint: true }).mtimeNs.toString();
 }

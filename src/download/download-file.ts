@@ -3,7 +3,8 @@ import { request, type Dispatcher } from 'undici';
 import { dropUnread } from '../api/read-body.js';
 import { DownloadError, DownloadRefusedError } from '../errors.js';
 import { BlockedAddressError, guardedDispatcher } from './address-guard.js';
-import { mtimeNsOf, writeAtomically } from './atomic-write.js';
+import { writeAtomically } from './atomic-write.js';
+import { statStampOf } from './verify-file.js';
 import type { OutputFolders } from './output-folders.js';
 import { isPlausibleContentType, type OutputMedia } from './content-types.js';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_BYTES_ENV } from './download-settings.js';
@@ -26,8 +27,8 @@ export interface DownloadedFile {
   bytes: number;
   sha256: string;
   contentType: string;
-  /** Its modification time (ns, as text) right after it was written: see verify-file.ts. */
-  mtimeNs: string;
+  /** Its stat stamp right after its rename into place: see verify-file.ts. */
+  statStamp: string;
 }
 
 /** The URL is no longer valid (403, 404, 410): re-read the job for a fresh one. */
@@ -124,7 +125,7 @@ async function fetchFile(url: string, options: DownloadOptions & { onStatus?: (s
   const path = options.target(contentType);
   const expected = Number.isFinite(announced) ? announced : undefined;
   const written = await writeChecked(response.body, path, { url, expected, maxBytes, options });
-  return { path, ...written, contentType: contentType ?? 'application/octet-stream', mtimeNs: mtimeNsOf(path) };
+  return { path, ...written, contentType: contentType ?? 'application/octet-stream', statStamp: statStampOf(path) };
 }
 
 function statusRefusal(url: string, status: number, media: OutputMedia, contentType: string | undefined): DownloadError | undefined {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mtimeNsOf, writeAtomically } from './atomic-write.js';
+import { writeAtomically } from './atomic-write.js';
+import { statStampOf } from './verify-file.js';
 import type { OutputFolders } from './output-folders.js';
 import type { DownloadedFile } from './download-file.js';
 
@@ -15,6 +16,7 @@ export async function writeInline(path: string, content: string, root?: OutputFo
     bytes: data.length,
     sha256: createHash('sha256').update(data).digest('hex'),
     contentType: 'text/plain; charset=utf-8',
-    mtimeNs: mtimeNsOf(path),
+    // After the rename into place: see verify-file.ts.
+    statStamp: statStampOf(path),
   };
 }

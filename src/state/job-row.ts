@@ -161,8 +161,8 @@ export interface OutputRow {
   sha256: string | null;
   contentType: string | null;
   downloadedAt: number | null;
-  /** The file's mtime (ns, as text) when its sha256 was last written or verified. */
-  mtimeNs: string | null;
+  /** The file's stat stamp (size, mtime, ctime) when its sha256 was last written or verified: see download/verify-file.ts. */
+  statStamp: string | null;
 }
 
 /** An outputs row as the runner reads it. */
@@ -176,7 +176,7 @@ export function toOutput(r: Record<string, unknown>): OutputRow {
     sha256: r.sha256 as string | null,
     contentType: r.content_type as string | null,
     downloadedAt: r.downloaded_at as number | null,
-    mtimeNs: r.mtime_ns as string | null,
+    statStamp: r.stat_stamp as string | null,
   };
 }
 

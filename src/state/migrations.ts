@@ -260,6 +260,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX attempts_by_hook_token ON attempts (hook_token) WHERE hook_token IS NOT NULL;
     `,
   },
+  {
+    version: 11,
+    name: 'outputs.stat_stamp: size, mtime and ctime when the sha256 was last written or verified (trusted while unchanged)',
+    // Why: the mtime alone (version 7) can be set back — a byte flipped, then `touch -d` — and the
+    // file passed as intact unread. The ctime cannot be set back from userland, so a file is
+    // trusted unread only while its size, mtime and ctime are the ones stamped after its rename
+    // into place or its last full check (src/download/verify-file.ts). mtime_ns is no longer
+    // written; a row of an older reelpipe has no stamp, so its file is read in full once.
+    sql: `ALTER TABLE outputs ADD COLUMN stat_stamp TEXT;`,
+  },
 ];
 
 /** The newest schema this build knows. */

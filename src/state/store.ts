@@ -346,7 +346,8 @@ export class StateStore {
            sha256 = CASE WHEN same_output(url, excluded.url) THEN sha256 END,
            content_type = CASE WHEN same_output(url, excluded.url) THEN content_type END,
            downloaded_at = CASE WHEN same_output(url, excluded.url) THEN downloaded_at END,
-           mtime_ns = CASE WHEN same_output(url, excluded.url) THEN mtime_ns END`,
+           mtime_ns = CASE WHEN same_output(url, excluded.url) THEN mtime_ns END,
+           stat_stamp = CASE WHEN same_output(url, excluded.url) THEN stat_stamp END`,
       );
       urls.forEach((url, idx) => upsert.run(manifest, key, idx, url));
       const drop = statement(this.db, 'DELETE FROM outputs WHERE manifest = ? AND job_key = ? AND idx = ?');
@@ -354,17 +355,17 @@ export class StateStore {
     });
   }
 
-  recordDownload(key: string, idx: number, file: { path: string; bytes: number; sha256: string; contentType: string; mtimeNs: string }): void {
+  recordDownload(key: string, idx: number, file: { path: string; bytes: number; sha256: string; contentType: string; statStamp: string }): void {
     statement(this.db, 
-        `UPDATE outputs SET path = ?, bytes = ?, sha256 = ?, content_type = ?, downloaded_at = ?, mtime_ns = ?
+        `UPDATE outputs SET path = ?, bytes = ?, sha256 = ?, content_type = ?, downloaded_at = ?, stat_stamp = ?
          WHERE manifest = ? AND job_key = ? AND idx = ?`,
       )
-      .run(file.path, file.bytes, file.sha256, file.contentType, this.clock.now(), file.mtimeNs, this.manifest, key, idx);
+      .run(file.path, file.bytes, file.sha256, file.contentType, this.clock.now(), file.statStamp, this.manifest, key, idx);
   }
 
-  /** A recorded output was read in full and still matches its sha256: remember the mtime it has now. */
-  recordVerified(key: string, idx: number, mtimeNs: string): void {
-    statement(this.db, 'UPDATE outputs SET mtime_ns = ? WHERE manifest = ? AND job_key = ? AND idx = ?').run(mtimeNs, this.manifest, key, idx);
+  /** A recorded output was read in full and still matches its sha256: remember the stat stamp it has now. */
+  recordVerified(key: string, idx: number, statStamp: string): void {
+    statement(this.db, 'UPDATE outputs SET stat_stamp = ? WHERE manifest = ? AND job_key = ? AND idx = ?').run(statStamp, this.manifest, key, idx);
   }
 
   outputs(key: string): OutputRow[] {

@@ -29,7 +29,7 @@ async function recordedRun(): Promise<{ plan: Plan; statePath: string; clock: Ma
     store.transition(a!.key, 'submitted', { remoteId: 'r-a', submittedAt: t }, 'job:answered');
     store.transition(a!.key, 'done', { creditsUsed: 5, finishedAt: t + 4000, result: {} }, 'job:done');
     store.setOutputs(a!.key, ['https://cdn/a.mp4']);
-    store.recordDownload(a!.key, 0, { path: 'shorts/short-A.mp4', bytes: 10, sha256: 'x', contentType: 'video/mp4', mtimeNs: '0' });
+    store.recordDownload(a!.key, 0, { path: 'shorts/short-A.mp4', bytes: 10, sha256: 'x', contentType: 'video/mp4', statStamp: '10:0:0' });
     store.transition(a!.key, 'downloaded', {}, 'job:downloaded');
     store.transition(b!.key, 'submitting', {}, 'job:intent');
     store.transition(b!.key, 'submitted', { remoteId: 'r-b', submittedAt: t }, 'job:answered');

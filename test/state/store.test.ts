@@ -147,31 +147,31 @@ describe('jobs', () => {
   test('an output keeps its download record while its URL is unchanged; a changed URL forgets it; a dropped one goes', () => {
     store.syncPlan('m.yaml', [job('a')]);
     store.setOutputs('a', ['http://x/1.mp4', 'http://x/2.mp4', 'http://x/3.mp4']);
-    store.recordDownload('a', 0, { path: 'out/a-1.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4', mtimeNs: '1767225600000000001' });
-    store.recordDownload('a', 1, { path: 'out/a-2.mp4', bytes: 20, sha256: 'def', contentType: 'video/mp4', mtimeNs: '1767225600000000002' });
+    store.recordDownload('a', 0, { path: 'out/a-1.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4', statStamp: '10:1767225600000000001:1767225600000000001' });
+    store.recordDownload('a', 1, { path: 'out/a-2.mp4', bytes: 20, sha256: 'def', contentType: 'video/mp4', statStamp: '20:1767225600000000002:1767225600000000002' });
     store.setOutputs('a', ['http://x/1.mp4', 'http://x/2-fresh.mp4']);
     expect(store.outputs('a')).toEqual([
-      expect.objectContaining({ idx: 0, url: 'http://x/1.mp4', sha256: 'abc', path: 'out/a-1.mp4', bytes: 10, mtimeNs: '1767225600000000001' }),
-      expect.objectContaining({ idx: 1, url: 'http://x/2-fresh.mp4', sha256: null, path: null, bytes: null, downloadedAt: null, mtimeNs: null }),
+      expect.objectContaining({ idx: 0, url: 'http://x/1.mp4', sha256: 'abc', path: 'out/a-1.mp4', bytes: 10, statStamp: '10:1767225600000000001:1767225600000000001' }),
+      expect.objectContaining({ idx: 1, url: 'http://x/2-fresh.mp4', sha256: null, path: null, bytes: null, downloadedAt: null, statStamp: null }),
     ]);
   });
 
   test('a link re-signed (same file, another query) keeps the record: re-reading a job must not forget files already fetched', () => {
     store.syncPlan('m.yaml', [job('a')]);
     store.setOutputs('a', ['https://cdn.example.com/o/1.html?sig=aaa&exp=1', 'https://cdn.example.com/o/2.html?sig=bbb&exp=1']);
-    store.recordDownload('a', 0, { path: 'out/a-1.html', bytes: 10, sha256: 'abc', contentType: 'text/html', mtimeNs: '1' });
+    store.recordDownload('a', 0, { path: 'out/a-1.html', bytes: 10, sha256: 'abc', contentType: 'text/html', statStamp: '10:1:1' });
     store.setOutputs('a', ['https://cdn.example.com/o/1.html?sig=ccc&exp=2', 'https://cdn.example.com/o/2.html?sig=ddd&exp=2']);
     expect(store.outputs('a')[0]).toMatchObject({ url: 'https://cdn.example.com/o/1.html?sig=ccc&exp=2', sha256: 'abc', path: 'out/a-1.html' });
     store.setOutputs('a', ['https://other.example.com/o/1.html?sig=ccc', 'https://cdn.example.com/o/2.html']);
     expect(store.outputs('a')[0]).toMatchObject({ sha256: null, path: null });
   });
 
-  test('an output verified in full keeps the mtime it was verified at, to the nanosecond', () => {
+  test('an output verified in full keeps the stat stamp it was verified at, its times to the nanosecond', () => {
     store.syncPlan('m.yaml', [job('a')]);
     store.setOutputs('a', ['http://x/1.mp4']);
-    store.recordDownload('a', 0, { path: 'out/a-1.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4', mtimeNs: '1767225600123456789' });
-    store.recordVerified('a', 0, '1767225999987654321');
-    expect(store.outputs('a')[0]).toMatchObject({ sha256: 'abc', mtimeNs: '1767225999987654321' });
+    store.recordDownload('a', 0, { path: 'out/a-1.mp4', bytes: 10, sha256: 'abc', contentType: 'video/mp4', statStamp: '10:1767225600123456789:1767225600123456789' });
+    store.recordVerified('a', 0, '10:1767225600123456789:1767225999987654321');
+    expect(store.outputs('a')[0]).toMatchObject({ sha256: 'abc', statStamp: '10:1767225600123456789:1767225999987654321' });
   });
 });
 

@@ -70,11 +70,11 @@ export async function outputsIntact(ctx: RunContext, job: Pick<JobRow, 'key'>): 
   return true;
 }
 
-/** Checks one recorded file; one read in full and found intact has its new mtime recorded. */
+/** Checks one recorded file; one read in full and found intact has its new stat stamp recorded. */
 async function stillIntact(ctx: RunContext, key: string, row: OutputRow | undefined): Promise<boolean> {
   if (!row?.path || !row.sha256 || row.bytes === null) return false;
-  const check = await verifyRecorded(resolve(ctx.outputsDir, row.path), { bytes: row.bytes, sha256: row.sha256, mtimeNs: row.mtimeNs });
-  if (check.intact && check.mtimeNs !== row.mtimeNs) ctx.store.recordVerified(key, row.idx, check.mtimeNs);
+  const check = await verifyRecorded(resolve(ctx.outputsDir, row.path), { bytes: row.bytes, sha256: row.sha256, statStamp: row.statStamp });
+  if (check.intact && check.statStamp !== row.statStamp) ctx.store.recordVerified(key, row.idx, check.statStamp);
   return check.intact;
 }
 
