@@ -41,7 +41,12 @@ export async function afterRun(input: AfterRunInput): Promise<void> {
       summary.onFinish = { ok: finished.state === 'ok', exitCode: finished.exitCode, error: finished.error };
       say(finished.state === 'ok' ? `on_finish hook: ok (${finished.durationMs ?? 0} ms)\n` : `reelpipe: the on_finish hook failed: ${hookFailureText(finished)} (the exit code is unchanged)\n`);
     }
-    const notified = await sendNotifications(manifest.notify, summary, env, { say, ...(input.clock ? { clock: input.clock } : {}) });
+    // The run's --max-wait bounds its notifications too (send-notifications.ts says why).
+    const notified = await sendNotifications(manifest.notify, summary, env, {
+      say,
+      ...(input.clock ? { clock: input.clock } : {}),
+      ...(output.deadlineAt === undefined ? {} : { deadlineAt: output.deadlineAt }),
+    });
     for (const n of notified.filter((x) => !x.filtered)) {
       store.event('run:notified', null, { target: n.target, ending: summary.ending, ok: n.result?.ok ?? false, attempts: n.result?.attempts ?? 0, status: n.result?.status ?? null, error: n.skipped ?? n.result?.error ?? null });
     }

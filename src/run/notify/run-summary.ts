@@ -45,24 +45,7 @@ export interface RunSummary {
   onFinish?: { ok: boolean; exitCode: number | null; error: string | null };
 }
 
-/**
- * The run's hard deadline (`--max-wait`), kept beside each summary rather than in it: it bounds the
- * notifications that carry the summary (send-notifications.ts), but is no part of what they say.
- */
-const deadlines = new WeakMap<RunSummary, number>();
-
-/** When the run's `--max-wait` ended (or ends), for the summary built of it; undefined without one. */
-export function runDeadlineOf(summary: RunSummary): number | undefined {
-  return deadlines.get(summary);
-}
-
 export function buildRunSummary(output: RunManifestOutput, exitCode: number, report: string | null, env: NodeJS.ProcessEnv): RunSummary {
-  const summary = summaryOf(output, exitCode, report, env);
-  if (output.deadlineAt !== undefined) deadlines.set(summary, output.deadlineAt);
-  return summary;
-}
-
-function summaryOf(output: RunManifestOutput, exitCode: number, report: string | null, env: NodeJS.ProcessEnv): RunSummary {
   const { plan, result } = output;
   return {
     name: plan.name,

@@ -4,7 +4,7 @@ import { redactSecrets } from '../../util/logger.js';
 import { renderArgs, secretsOf } from '../hooks/hook-args.js';
 import { systemClock } from '../../util/clock.js';
 import { postJson, shownAddress, type PostOptions, type PostResult } from './post-webhook.js';
-import { runDeadlineOf, summaryText, type RunSummary } from './run-summary.js';
+import { summaryText, type RunSummary } from './run-summary.js';
 
 /**
  * What each notification gets when the run's `--max-wait` has (nearly) run out. Why a floor: the
@@ -31,7 +31,7 @@ export interface Notified {
  * `always`): `{ text, summary }`, `text` being Slack's. Each address is read from the environment
  * now, when the run ends. A notification that cannot be sent is said on `say` and returned; it
  * never throws, so it can never change how the run exits. With a hard deadline (`deadlineAt`, by
- * default the run's `--max-wait`: runDeadlineOf), each POST is bounded by the time left before it,
+ * the caller: the run's `--max-wait`), each POST is bounded by the time left before it,
  * but never by less than `floorMs`.
  */
 export async function sendNotifications(
@@ -40,14 +40,14 @@ export async function sendNotifications(
   env: NodeJS.ProcessEnv,
   options: PostOptions & {
     say: (line: string) => void;
-    /** The clock's milliseconds. @default runDeadlineOf(summary): none when the run had no --max-wait */
+    /** The clock's milliseconds. @default none (the run had no --max-wait) */
     deadlineAt?: number;
     /** @default NOTIFY_FLOOR_MS */
     floorMs?: number;
   },
 ): Promise<Notified[]> {
   const clock = options.clock ?? systemClock;
-  const deadlineAt = options.deadlineAt ?? runDeadlineOf(summary);
+  const { deadlineAt } = options;
   const until = () => (deadlineAt === undefined ? undefined : Math.max(deadlineAt, clock.now() + (options.floorMs ?? NOTIFY_FLOOR_MS)));
   const body = redactSecrets(JSON.stringify({ text: summaryText(summary), summary }), secretsOf(env));
   const out: Notified[] = [];
