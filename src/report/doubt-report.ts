@@ -3,7 +3,7 @@ import { RETRY_DEFAULTS } from '../api/index.js';
 import { canonicalJson } from '../plan/job-key.js';
 import type { Plan } from '../plan/types.js';
 import { adapterFor } from '../run/adapters/index.js';
-import { TAKES_WEBHOOK } from '../run/submit/submit-job.js';
+import { getsAttemptWebhook } from '../run/submit/submit-job.js';
 import { StateStore } from '../state/index.js';
 import { openCurrent } from './job-facts.js';
 
@@ -69,11 +69,12 @@ export function buildDoubtReport(plan: Plan, dbPath: string, manifestShown: stri
   }
 }
 
-function waysFor(kind: string, mode: Parameters<typeof adapterFor>[1], listened: boolean, manifest: string, label: string): string[] {
+/** What the operator can do about a job of this kind held in doubt, the surest way first. */
+export function waysFor(kind: string, mode: Parameters<typeof adapterFor>[1], listened: boolean, manifest: string, label: string): string[] {
   const adapter = adapterFor(kind as Parameters<typeof adapterFor>[0], mode);
   const ways: string[] = [];
   if (adapter.reconcile !== 'none') ways.push(`the next run searches the service for it (${kind} jobs can be listed) and adopts it or submits it again`);
-  if (listened && TAKES_WEBHOOK.has(kind)) ways.push('a run listening for webhooks at the same public address adopts it when the service delivers to this attempt');
+  if (listened && getsAttemptWebhook(kind, mode)) ways.push('a run listening for webhooks at the same public address adopts it when the service delivers to this attempt');
   const job = JSON.stringify(label);
   ways.push(`found at the service (created in the window, with this body): reelpipe resolve ${manifest} ${job} --adopt REMOTE_ID`);
   ways.push(`certain nothing was created: reelpipe resolve ${manifest} ${job} --absent (the next run submits it, and pays for it)`);

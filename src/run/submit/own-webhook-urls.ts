@@ -1,7 +1,7 @@
 import type { Manifest } from '../../manifest/index.js';
 import type { Plan } from '../../plan/index.js';
 import { adapterFor } from '../adapters/index.js';
-import { TAKES_WEBHOOK } from './submit-job.js';
+import { getsAttemptWebhook } from './submit-job.js';
 
 /**
  * A run listening for webhooks gives every attempt of a kind that takes `webhook_url` its own
@@ -14,7 +14,7 @@ export function ownWebhookUrlWarnings(manifest: Manifest, plan: Plan): string[] 
   const warnings: string[] = [];
   for (const planned of plan.steps) {
     // A render keeps its preview's id and never gets a per-attempt address anyway (submit-job.ts).
-    if (!TAKES_WEBHOOK.has(planned.kind) || planned.mode === 'render') continue;
+    if (!getsAttemptWebhook(planned.kind, planned.mode)) continue;
     const own = plan.jobs.filter((job) => job.step === planned.id && job.request.webhook_url !== undefined && job.request.webhook_url !== null);
     if (own.length === 0) continue;
     const step = manifest.steps.find((s) => s.id === planned.id);

@@ -158,6 +158,15 @@ export const TAKES_WEBHOOK = new Set<string>([
 ]);
 
 /**
+ * Whether an attempt of this kind gets its own webhook address when the run listens. Why not a
+ * template render: it continues a preview another job made, and its body takes no address the
+ * service would deliver for this attempt alone.
+ */
+export function getsAttemptWebhook(kind: string, mode: string | undefined): boolean {
+  return TAKES_WEBHOOK.has(kind) && mode !== 'render';
+}
+
+/**
  * The request to send, references resolved. When the run listens for webhooks and the kind takes
  * one, the attempt gets its own address (a fresh token): a delivery to it identifies the job this
  * very POST made, even if its answer is lost. The manifest's own webhook_url wins (then the run
@@ -167,7 +176,7 @@ function resolveInput(ctx: RunContext, planned: PlannedJob): SubmitInput & { hoo
   const resolved = resolveJob(planned, (jobKey) => ctx.store.job(jobKey)?.result ?? undefined);
   const request = { ...resolved.request };
   let hookToken: string | null = null;
-  if (ctx.webhooks && TAKES_WEBHOOK.has(planned.kind) && planned.mode !== 'render' && (request.webhook_url === undefined || request.webhook_url === null)) {
+  if (ctx.webhooks && getsAttemptWebhook(planned.kind, planned.mode) && (request.webhook_url === undefined || request.webhook_url === null)) {
     hookToken = mintHookToken();
     request.webhook_url = ctx.webhooks.urlFor(hookToken);
   }
