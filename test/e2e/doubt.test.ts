@@ -92,7 +92,7 @@ describe('reelpipe doubt and resolve', () => {
     expect(JSON.parse(resolved[0]!.data)).toMatchObject({ decision: 'absent', by: expect.stringMatching(/.+@.+/) });
     const again = await project.cli(['resolve', 'm.yaml', 'teaser', '--absent']);
     expect(again.exitCode).toBe(2);
-    expect(again.stderr).toMatch(/is not in doubt \(it is planned\)/);
+    expect(again.stderr).toMatch(/is not in doubt \(it is not submitted\)/);
     const last = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]);
     expect(last.exitCode, last.stderr).toBe(0);
     expect(project.sandbox.stats().created.boreal).toBe(1);

@@ -3,6 +3,7 @@ import type { ServiceClient } from '../../api/index.js';
 import { UsageError } from '../../errors.js';
 import type { PlannedJob } from '../../plan/types.js';
 import type { JobRow, StateStore } from '../../state/index.js';
+import { stateWord } from '../../state/vocabulary.js';
 import { adapterFor } from '../adapters/index.js';
 import { confirmRemote } from './confirm-remote.js';
 
@@ -41,7 +42,7 @@ export async function resolveDoubt(
 ): Promise<JobRow> {
   const row = store.job(job.key);
   if (!row || row.status !== 'in_doubt') {
-    throw new UsageError(`${job.label} (${job.key}) is not in doubt (it is ${row?.status ?? 'not recorded yet'}); only a job in doubt can be resolved`);
+    throw new UsageError(`${job.label} (${job.key}) is not in doubt (it is ${row ? stateWord(row.status) : 'not recorded yet'}); only a job in doubt can be resolved`);
   }
   const attempt = store.lastAttempt(job.key);
   if ('absent' in decision) {
