@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { StateError } from '../errors.js';
+import { StateMismatchError } from '../errors.js';
 
 /** One schema change: applied once, in order, inside a transaction, and recorded by version. */
 export interface Migration {
@@ -292,8 +292,9 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
     const current = (db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null }).v ?? 0;
     const newest = migrations[migrations.length - 1]?.version ?? 0;
     if (current > newest) {
-      throw new StateError(
-        `state database is at schema version ${current}, newer than this reelpipe (${newest}); upgrade reelpipe`,
+      // Also checked, with the file's path, when it is opened (open-db.ts); here for any other caller.
+      throw new StateMismatchError(
+        `the state database is at schema version ${current}, written by a newer reelpipe (this one knows up to ${newest}): run that version, or upgrade this one`,
       );
     }
     const record = db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');

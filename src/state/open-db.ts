@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { StateDamagedError, StateError } from '../errors.js';
-import { migrate } from './migrations.js';
+import { StateDamagedError, StateError, StateMismatchError } from '../errors.js';
+import { MIGRATIONS, migrate } from './migrations.js';
 
 /**
  * Opens (creating if needed) the state database and migrates it. Safe when several processes open
@@ -29,7 +29,7 @@ export function openStateDb(path: string): Database.Database {
     return opened;
   } catch (error) {
     db?.close();
-    if (error instanceof StateError || error instanceof StateDamagedError) throw error;
+    if (error instanceof StateError || error instanceof StateMismatchError || error instanceof StateDamagedError) throw error;
     throw damagedOr(path, error) ?? new StateError(`cannot open state database ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
@@ -68,7 +68,7 @@ export function openStateDbReadOnly(path: string): Database.Database | undefined
     }
     return db;
   } catch (error) {
-    if (error instanceof StateDamagedError) throw error;
+    if (error instanceof StateDamagedError || error instanceof StateMismatchError) throw error;
     if ((error as { code?: string }).code === 'SQLITE_CANTOPEN') return undefined;
     throw damagedOr(path, error) ?? new StateError(`cannot read state database ${path}: ${(error as Error).message}`, { cause: error });
   }
@@ -92,6 +92,15 @@ function assertOurs(db: Database.Database, path: string): void {
   if (tables.length > 0 && !tables.includes('schema_version')) {
     const some = tables.slice(0, 3).join(', ') + (tables.length > 3 ? ', …' : '');
     throw new StateDamagedError(path, `is an SQLite database, but not a reelpipe state database (its tables: ${some})`);
+  }
+  if (tables.includes('schema_version')) {
+    const current = (db.prepare('SELECT max(version) FROM schema_version').pluck().get() as number | null) ?? 0;
+    const newest = MIGRATIONS.at(-1)?.version ?? 0;
+    if (current > newest) {
+      throw new StateMismatchError(
+        `the state database ${path} is at schema version ${current}, written by a newer reelpipe (this one knows up to ${newest}): run that version, or upgrade this one; nothing was sent and the database is left as it is`,
+      );
+    }
   }
 }
 

@@ -76,3 +76,24 @@ describe("another program's SQLite database is not taken over", () => {
     expect(p.sandbox.stats().requests).toEqual({});
   });
 });
+
+describe('a state database a newer reelpipe wrote is left to that version', () => {
+  test.each(COMMANDS)('%s exits 2 naming the file and both schema versions; nothing sent, nothing written', async (_name, args) => {
+    const p = await openProject();
+    project = p;
+    p.write('package.json', '{ "name": "shop", "private": true }\n');
+    p.write('spring.yaml', SHORTS);
+    mkdirSync(join(p.dir, 'state'));
+    const db = join(p.dir, 'state', 'reelpipe.db');
+    const newer = new Database(db);
+    newer.exec("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL); INSERT INTO schema_version VALUES (999, 'from the future', 0);");
+    newer.close();
+    const before = readFileSync(db);
+    const result = await p.cli([...args]);
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(`${result.stderr}${result.stdout}`).not.toMatch(/internal error|\n\s+at /);
+    expect(result.stderr).toMatch(new RegExp(`the state database ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is at schema version 999, written by a newer reelpipe \\(this one knows up to \\d+\\)`));
+    expect(p.sandbox.stats().requests).toEqual({});
+    expect(readFileSync(db).equals(before)).toBe(true);
+  });
+});
