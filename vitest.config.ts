@@ -8,6 +8,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two cores: forks keep native better-sqlite3 handles and child processes isolated per file.
     pool: 'forks',
+    // Why 3 on two cores: most files wait on child processes and loopback sockets, not the CPU;
+    // vitest's default (cores - 1 = one worker) ran the suite one file at a time, ~9 of CI's minutes.
+    maxWorkers: 3,
     reporters: ['default', new PlainSummaryReporter()],
   },
 });
