@@ -58,7 +58,10 @@ export function openRunLog(options: RunLogOptions): RunLog {
   mkdirSync(dirname(file), { recursive: true });
   if (existsSync(file)) renameSync(file, `${file.slice(0, -'.ndjson'.length)}.replaced-${Date.now()}.ndjson`);
   // Synchronous writes: a run killed at any point keeps every line it wrote (the page cache outlives it).
-  const destination = pino.destination({ dest: file, sync: true });
+  const sink = pino.destination({ dest: file, sync: true });
+  const destination = faultTolerant(sink, (error) =>
+    options.events.emit('run:note', { message: `the run's log ${file} could not be written (${error.message}); the run goes on without it` }),
+  );
   const logger = createLogger({ env: options.env, destination, bindings: { runId: options.runId }, defaultLevel: RUN_LOG_LEVEL });
   const stop = recordEvents(options.events, logger, options.labelOf, options.version);
   return {
@@ -67,6 +70,40 @@ export function openRunLog(options: RunLogOptions): RunLog {
     close: () => {
       stop();
       destination.end();
+    },
+  };
+}
+
+/**
+ * The log file as pino writes to it, never throwing. Why: a write refused (a full disk, ENOSPC)
+ * would throw out of whatever event or request was being logged — a job's read, the run's end —
+ * and turn a local fault into a crash or a failed job. The log is not the record (the state
+ * database is): the first refused write is said once through `onFault`, and later lines are dropped.
+ */
+function faultTolerant(sink: ReturnType<typeof pino.destination>, onFault: (error: Error) => void): { write(line: string): boolean; end(): void } {
+  let broken = false;
+  const fail = (error: Error) => {
+    if (broken) return;
+    broken = true;
+    onFault(error);
+  };
+  sink.on('error', fail);
+  return {
+    write: (line) => {
+      if (broken) return true;
+      try {
+        return sink.write(line);
+      } catch (error) {
+        fail(error as Error);
+        return true;
+      }
+    },
+    end: () => {
+      try {
+        sink.end();
+      } catch {
+        // Nothing more can be written; what was written is kept.
+      }
     },
   };
 }

@@ -48,7 +48,7 @@ describe('a local fault is not "jobs failed"', () => {
     const read = (name: string) => execa('cat', [name], { cwd: project!.dir, reject: false }).then((r) => r.stdout);
     const [firstOut, firstErr, secondErr] = await Promise.all([read('first.out'), read('first.err'), read('second.err')]);
 
-    expect(result.stdout, result.stderr).toMatch(/first=74/);
+    expect(result.stdout, `${result.stderr}\n--- first run stderr ---\n${firstErr}`).toMatch(/first=74/);
     expect(firstErr).toMatch(/a local fault|could not be written/);
     expect(firstErr).toMatch(/SQLITE_FULL|disk is full|database or disk is full/i);
     expect(firstErr).not.toMatch(/internal error|at .*\.js:\d+/);
@@ -74,5 +74,32 @@ describe('a reader that goes away is not a fault of the run', () => {
     const open = project.query<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE status <> 'downloaded'");
     expect(open[0]!.n).toBe(0);
     expect(project.sandbox.stats().created.ai_short).toBe(30);
+  }, 90_000);
+});
+
+/**
+ * The run's log on a file system that is already full (a 64 kB tmpfs, filled, behind
+ * state/logs), while the state database itself is on a healthy disk.
+ */
+const FULL_LOGS = `
+set -u
+mkdir -p small state && mount -t tmpfs -o size=64k tmpfs small || { echo "MOUNT FAILED"; exit 99; }
+head -c 1000000 /dev/zero > small/fill 2>/dev/null
+ln -s ../small state/logs
+node "$CLI" run m.yaml --time-scale 0.005 > run.out 2> run.err; echo "run=$?"
+`;
+
+describe('a log that cannot be written is not a fault of the run', () => {
+  test('with its log file on a full disk, the run still records and downloads every job, says once that the log is lost, and exits 0', async () => {
+    project = await openProject({ speed: 200 });
+    project.write('m.yaml', SHORTS);
+    const env = { ...process.env, CLI, REELPIPE_BASE_URL: project.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret' };
+    const result = await execa('unshare', ['-rm', 'sh', '-c', FULL_LOGS], { cwd: project.dir, env, reject: false, timeout: 60_000 });
+    const stderr = (await execa('cat', ['run.err'], { cwd: project.dir, reject: false })).stdout;
+    expect(result.stdout, stderr).toMatch(/run=0/);
+    expect(stderr).not.toMatch(/internal error/);
+    expect(stderr.match(/the run's log \S+ could not be written \(ENOSPC/g)).toHaveLength(1);
+    const open = project.query<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE status <> 'downloaded'");
+    expect(open[0]!.n).toBe(0);
   }, 90_000);
 });
