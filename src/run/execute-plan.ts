@@ -78,6 +78,11 @@ export interface RunResult {
   outcomes: Map<string, JobOutcome>;
   /** The plan's jobs as the state database has them at the end (the summary is written from these). */
   jobs: JobState[];
+  /**
+   * When `--max-wait` ended (or ends), in the clock's milliseconds: what else the run does before it
+   * exits (its notifications) is bounded by it; undefined without one.
+   */
+  deadlineAt?: number;
 }
 
 /**
@@ -169,7 +174,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   await tracker.settled();
   deadline.cancel();
   unwatchFailures();
-  return summarise(ctx, plan, outcomes, tracker, needs);
+  return { ...summarise(ctx, plan, outcomes, tracker, needs), ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
 }
 
 const hostOf = (url: string) => {
@@ -269,9 +274,10 @@ async function runOne(ctx: RunContext, job: PlannedJob, hooks: Parameters<typeof
 }
 
 /** `--max-wait`: after it, stop everything and leave the rest to a later run. */
-function watchDeadline(ctx: RunContext, tracker: Tracker): { cancel: () => void } {
-  if (ctx.options.maxWaitMs === null) return { cancel: () => undefined };
+function watchDeadline(ctx: RunContext, tracker: Tracker): { cancel: () => void; at: number | undefined } {
+  if (ctx.options.maxWaitMs === null) return { cancel: () => undefined, at: undefined };
   const controller = new AbortController();
+  const at = ctx.clock.now() + ctx.options.maxWaitMs;
   ctx.clock
     .sleep(ctx.options.maxWaitMs, AbortSignal.any([controller.signal, ctx.stop.controller.signal]))
     .then(() => {
@@ -280,7 +286,7 @@ function watchDeadline(ctx: RunContext, tracker: Tracker): { cancel: () => void 
       tracker.halt();
     })
     .catch(() => undefined);
-  return { cancel: () => controller.abort() };
+  return { cancel: () => controller.abort(), at };
 }
 
 /** What the run did, read back from the state database (the truth), not from what the run remembers. */

@@ -61,11 +61,6 @@ export interface RunManifestOutput {
   /** The state database the run used (the report is read from it). */
   statePath: string;
   elapsedMs: number;
-  /**
-   * When `--max-wait` ends, in the clock's milliseconds (the hard deadline its notifications are
-   * bounded by: notify/send-notifications.ts); undefined without one, or when the run never started.
-   */
-  deadlineAt?: number;
   /** Why the run did not exit 0, or undefined. */
   error: ReelpipeError | undefined;
 }
@@ -114,14 +109,13 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
       expectedCredits: plan.totals.credits?.expected ?? null, unknownJobs: plan.totals.unknownJobs, maxCredits: options.maxCredits,
       concurrency: options.concurrency, sandbox,
     });
-    const held: Held = { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), logger: log?.logger };
-    const result = await runLocked(input, plan, options, held);
+    const result = await runLocked(input, plan, options, { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), logger: log?.logger });
     const error = runOutcome(result, input.manifestFile);
     // What this run added to the ledger (its `runs` line): spent at the end less spent at the start.
     const spentBefore = [...money.values()].reduce((sum, job) => sum + countedMoney(job).spent, 0);
     const thisRun = Math.round((result.credits.spent - spentBefore) * 100) / 100;
     finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: { ...result.credits, thisRun } });
-    return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error, ...(held.deadlineAt === undefined ? {} : { deadlineAt: held.deadlineAt }) };
+    return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
   } catch (error) {
     finish(store, input.progress, (error as ReelpipeError).code ?? 'INTERNAL', {});
     throw isLocalFault(error) ? new LocalFaultError(`the state database ${statePath} could not be written: ${(error as Error).message}`, { cause: error }) : error;
@@ -139,8 +133,6 @@ interface Held {
   outputHooks: OutputHooks | null;
   /** The run log's logger, when the caller keeps one. */
   logger?: Logger;
-  /** Set as the plan starts executing: when its `--max-wait` ends (RunManifestOutput.deadlineAt). */
-  deadlineAt?: number;
 }
 
 /** Under the lock: connect, check the live styles, then execute the plan. */
@@ -164,8 +156,6 @@ async function runLocked(input: RunManifestInput, plan: Plan, options: ResolvedR
   const sentKeys = new Set(store.jobs(plan.jobs.filter((j) => j.kind === 'html_ads').map((j) => j.key)).filter((r) => r.status !== 'planned').map((r) => r.key));
   await checkHtmlAdStyles(plan, client, input.progress, (key) => !sentKeys.has(key));
   const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
-  // executePlan starts its --max-wait timer a moment after this: the deadline taken here is never later.
-  if (options.maxWaitMs !== null) held.deadlineAt = clock.now() + options.maxWaitMs;
   return executePlan(plan, {
     store,
     client,

@@ -45,7 +45,7 @@ export async function afterRun(input: AfterRunInput): Promise<void> {
     const notified = await sendNotifications(manifest.notify, summary, env, {
       say,
       ...(input.clock ? { clock: input.clock } : {}),
-      ...(output.deadlineAt === undefined ? {} : { deadlineAt: output.deadlineAt }),
+      ...(output.result.deadlineAt === undefined ? {} : { deadlineAt: output.result.deadlineAt }),
     });
     for (const n of notified.filter((x) => !x.filtered)) {
       store.event('run:notified', null, { target: n.target, ending: summary.ending, ok: n.result?.ok ?? false, attempts: n.result?.attempts ?? 0, status: n.result?.status ?? null, error: n.skipped ?? n.result?.error ?? null });
