@@ -1,23 +1,31 @@
+import type Database from 'better-sqlite3';
 import { openStateDbReadOnly } from './open-db.js';
 import type { StateIdentity } from './outputs-owner.js';
 
 /**
+ * The identity the open database `db` (at `path`) holds: the id it was made with, when, and how
+ * many jobs of `manifest` it knows. A database older than its identity (schema 8), or not yet
+ * migrated, has a new identity (never one an outputs folder records) and knows no job.
+ */
+export function identityOf(db: Database.Database, path: string, manifest: string): StateIdentity {
+  const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+  const meta = tables.has('meta')
+    ? new Map((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]))
+    : new Map<string, string>();
+  const jobsKnown = tables.has('jobs') ? (db.prepare('SELECT count(*) FROM jobs WHERE manifest = ?').pluck().get(manifest) as number) : 0;
+  return { id: meta.get('state_id') ?? '', path, createdAt: meta.get('created_at') ?? 'at an unknown time', jobsKnown };
+}
+
+/**
  * The identity of the state database at `path` as a read-only command (`plan`) sees it, for the
  * outputs folder's ownership check: no lock, nothing written, nothing migrated. A database that is
- * missing, zero bytes long or older than its identity (schema 8) is what a run would make of it: a
- * new identity (never one an outputs folder records), knowing the jobs it holds — none when empty.
+ * missing or zero bytes long is what a run would make of it: a new identity, knowing no job.
  */
 export function readStateIdentity(path: string, manifest: string): StateIdentity {
-  const fresh: StateIdentity = { id: '', path, createdAt: 'at an unknown time', jobsKnown: 0 };
   const db = openStateDbReadOnly(path);
-  if (!db) return fresh;
+  if (!db) return { id: '', path, createdAt: 'at an unknown time', jobsKnown: 0 };
   try {
-    const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
-    const meta = tables.has('meta')
-      ? new Map((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]))
-      : new Map<string, string>();
-    const jobsKnown = tables.has('jobs') ? (db.prepare('SELECT count(*) FROM jobs WHERE manifest = ?').pluck().get(manifest) as number) : 0;
-    return { ...fresh, id: meta.get('state_id') ?? '', createdAt: meta.get('created_at') ?? fresh.createdAt, jobsKnown };
+    return identityOf(db, path, manifest);
   } finally {
     db.close();
   }

@@ -10,6 +10,8 @@ import { assertTransition, type JobStatus } from './job-status.js';
 import { openStateDb } from './open-db.js';
 import { sameOutput } from './same-output.js';
 import { statement } from './statements.js';
+import { identityOf } from './state-identity.js';
+import type { StateIdentity } from './outputs-owner.js';
 import { WriteBatch } from './write-batch.js';
 import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
 
@@ -46,10 +48,8 @@ export class StateStore {
   }
 
   /** This database's identity (made with it), when it was made, and how many jobs of the manifest it knows. */
-  identity(path: string): { id: string; path: string; createdAt: string; jobsKnown: number } {
-    const meta = new Map((statement(this.db, 'SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
-    const jobsKnown = statement(this.db, 'SELECT count(*) FROM jobs WHERE manifest = ?', { pluck: true }).get(this.manifest) as number;
-    return { id: meta.get('state_id') ?? '', path, createdAt: meta.get('created_at') ?? 'at an unknown time', jobsKnown };
+  identity(path: string): StateIdentity {
+    return identityOf(this.db, path, this.manifest);
   }
 
   /**
