@@ -272,6 +272,16 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/**
+ * A database a newer reelpipe wrote (its schema above `newest`): this one must not read or migrate
+ * it. Exit 2 (StateMismatchError): the wrong version for this database is configuration.
+ */
+export function newerSchemaError(what: string, current: number, newest: number, more = ''): StateMismatchError {
+  return new StateMismatchError(
+    `${what} is at schema version ${current}, written by a newer reelpipe (this one knows up to ${newest}): run that version, or upgrade this one${more}`,
+  );
+}
+
 /** The newest schema this build knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
@@ -291,12 +301,8 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
     const current = (db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null }).v ?? 0;
     const newest = migrations[migrations.length - 1]?.version ?? 0;
-    if (current > newest) {
-      // Also checked, with the file's path, when it is opened (open-db.ts); here for any other caller.
-      throw new StateMismatchError(
-        `the state database is at schema version ${current}, written by a newer reelpipe (this one knows up to ${newest}): run that version, or upgrade this one`,
-      );
-    }
+    // Also checked, with the file's path, when it is opened (open-db.ts); here for any other caller.
+    if (current > newest) throw newerSchemaError('the state database', current, newest);
     const record = db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');
     // Every migration not yet recorded, in order — not only those above the newest recorded: a
     // database made while a lower-numbered migration was still on another branch still gets it.

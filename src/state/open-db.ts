@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StateDamagedError, StateError, StateMismatchError } from '../errors.js';
-import { MIGRATIONS, migrate } from './migrations.js';
+import { migrate, newerSchemaError, SCHEMA_VERSION } from './migrations.js';
 
 /**
  * Opens (creating if needed) the state database and migrates it. Safe when several processes open
@@ -95,12 +95,7 @@ function assertOurs(db: Database.Database, path: string): void {
   }
   if (tables.includes('schema_version')) {
     const current = (db.prepare('SELECT max(version) FROM schema_version').pluck().get() as number | null) ?? 0;
-    const newest = MIGRATIONS.at(-1)?.version ?? 0;
-    if (current > newest) {
-      throw new StateMismatchError(
-        `the state database ${path} is at schema version ${current}, written by a newer reelpipe (this one knows up to ${newest}): run that version, or upgrade this one; nothing was sent and the database is left as it is`,
-      );
-    }
+    if (current > SCHEMA_VERSION) throw newerSchemaError(`the state database ${path}`, current, SCHEMA_VERSION, '; nothing was sent and the database is left as it is');
   }
 }
 
