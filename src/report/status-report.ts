@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
 import type { JobStatus } from '../state/index.js';
 import { formatCredits, plural } from '../util/format.js';
-import { creditsText, overrunOf, type CreditSum } from './credits.js';
+import { overrunOf, pairText } from './credits.js';
 import { totalsOf, type JobTotals } from './job-totals.js';
 import { readJobFacts } from './job-facts.js';
 import { hookOutcomeText, readHookFacts, type HookFacts } from './hook-facts.js';
@@ -86,12 +86,10 @@ export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
   return { manifest: plan.manifestPath, stateDb: dbPath, steps, totals: totalsOf(jobs), jobs, onFinish: hooks.onFinish };
 }
 
-const sumOf = (known: number | null, unknownJobs: number, jobs: number): CreditSum => ({ known: known ?? 0, unknownJobs, jobs });
-
 /** `credits used 12, estimated unknown`, and how many jobs cost more than their high estimate. */
 function creditLine(t: JobTotals): string {
   const over = t.overHighEstimate > 0 ? `; ${t.overHighEstimate} over the high estimate` : '';
-  return `credits used ${creditsText(sumOf(t.creditsUsed, t.unknownUsed, t.jobs))}, estimated ${creditsText(sumOf(t.creditsEstimated, t.unknownEstimates, t.jobs))}${over}`;
+  return `credits used ${pairText(t.creditsUsed, t.unknownUsed)}, estimated ${pairText(t.creditsEstimated, t.unknownEstimates)}${over}`;
 }
 
 /** The human form: a line per step, the totals, then every job with its label, files and, if any, why it failed or is in doubt. */
