@@ -17,6 +17,7 @@ import {
   type OutputMedia,
 } from '../../src/download/index.js';
 import { VIDEO, serveVideo, sha, useMediaServer } from './fixtures/media-server.js';
+import { freePort } from '../helpers/free-port.js';
 
 const media = useMediaServer();
 const fetchOpts = media.fetchOpts;
@@ -105,11 +106,7 @@ describe('downloading one file', () => {
 
   test('a link to an address nobody listens at any more (a restarted sandbox\'s old port) is refreshed once', async () => {
     media.handler = serveVideo;
-    const { createServer } = await import('node:net');
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise((resolve) => probe.close(resolve));
+    const port = await freePort();
     let refreshed = 0;
     const file = await fetchOutput(`http://127.0.0.1:${port}/v/a.mp4`, fetchOpts(async () => (refreshed++, `${media.base}/v/a.mp4`)));
     expect(refreshed).toBe(1);

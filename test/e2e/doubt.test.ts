@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CREATING_CONNECTIONS } from '../../src/api/index.js';
 import { FAULT_PROFILES } from '../../src/sandbox/index.js';
+import { webhookFlags } from '../helpers/free-port.js';
 import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
 
 let project: Project | undefined;
@@ -128,12 +129,7 @@ steps:
       template_id: vid_2b81e4d0
       variables: { offer: "{{ matrix.off }}% off every trail shoe", deadline: Sunday midnight, hero_video: "https://example.com/video/trail-run.mp4" }
 `);
-    const { createServer } = await import('node:net');
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise((resolve) => probe.close(resolve));
-    const hooks = ['--webhook-listen', `127.0.0.1:${port}`, '--webhook-public-url', `http://127.0.0.1:${port}`];
+    const hooks = await webhookFlags();
     const exits: number[] = [];
     for (let run = 0; run < 8; run++) {
       const result = await project.cli(['run', 'hooks.yaml', '--time-scale', TIME_SCALE, '--rate', '200', ...hooks]);
@@ -184,12 +180,7 @@ steps:
       duration: "{{ matrix.seconds }}"
       webhook_url: http://127.0.0.1:9/my-own-hook
 `);
-    const { createServer } = await import('node:net');
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise((resolve) => probe.close(resolve));
-    const hooks = ['--webhook-listen', `127.0.0.1:${port}`, '--webhook-public-url', `http://127.0.0.1:${port}`];
+    const hooks = await webhookFlags();
     const result = await project.cli(['run', 'own.yaml', '--time-scale', TIME_SCALE, ...hooks]);
     expect(result.exitCode, result.stderr).toBe(0);
     const warnings = result.stderr.split('\n').filter((line) => line.includes('webhook_url'));

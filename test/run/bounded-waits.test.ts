@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -12,6 +11,7 @@ import { RunEvents } from '../../src/run/run-events.js';
 import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js';
 import { MAX_READ_FAILURES } from '../../src/run/track/read-failures.js';
 import { readEvents, StateStore } from '../../src/state/index.js';
+import { freePort } from '../helpers/free-port.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 
 let dir: string;
@@ -82,10 +82,7 @@ describe('a service that gives no answer at all', () => {
   test('stops the run after a bound, with exit 4 and the reason, instead of retrying forever', async () => {
     const plan = await submittedShort();
     // A port nobody listens on: every request is refused.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise((resolve) => probe.close(resolve));
+    const port = await freePort();
     const events = new RunEvents();
 
     const result = await run(plan, `http://127.0.0.1:${port}`, events, { unreachableAfterMs: 30 });

@@ -11,6 +11,7 @@ import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js
 import { mintHookToken, startWebhookReceiver, type Delivery } from '../../src/run/track/webhook-receiver.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { StateStore, readEvents } from '../../src/state/index.js';
+import { freePort } from '../helpers/free-port.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 let dir: string;
@@ -26,16 +27,6 @@ afterEach(async () => {
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A port nobody listens on now, so the receiver's public URL can name it before it starts. */
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function planOf(yaml: string): Promise<Plan> {
   writeFileSync(join(dir, 'm.yaml'), yaml);
