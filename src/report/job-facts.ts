@@ -43,7 +43,13 @@ interface Row {
   submitted_at: number | null; finished_at: number | null;
 }
 
-interface OutputRow { job_key: string; path: string; content_type: string | null; bytes: number | null; downloaded_at: number | null }
+type RowValues = [string, string, string | null, JobStatus, string | null, number | null, number, string | null, string | null, number | null, number | null];
+
+function rowOf([key, step, output_name, status, remote_id, credits_used, credits_prior, failed_reason, doubt_reason, submitted_at, finished_at]: RowValues): Row {
+  return { key, step, output_name, status, remote_id, credits_used, credits_prior, failed_reason, doubt_reason, submitted_at, finished_at };
+}
+
+type OutputValues = [jobKey: string, path: string, contentType: string | null, bytes: number | null, downloadedAt: number | null];
 
 /**
  * Every job of `plan` as the state database at `dbPath` knows it, in two queries (not one per
@@ -61,7 +67,10 @@ export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | '
   try {
     const rows = new Map<string, Row>();
     const slots = new Set<string>();
-    for (const row of db.prepare(SELECT_JOBS).iterate(plan.manifestPath) as Iterable<Row>) {
+    // Raw rows through all(): iterate() with keyed objects costs a round trip into SQLite and an
+    // object built column by column per row (see state/job-row.ts).
+    for (const values of db.prepare(SELECT_JOBS).raw().all(plan.manifestPath) as RowValues[]) {
+      const row = rowOf(values);
       rows.set(row.key, row);
       slots.add(slot(row.step, row.output_name));
     }
@@ -86,10 +95,10 @@ function outputsByJob(db: Database.Database, manifest: string): Map<string, Reco
   const byJob = new Map<string, RecordedOutput[]>();
   const select = db.prepare(`SELECT job_key, path, content_type, bytes, downloaded_at FROM outputs
     WHERE manifest = ? AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key, idx`);
-  for (const o of select.iterate(manifest) as Iterable<OutputRow>) {
-    const list = byJob.get(o.job_key) ?? [];
-    if (list.length === 0) byJob.set(o.job_key, list);
-    list.push({ path: o.path, contentType: o.content_type, bytes: o.bytes, downloadedAt: o.downloaded_at });
+  for (const [jobKey, path, contentType, bytes, downloadedAt] of select.raw().all(manifest) as OutputValues[]) {
+    const list = byJob.get(jobKey) ?? [];
+    if (list.length === 0) byJob.set(jobKey, list);
+    list.push({ path, contentType, bytes, downloadedAt });
   }
   return byJob;
 }
