@@ -43,8 +43,7 @@ export function statStampOf(path: string): string {
  * with coarse timestamps, or someone setting the system clock back to forge a ctime.
  */
 export async function verifyRecorded(path: string, recorded: RecordedFile): Promise<FileCheck> {
-  // One stat per file; a stat is microseconds, and through the thread pool it cost more than itself (see atomic-write.ts).
-  const info = statSync(path, { bigint: true, throwIfNoEntry: false });
+  const info = statOf(path);
   if (!info?.isFile()) return { intact: false, why: `${path} is missing` };
   if (info.size !== BigInt(recorded.bytes)) return { intact: false, why: `${path} has ${info.size} bytes, not the ${recorded.bytes} downloaded` };
   const stamp = statStamp(info);
@@ -59,3 +58,15 @@ export async function sha256Of(path: string): Promise<string> {
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
+
+/**
+ * Whether the file at `path` is trusted unread: a regular file whose stat stamp is the recorded one
+ * (verifyRecorded's first rule). False means "not known intact" — verifyRecorded then decides.
+ */
+export function stampUnchanged(path: string, recorded: RecordedFile): boolean {
+  const info = statOf(path);
+  return recorded.statStamp !== null && info?.isFile() === true && statStamp(info) === recorded.statStamp;
+}
+
+// One stat per file; a stat is microseconds, and through the thread pool it cost more than itself (see atomic-write.ts).
+const statOf = (path: string) => statSync(path, { bigint: true, throwIfNoEntry: false });

@@ -14,6 +14,7 @@ import { dependencies } from './dependencies.js';
 import { watchHealth } from './service-health.js';
 import { standingOf, type Standing } from './standing.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
+import { finishedAtStart } from './outputs/download-outputs.js';
 import { failAlone } from './fail-alone.js';
 import { watchHaltAfter } from './halt-after.js';
 import { noKill, type KillHook } from './kill-hook.js';
@@ -132,6 +133,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   for (const row of states) ctx.start.rows.set(row.key, row);
   for (const row of recoverInterrupted(ctx, plan)) ctx.start.rows.set(row.key, row);
   ctx.start.outputs = ctx.store.allOutputs();
+  ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()] });
   if (options.resubmitInDoubt) {
     for (const row of ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.has(row.key)) ctx.resubmit.add(row.key);
     // Said out loud, in the progress and the run's log: each of these may now be paid for twice.
@@ -166,7 +168,14 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
         outcomes.set(job.key, outcome);
       }),
     );
-  await drive(plan.jobs);
+  // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
+  const open = plan.jobs.filter((job) => {
+    if (!finishedAtStart(ctx, job.key)) return true;
+    ready.get(job.key)?.resolve('ok');
+    outcomes.set(job.key, 'ok');
+    return false;
+  });
+  await drive(open);
   // A delivery that came after its job was left in doubt (it outwaited the bound) still names the
   // job the POST made: those jobs get one more pass, which adopts them.
   if (!ctx.stop.halted) await drive(namedByLateDeliveries(ctx, plan));

@@ -166,18 +166,15 @@ export interface OutputRow {
 }
 
 /** An outputs row as the runner reads it. */
-export function toOutput(r: Record<string, unknown>): OutputRow {
-  return {
-    jobKey: r.job_key as string,
-    idx: r.idx as number,
-    url: r.url as string,
-    path: r.path as string | null,
-    bytes: r.bytes as number | null,
-    sha256: r.sha256 as string | null,
-    contentType: r.content_type as string | null,
-    downloadedAt: r.downloaded_at as number | null,
-    statStamp: r.stat_stamp as string | null,
-  };
+/** The columns of an OutputRow, in the order outputFromValues reads them (a statement in raw mode). */
+export const OUTPUT_COLUMNS = 'job_key, idx, url, path, bytes, sha256, content_type, downloaded_at, stat_stamp';
+
+/** An OutputRow from a row read as an array of OUTPUT_COLUMNS: one literal of a fixed shape, as stateFromValues. */
+export function outputFromValues(values: unknown[]): OutputRow {
+  const [jobKey, idx, url, path, bytes, sha256, contentType, downloadedAt, statStamp] = values as [
+    string, number, string, string | null, number | null, string | null, string | null, number | null, string | null,
+  ];
+  return { jobKey, idx, url, path, bytes, sha256, contentType, downloadedAt, statStamp };
 }
 
 /** An attempts row as the runner reads it. */

@@ -5,7 +5,7 @@ import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { appendEvent, type EventType } from './events.js';
 import type { AttemptRow, AttemptState, JobRow, OutputRow, RawJobRow } from './job-row.js';
-import { STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, toOutput, type JobState } from './job-row.js';
+import { OUTPUT_COLUMNS, outputFromValues, STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, type JobState } from './job-row.js';
 import { assertTransition, type JobStatus } from './job-status.js';
 import { openStateDb } from './open-db.js';
 import { sameOutput } from './same-output.js';
@@ -369,16 +369,16 @@ export class StateStore {
   }
 
   outputs(key: string): OutputRow[] {
-    const raws = statement(this.db, 'SELECT * FROM outputs WHERE manifest = ? AND job_key = ? ORDER BY idx')
-      .all(this.manifest, key) as Record<string, unknown>[];
-    return raws.map(toOutput);
+    const select = statement(this.db, `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = ? AND job_key = ? ORDER BY idx`, { raw: true });
+    return (select.all(this.manifest, key) as unknown[][]).map(outputFromValues);
   }
 
   /** Every output of the manifest, by job, in one query (a re-run checks them all). */
   allOutputs(): Map<string, OutputRow[]> {
     const out = new Map<string, OutputRow[]>();
-    for (const raw of statement(this.db, 'SELECT * FROM outputs WHERE manifest = ? ORDER BY job_key, idx').iterate(this.manifest) as Iterable<Record<string, unknown>>) {
-      const row = toOutput(raw);
+    const select = statement(this.db, `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = ? ORDER BY job_key, idx`, { raw: true });
+    for (const values of select.all(this.manifest) as unknown[][]) {
+      const row = outputFromValues(values);
       const list = out.get(row.jobKey);
       if (list) list.push(row);
       else out.set(row.jobKey, [row]);

@@ -4,7 +4,7 @@ import {
 } from '../../api/index.js';
 import { DownloadError } from '../../errors.js';
 import {
-  fetchOutput, guardedDispatcher, outputPath, RefreshUnavailableError, verifyRecorded, writeInline, type DownloadedFile, type DownloadRequestLine,
+  fetchOutput, guardedDispatcher, outputPath, RefreshUnavailableError, stampUnchanged, verifyRecorded, writeInline, type DownloadedFile, type DownloadRequestLine,
 } from '../../download/index.js';
 import type { JobRow, OutputRow } from '../../state/index.js';
 import { adapterFor, type OutputSpec } from '../adapters/index.js';
@@ -67,6 +67,25 @@ export async function outputsIntact(ctx: RunContext, job: Pick<JobRow, 'key'>): 
   const recorded = ctx.start.outputs.get(job.key) ?? ctx.store.outputs(job.key);
   ctx.start.outputs.delete(job.key);
   for (const row of recorded) if (!(await stillIntact(ctx, job.key, row))) return false;
+  return true;
+}
+
+/**
+ * Whether a job the run started with is finished and needs nothing from it: downloaded, no output
+ * hook for its step (a hook may be owed), and every recorded file trusted unread by its stat stamp.
+ * Such a job is settled before the drive (execute-plan.ts), with one stat per file and no promise:
+ * the whole of a finished 10,000-job re-run's work on its jobs. Anything else — a stamp that
+ * changed, a file missing — goes through driveJob, which re-hashes or fetches again.
+ */
+export function finishedAtStart(ctx: RunContext, key: string): boolean {
+  const row = ctx.start.rows.get(key);
+  if (row?.status !== 'downloaded' || (ctx.outputHooks && ctx.outputHooks.commandFor(row.step))) return false;
+  const recorded = ctx.start.outputs.get(key) ?? [];
+  const trusted = recorded.every((o) => o.path !== null && o.sha256 !== null && o.bytes !== null
+    && stampUnchanged(resolve(ctx.outputsDir, o.path), { bytes: o.bytes, sha256: o.sha256, statStamp: o.statStamp }));
+  if (!trusted) return false;
+  ctx.start.rows.delete(key);
+  ctx.start.outputs.delete(key);
   return true;
 }
 
