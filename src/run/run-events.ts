@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { JobStatus } from '../state/index.js';
+import type { JobState, JobStatus } from '../state/index.js';
 
 /**
  * What a run announces while it works, `subject:verb` like the state log. The progress printer
@@ -31,6 +31,11 @@ export interface RunEventMap {
   /** The run's row records how it ended: `OK` or the error code. */
   'run:finished': { runId: number; outcome: string };
   'run:note': { message: string };
+  /**
+   * The plan's jobs as the run starts driving them: recorded, and those an earlier run left
+   * mid-POST already in doubt. Progress counts from here; the run's log gives their count per status.
+   */
+  'run:jobs': { jobs: readonly JobState[] };
 }
 
 /** The run as it starts: the facts a progress header and a log's first line name. */

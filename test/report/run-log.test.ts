@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openRunLog, runLogPath } from '../../src/report/run-log.js';
 import { RunEvents } from '../../src/run/run-events.js';
+import type { JobState } from '../../src/state/index.js';
 
 const SECRET = 'sk-live-9f8e7d6c5b4a';
 let dir: string;
@@ -42,6 +43,16 @@ describe("a run's log file", () => {
       { level: 40, runId: 7, key: 'shorts:1', label: 'short-TR1', step: 'shorts', kind: 'ai_short', dbStatus: 'failed', remoteId: null, detail: 'render failed', msg: 'failed' },
       { level: 40, runId: 7, reason: 'budget', msg: 'stopping: the cap' },
       { level: 40, runId: 7, outcome: 'JOBS_FAILED', msg: 'run finished' },
+    ]);
+  });
+
+  test('the jobs a run starts with are one line: how many, and how many in each state', () => {
+    const { events, log, lines } = openLog();
+    const job = (key: string, status: 'downloaded' | 'planned' | 'in_doubt') => ({ key, status }) as unknown as JobState;
+    events.emit('run:jobs', { jobs: [job('a', 'downloaded'), job('b', 'downloaded'), job('c', 'planned'), job('d', 'in_doubt')] });
+    log.close();
+    expect(lines().map(({ time: _, ...line }) => line)).toEqual([
+      { level: 30, runId: 7, jobs: 4, states: { done: 2, 'not submitted': 1, 'in doubt': 1 }, msg: 'jobs at start' },
     ]);
   });
 

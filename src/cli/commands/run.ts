@@ -40,11 +40,14 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    let planned: Plan | undefined;
     const prepare: RunManifestInput['prepare'] = (store, plan) => {
       for (const job of plan.jobs) labels.set(job.key, job.label);
       input.prepare?.(store, plan, events);
-      progress.begin(plan, store.jobStates());
+      planned = plan;
     };
+    // Progress counts from the jobs as the drive begins (recorded, recovered): the run reads them once.
+    events.on('run:jobs', ({ jobs }) => planned && progress.begin(planned, jobs));
     const openLog: RunManifestInput['openLog'] = (run) =>
       openRunLog({ statePath: run.statePath, runId: run.id, env: io.env, events, labelOf: (key) => labels.get(key), version: VERSION });
     const run = () => runManifest({ ...input, manifestFile, cwd: io.cwd, env: io.env, progress: events, stop, prepare, openLog });
