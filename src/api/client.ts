@@ -91,8 +91,13 @@ export function createClient(options: ClientOptions): ServiceClient {
   const pool = createPool(base.origin, timeouts, options.connections ?? 8);
   const creating = createPool(base.origin, timeouts, options.creatingConnections ?? CREATING_CONNECTIONS);
   const context: SendContext = {
-    dispatcher: pool.dispatcher,
-    creatingDispatcher: creating.dispatcher,
+    // Read at each request, so the pools are made at the first one (see createPool).
+    get dispatcher() {
+      return pool.dispatcher;
+    },
+    get creatingDispatcher() {
+      return creating.dispatcher;
+    },
     logger: options.logger ?? createLogger({ secrets }),
     retry: { ...RETRY_DEFAULTS, ...options.retry },
     sleep: options.sleep ?? ((ms, signal) => systemClock.sleep(ms, signal)),

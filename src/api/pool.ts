@@ -1,4 +1,5 @@
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
+import { undici } from '../util/lazy-undici.js';
 
 /** Socket-level limits of the client, and the overall deadline of one attempt. */
 export interface Timeouts {
@@ -51,16 +52,24 @@ export function whenStarted(options: object, started: () => void): void {
  * a socket the server is about to close (a POST on such a socket would come back in doubt).
  */
 export function createPool(origin: string, timeouts: Required<Timeouts>, connections: number): ServicePool {
-  const pool = new Pool(origin, {
-    connections,
-    keepAliveTimeout: 4_000,
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-  });
+  // Made at the first request: a run that sends nothing never loads undici (util/lazy-undici.ts).
+  let pool: Pool | undefined;
+  let dispatcher: Dispatcher | undefined;
   const observe: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) =>
     dispatch(options, new StartObserver(handler, () => onStart.get(options)?.()));
-  return { dispatcher: pool.compose(observe), close: () => pool.close() };
+  return {
+    get dispatcher() {
+      pool ??= new (undici().Pool)(origin, {
+        connections,
+        keepAliveTimeout: 4_000,
+        connect: { timeout: timeouts.connectMs },
+        headersTimeout: timeouts.headersMs,
+        bodyTimeout: timeouts.bodyMs,
+      });
+      return (dispatcher ??= pool.compose(observe));
+    },
+    close: async () => pool?.close(),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { lookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector, interceptors, type Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
+import { undici } from '../util/lazy-undici.js';
 import { DownloadRefusedError } from '../errors.js';
 import { ALLOW_HOSTS_ENV } from './download-settings.js';
 
@@ -122,8 +123,9 @@ export function guardedDispatcher(policy: AddressPolicy): Dispatcher {
   let agent = agents.get(key);
   if (!agent) {
     const allowed = hostMatchers(policy);
-    const direct = buildConnector({ timeout: 10_000 });
-    const checked = buildConnector({ timeout: 10_000, lookup: checkedLookup });
+    const { Agent, buildConnector: connector, interceptors } = undici();
+    const direct = connector({ timeout: 10_000 });
+    const checked = connector({ timeout: 10_000, lookup: checkedLookup });
     const connect: buildConnector.connector = (options, callback) => {
       const port = Number(options.port || (options.protocol === 'https:' ? 443 : 80));
       if (allowed.some((match) => match(options.hostname, port))) return direct(options, callback);

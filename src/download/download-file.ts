@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from '../util/lazy-undici.js';
 import { dropUnread } from '../api/read-body.js';
 import { DownloadError, DownloadRefusedError } from '../errors.js';
 import { BlockedAddressError, guardedDispatcher } from './address-guard.js';
@@ -101,7 +102,7 @@ export async function downloadFile(url: string, options: DownloadOptions): Promi
 
 async function fetchFile(url: string, options: DownloadOptions & { onStatus?: (status: number) => void }): Promise<DownloadedFile> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES;
-  const response = await request(url, {
+  const response = await undici().request(url, {
     method: 'GET',
     dispatcher: options.dispatcher ?? guardedDispatcher({}),
     signal: options.signal,
