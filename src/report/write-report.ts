@@ -31,9 +31,12 @@ export async function writeRunReport(input: WriteReportInput): Promise<WrittenRe
   const folder = dirname(html);
   const csv = join(folder, 'results.csv');
   const json = join(folder, 'results.json');
-  await write(html, renderReport(data, { outputsHref: hrefTo(folder, data.outputsDir) }));
-  await write(csv, resultsCsvLines(data));
-  await write(json, resultsJsonChunks(data));
+  // Written side by side: each is made and written at once, and their fsyncs wait for the disk together.
+  await Promise.all([
+    write(html, renderReport(data, { outputsHref: hrefTo(folder, data.outputsDir) })),
+    write(csv, resultsCsvLines(data)),
+    write(json, resultsJsonChunks(data)),
+  ]);
   return { html, csv, json, jobs: data.jobs.length, outputs: data.totals.outputs };
 }
 
