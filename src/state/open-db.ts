@@ -25,7 +25,6 @@ export function openStateDb(path: string): Database.Database {
     whileBusy(() => opened.pragma('journal_mode = WAL'));
     opened.pragma('synchronous = NORMAL');
     opened.pragma('foreign_keys = ON');
-    mapPages(opened);
     whileBusy(() => migrate(opened));
     return opened;
   } catch (error) {
@@ -54,20 +53,6 @@ function whileBusy<T>(step: () => T): T {
   }
 }
 
-/**
- * Reads the database's pages through a memory map (up to MMAP_BYTES) instead of a read() per page
- * into SQLite's own cache. Why: each connection starts with a cold cache, and a run opens several
- * (the budget gate, the run, the report); on the benchmark machine a first scan of a 10,000-job
- * manifest's rows cost 90 ms in read() calls and 22 ms mapped, and the mapped pages are the
- * kernel's page cache, not a second copy in this process's heap. SQLite still writes with write()
- * (WAL), so a full disk is an error it returns, not a fault in a mapped page.
- */
-function mapPages(db: Database.Database): void {
-  db.pragma(`mmap_size = ${MMAP_BYTES}`);
-}
-
-const MMAP_BYTES = 256 * 1024 * 1024;
-
 /** Opens an existing database read-only, or returns undefined when there is none yet. */
 export function openStateDbReadOnly(path: string): Database.Database | undefined {
   // better-sqlite3 reports a missing folder without SQLITE_CANTOPEN, so look first.
@@ -75,7 +60,6 @@ export function openStateDbReadOnly(path: string): Database.Database | undefined
   try {
     const db = new Database(path, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 10000');
-    mapPages(db);
     try {
       assertOurs(db, path);
     } catch (error) {
