@@ -75,6 +75,8 @@ export interface RunResult {
   stopMessage: string | null;
   /** Credits, unknown never counted as 0 (see RunCredits). */
   credits: RunCredits;
+  /** What the ledger counted as spent on the plan's jobs when the run started (credits.spent at its end, less this, is the run's own). */
+  spentAtStart: number;
   requests: { reads: number };
   outcomes: Map<string, JobOutcome>;
   /** The plan's jobs as the state database has them at the end (the summary is written from these). */
@@ -314,6 +316,7 @@ function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome
     stop: ctx.stop.reason,
     stopMessage: ctx.stop.message,
     credits: runCredits(ctx, plan, rows),
+    spentAtStart: ctx.ledger.spentAtStart,
     requests: { reads: tracker.reads },
     outcomes,
     jobs: rows,

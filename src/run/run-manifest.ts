@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import type { ServiceClient } from '../api/index.js';
 import { LocalFaultError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
-import { assertBudget, budgetView, countedMoney, planManifest, type Plan } from '../plan/index.js';
-import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readStateIdentity, resolveStatePath, StateStore } from '../state/index.js';
+import { assertBudget, budgetView, planManifest, type Plan } from '../plan/index.js';
+import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readStateIdentity, resolveStatePath, StateStore, type JobMoneyRow } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -84,8 +84,10 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   // The outputs folder's owner first, read-only, in the order `plan` gives its verdicts: a budget
   // weighed against the wrong (or an emptied) database means nothing, and it is left unwritten.
   checkOutputs(manifestPlan.outputsDir, readStateIdentity(statePath, manifestPlan.manifestPath));
-  const money = readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs.map((j) => j.key));
-  const plan = selected(manifestPlan, input, (key) => money.get(key)?.status);
+  // The jobs' money is read only where it decides something: a step selection or a cap to weigh.
+  let money: Map<string, JobMoneyRow> | undefined;
+  const moneyOf = (key: string) => (money ??= readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs.map((j) => j.key))).get(key);
+  const plan = selected(manifestPlan, input, (key) => moneyOf(key)?.status);
   const options = resolveRunOptions(
     { ...input, timeScale: input.timeScale ?? (input.sandbox ? 1 / input.sandbox.speed : 1) },
     { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits },
@@ -93,7 +95,8 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   );
   // The one budget gate, before anything is created, locked or sent: what is still to submit,
   // weighed against what the database says is spent or held — the same verdict `plan` prints.
-  assertBudget(plan, budgetView(plan, options.maxCredits, (key) => money.get(key)));
+  // Without a cap the verdict is "no cap" whatever was spent: nothing to read for it.
+  assertBudget(plan, budgetView(plan, options.maxCredits, options.maxCredits === null ? undefined : moneyOf));
   if (options.webhook) for (const message of ownWebhookUrlWarnings(manifest, plan)) input.progress.emit('run:note', { message });
   const store = openStore(statePath, clock).useManifest(plan.manifestPath);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
@@ -111,9 +114,9 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     });
     const result = await runLocked(input, plan, options, { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), logger: log?.logger });
     const error = runOutcome(result, input.manifestFile);
-    // What this run added to the ledger (its `runs` line): spent at the end less spent at the start.
-    const spentBefore = [...money.values()].reduce((sum, job) => sum + countedMoney(job).spent, 0);
-    const thisRun = Math.round((result.credits.spent - spentBefore) * 100) / 100;
+    // What this run added to the ledger (its `runs` line): spent at the end less spent at the start,
+    // both over the jobs it was given (with --step, the other steps' spending is not this run's).
+    const thisRun = Math.round((result.credits.spent - result.spentAtStart) * 100) / 100;
     finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: { ...result.credits, thisRun } });
     return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
   } catch (error) {

@@ -112,4 +112,20 @@ describe('reelpipe runs', () => {
     expect(rows[3]).toMatch(/^\d+ +\d{4}-\S+ +died +— +— +\? +—$/);
     expect(rows[4]).toMatch(/^COUNTED: credits the run counted against the budget/);
   });
+
+  test("a --step run's credits are its own: another step's earlier spending is not taken off them", async () => {
+    const more = `  - id: more
+    kind: ai_short
+    for_each: { csv: scripts.csv }
+    name: "more-{{ row.sku }}"
+    with: { script: "{{ row.script }} Again.", style: Cinematic, aspect_ratio: 9x16 }`;
+    project.write('steps.yaml', shortsManifest('steps', { steps: more }));
+    for (const step of ['shorts', 'more']) {
+      const run = await project.cli(['run', 'steps.yaml', '--step', step, '--time-scale', TIME_SCALE]);
+      expect(run.exitCode, run.stderr).toBe(0);
+    }
+    const { runs } = JSON.parse((await project.cli(['runs', 'steps.yaml', '--json'])).stdout) as { runs: Record<string, unknown>[] };
+    // 3 shorts at 5 credits each run; the second was once counted as 15 − 15 = 0.
+    expect(runs.map((r) => r.credits)).toEqual([15, 15]);
+  });
 });

@@ -22,7 +22,7 @@ describe('the summary', () => {
       const result: RunResult = {
         counts: { rejected: 1 }, standing: standingOf(plan, rows, new Map()), blocked: [], heldInDoubt: [], undownloaded: [],
         stop: 'budget', stopMessage: `the cap\nstopped it: ${HTML_500}`,
-        credits: { estimated: 3, unknownEstimates: 0, used: 0, unknownUsed: 0, spent: 0, cap: null, overruns: [] }, requests: { reads: 0 }, outcomes: new Map(), jobs: rows,
+        credits: { estimated: 3, unknownEstimates: 0, used: 0, unknownUsed: 0, spent: 0, cap: null, overruns: [] }, spentAtStart: 0, requests: { reads: 0 }, outcomes: new Map(), jobs: rows,
       };
       const lines = renderSummary(plan, result, 1000).trimEnd().split('\n');
       expect(lines.slice(-3)).toEqual([

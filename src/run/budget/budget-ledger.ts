@@ -26,6 +26,8 @@ export interface Overrun {
  */
 export class BudgetLedger {
   readonly cap: number | null;
+  /** What was spent when the run started: spent at its end less this is what the run itself spent. */
+  readonly spentAtStart: number;
   private spentTotal = 0;
   private readonly reserved = new Map<string, number>();
   /** Jobs whose real cost passed their reservation, in the order they were settled. */
@@ -39,6 +41,7 @@ export class BudgetLedger {
       this.spentTotal += money.spent;
       if (money.held > 0) this.reserved.set(job.key, money.held);
     }
+    this.spentAtStart = round(this.spentTotal);
   }
 
   get spent(): number {
