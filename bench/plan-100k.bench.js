@@ -14,7 +14,7 @@ import { planManifest } from '../dist/plan/index.js';
 import { summarise } from './lib/figures.js';
 import { measuredBy, runMeasured } from './lib/measure-child.js';
 import { publish } from './lib/results.js';
-import { CLI } from './lib/service.js';
+import { CLI_NODE_ARGS } from './lib/service.js';
 import { markdownTable } from './lib/table.js';
 import { atMost, TARGET_HEADERS, targetRows } from './lib/targets.js';
 
@@ -68,7 +68,7 @@ for (const [label, args, stdout] of [
   ['plan FILE --json > /dev/null', ['plan', 'manifest.yaml', '--json'], '/dev/null'],
   ['validate FILE', ['validate', 'manifest.yaml'], path.join(dir, 'ok.txt')],
 ]) {
-  const { wallMs, peakMb, exit } = await runMeasured([CLI, ...args], { cwd: dir, stdoutFile: stdout });
+  const { wallMs, peakMb, exit } = await runMeasured([...CLI_NODE_ARGS, ...args], { cwd: dir, stdoutFile: stdout });
   cli[label] = { wallMs, peakMb, exit };
   console.log(`  ${label.padEnd(30)} ${ms(wallMs).padStart(8)}  peak RSS ${Math.round(peakMb)} MB  exit ${exit}`);
 }

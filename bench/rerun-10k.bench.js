@@ -10,7 +10,7 @@ import { requestCounts, summarise } from './lib/figures.js';
 import { runMeasured } from './lib/measure-child.js';
 import { sized } from './lib/options.js';
 import { machineLine, publish } from './lib/results.js';
-import { CLI, clientEnv, startService } from './lib/service.js';
+import { CLI_NODE_ARGS, clientEnv, startService } from './lib/service.js';
 import { fixed, markdownTable, minMedian } from './lib/table.js';
 import { atMost, TARGET_HEADERS, targetRows } from './lib/targets.js';
 import { writeManifest } from './lib/workload.js';
@@ -24,7 +24,7 @@ const service = await startService({ speed: SPEED, capacity: 64 });
 const dir = mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-rerun-'));
 try {
   const manifest = writeManifest(dir, { kind: 'ai_short', jobs: JOBS, concurrency: 64 });
-  const args = [CLI, 'run', manifest, '--time-scale', String(1 / SPEED), '--rate', '1000'];
+  const args = [...CLI_NODE_ARGS, 'run', manifest, '--time-scale', String(1 / SPEED), '--rate', '1000'];
   const run = (stdout) => runMeasured(args, { cwd: dir, env: clientEnv(service.url), stdoutFile: path.join(dir, stdout) });
   const first = await run('first.txt');
   console.log(`first run (not measured): ${JOBS.toLocaleString('en-US')} AI Shorts at speed ${SPEED} in ${fixed(first.wallMs / 1000, 1)} s, exit ${first.exit}`);

@@ -2,7 +2,7 @@
 // node arguments, run from that folder, writing its files into FOLDER/out.
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../chaos/sandbox-process.js';
-import { CLI } from './service.js';
+import { CLI_NODE_ARGS } from './service.js';
 import { writeManifest } from './workload.js';
 
 const client = (file) => fileURLToPath(new URL(`../clients/${file}`, import.meta.url));
@@ -16,7 +16,7 @@ export function reelpipe(name, { rate = 1000, webhooks = false } = {}) {
     name,
     async prepare({ dir, kind, jobs, concurrency, timeScale }) {
       const manifest = writeManifest(dir, { kind, jobs, concurrency });
-      const args = [CLI, 'run', manifest, '--time-scale', String(timeScale)];
+      const args = [...CLI_NODE_ARGS, 'run', manifest, '--time-scale', String(timeScale)];
       if (rate !== null) args.push('--rate', String(rate));
       if (webhooks) {
         const port = await freePort();

@@ -3,11 +3,18 @@
 // with seeded ids and fixed durations and capacity. No journal: the service keeps its jobs in
 // memory, as in the issue's measurements.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { fetch } from 'undici';
 
 export const CLI = fileURLToPath(new URL('../../bin/reelpipe.js', import.meta.url));
+
+/**
+ * `node` arguments that run the CLI as its launcher does when a user runs `reelpipe`: the node
+ * options on its shebang (`#!/usr/bin/env -S node OPTIONS`), then the launcher itself.
+ */
+export const CLI_NODE_ARGS = [...(/^#!.*\bnode\b(.*)$/m.exec(readFileSync(CLI, 'utf8').split('\n')[0])?.[1].trim().split(/\s+/).filter(Boolean) ?? []), CLI];
 
 /** Enough credits that no benchmark ever runs short. */
 const CREDITS = 100_000_000;
