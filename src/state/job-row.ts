@@ -165,7 +165,6 @@ export interface OutputRow {
   statStamp: string | null;
 }
 
-/** An outputs row as the runner reads it. */
 /** The columns of an OutputRow, in the order outputFromValues reads them (a statement in raw mode). */
 export const OUTPUT_COLUMNS = 'job_key, idx, url, path, bytes, sha256, content_type, downloaded_at, stat_stamp';
 

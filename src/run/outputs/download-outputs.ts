@@ -4,7 +4,7 @@ import {
 } from '../../api/index.js';
 import { DownloadError } from '../../errors.js';
 import {
-  fetchOutput, guardedDispatcher, outputPath, RefreshUnavailableError, stampUnchanged, verifyRecorded, writeInline, type DownloadedFile, type DownloadRequestLine,
+  fetchOutput, guardedDispatcher, outputPath, RefreshUnavailableError, stampUnchanged, verifyRecorded, writeInline, type DownloadedFile, type DownloadRequestLine, type RecordedFile,
 } from '../../download/index.js';
 import type { JobRow, OutputRow } from '../../state/index.js';
 import { adapterFor, type OutputSpec } from '../adapters/index.js';
@@ -80,9 +80,10 @@ export async function outputsIntact(ctx: RunContext, job: Pick<JobRow, 'key'>): 
 export function finishedAtStart(ctx: RunContext, key: string): boolean {
   const row = ctx.start.rows.get(key);
   if (row?.status !== 'downloaded' || (ctx.outputHooks && ctx.outputHooks.commandFor(row.step))) return false;
-  const recorded = ctx.start.outputs.get(key) ?? [];
-  const trusted = recorded.every((o) => o.path !== null && o.sha256 !== null && o.bytes !== null
-    && stampUnchanged(resolve(ctx.outputsDir, o.path), { bytes: o.bytes, sha256: o.sha256, statStamp: o.statStamp }));
+  const trusted = (ctx.start.outputs.get(key) ?? []).every((row) => {
+    const file = recordedFile(ctx, row);
+    return file !== null && stampUnchanged(file.path, file.recorded);
+  });
   if (!trusted) return false;
   ctx.start.rows.delete(key);
   ctx.start.outputs.delete(key);
@@ -91,10 +92,17 @@ export function finishedAtStart(ctx: RunContext, key: string): boolean {
 
 /** Checks one recorded file; one read in full and found intact has its new stat stamp recorded. */
 async function stillIntact(ctx: RunContext, key: string, row: OutputRow | undefined): Promise<boolean> {
-  if (!row?.path || !row.sha256 || row.bytes === null) return false;
-  const check = await verifyRecorded(resolve(ctx.outputsDir, row.path), { bytes: row.bytes, sha256: row.sha256, statStamp: row.statStamp });
-  if (check.intact && check.statStamp !== row.statStamp) ctx.store.recordVerified(key, row.idx, check.statStamp);
+  const file = recordedFile(ctx, row);
+  if (!file) return false;
+  const check = await verifyRecorded(file.path, file.recorded);
+  if (check.intact && check.statStamp !== file.recorded.statStamp) ctx.store.recordVerified(key, file.idx, check.statStamp);
   return check.intact;
+}
+
+/** A recorded output's file on disk and what was recorded of it; null when it was never fully recorded (no path, checksum or size). */
+function recordedFile(ctx: RunContext, row: OutputRow | undefined): { path: string; idx: number; recorded: RecordedFile } | null {
+  if (!row?.path || !row.sha256 || row.bytes === null) return null;
+  return { path: resolve(ctx.outputsDir, row.path), idx: row.idx, recorded: { bytes: row.bytes, sha256: row.sha256, statStamp: row.statStamp } };
 }
 
 async function fetchOne(ctx: RunContext, job: JobRow, output: OutputSpec, idx: number): Promise<DownloadedFile> {
