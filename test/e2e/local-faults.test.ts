@@ -3,11 +3,24 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
 import { openProject, type Project } from './harness.js';
 
-let project: Project | undefined;
+let opened: Project | undefined;
 afterEach(async () => {
-  await project?.close();
-  project = undefined;
+  await opened?.close();
+  opened = undefined;
 });
+
+/**
+ * A project whose m.yaml makes SHORTS on a sandbox at speed 200, and `command` run in its folder
+ * with the CLI's path ($CLI) and the service in its environment; `read` gives a file it wrote.
+ */
+async function runInProject([file, ...args]: string[]) {
+  const project = (opened = await openProject({ speed: 200 }));
+  project.write('m.yaml', SHORTS);
+  const env = { ...process.env, CLI, REELPIPE_BASE_URL: project.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret' };
+  const result = await execa(file!, args, { cwd: project.dir, env, reject: false, timeout: 60_000 });
+  const read = (name: string) => execa('cat', [name], { cwd: project.dir, reject: false }).then((r) => r.stdout);
+  return { project, result, read };
+}
 
 const SHORTS = `
 version: 1
@@ -41,11 +54,7 @@ node "$CLI" run m.yaml --state small/state.db --time-scale 0.002 > second.out 2>
 
 describe('a local fault is not "jobs failed"', () => {
   test('a disk that fills under the state database stops the run with exit 74 and a summary; freed, the next run finishes without paying twice', async () => {
-    project = await openProject({ speed: 200 });
-    project.write('m.yaml', SHORTS);
-    const env = { ...process.env, CLI, REELPIPE_BASE_URL: project.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret' };
-    const result = await execa('unshare', ['-rm', 'sh', '-c', SCRIPT], { cwd: project.dir, env, reject: false, timeout: 60_000 });
-    const read = (name: string) => execa('cat', [name], { cwd: project!.dir, reject: false }).then((r) => r.stdout);
+    const { project, result, read } = await runInProject(['unshare', '-rm', 'sh', '-c', SCRIPT]);
     const [firstOut, firstErr, secondErr] = await Promise.all([read('first.out'), read('first.err'), read('second.err')]);
 
     expect(result.stdout, `${result.stderr}\n--- first run stderr ---\n${firstErr}`).toMatch(/first=74/);
@@ -65,11 +74,8 @@ describe('a local fault is not "jobs failed"', () => {
 
 describe('a reader that goes away is not a fault of the run', () => {
   test('`run … 2>&1 | head -c 60` closes both streams early: the run still records every job to its end and exits 0', async () => {
-    project = await openProject({ speed: 200 });
-    project.write('m.yaml', SHORTS);
-    const env = { ...process.env, CLI, REELPIPE_BASE_URL: project.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret' };
     const script = 'node "$CLI" run m.yaml --time-scale 0.005 2>&1 | head -c 60 > /dev/null; echo "run=${PIPESTATUS[0]}"';
-    const result = await execa('bash', ['-c', script], { cwd: project.dir, env, reject: false, timeout: 60_000 });
+    const { project, result } = await runInProject(['bash', '-c', script]);
     expect(result.stdout, result.stderr).toMatch(/run=0/);
     const open = project.query<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE status <> 'downloaded'");
     expect(open[0]!.n).toBe(0);
@@ -91,11 +97,8 @@ node "$CLI" run m.yaml --time-scale 0.005 > run.out 2> run.err; echo "run=$?"
 
 describe('a log that cannot be written is not a fault of the run', () => {
   test('with its log file on a full disk, the run still records and downloads every job, says once that the log is lost, and exits 0', async () => {
-    project = await openProject({ speed: 200 });
-    project.write('m.yaml', SHORTS);
-    const env = { ...process.env, CLI, REELPIPE_BASE_URL: project.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret' };
-    const result = await execa('unshare', ['-rm', 'sh', '-c', FULL_LOGS], { cwd: project.dir, env, reject: false, timeout: 60_000 });
-    const stderr = (await execa('cat', ['run.err'], { cwd: project.dir, reject: false })).stdout;
+    const { project, result, read } = await runInProject(['unshare', '-rm', 'sh', '-c', FULL_LOGS]);
+    const stderr = await read('run.err');
     expect(result.stdout, stderr).toMatch(/run=0/);
     expect(stderr).not.toMatch(/internal error/);
     expect(stderr.match(/the run's log \S+ could not be written \(ENOSPC/g)).toHaveLength(1);
