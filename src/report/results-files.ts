@@ -56,10 +56,16 @@ export function* resultsJsonChunks(data: ReportData): Generator<string> {
       hooks: j.hooks.map((h) => ({ output: h.outputIdx, state: h.state, exitCode: h.exitCode, signal: h.signal, timedOut: h.timedOut, durationMs: h.durationMs, error: h.error })),
       submittedAt: iso(j.submittedAt), finishedAt: iso(j.finishedAt), downloadedAt: iso(j.downloadedAt),
     };
-    yield `${i === 0 ? '' : ','}\n    ${JSON.stringify(job, null, 2).replaceAll('\n', '\n    ')}`;
+    yield `${i === 0 ? '' : ','}\n    ${indentedInJobs(job)}`;
   }
   yield data.jobs.length === 0 ? ']\n}\n' : '\n  ]\n}\n';
 }
+
+// Why the wrapper: printed inside `{ "jobs": [ … ] }`, V8 indents the job as results.json has it,
+// with no second pass over the text (a replace of every line break made a copy of each job's text).
+const WRAP_HEAD = '{\n  "jobs": [\n    '.length;
+const WRAP_TAIL = '\n  ]\n}'.length;
+const indentedInJobs = (job: object) => JSON.stringify({ jobs: [job] }, null, 2).slice(WRAP_HEAD, -WRAP_TAIL);
 
 /** Every key of the jobs' rows (or combinations), in order of first appearance. */
 function columnsOf(jobs: readonly ReportJob[], of: (job: ReportJob) => Record<string, unknown> | null): string[] {
