@@ -41,6 +41,7 @@ export function forgetJob(store: StateStore, key: string, by: Record<string, unk
       outputs,
       by,
     });
+    store.db.prepare('DELETE FROM job_results WHERE manifest = ? AND job_key = ?').run(...where);
     store.db.prepare('DELETE FROM jobs WHERE manifest = ? AND key = ?').run(...where);
     return { forgotten: job, attempts, outputs };
   });

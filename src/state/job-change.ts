@@ -28,11 +28,10 @@ export interface JobChange {
   finishedAt?: number | null;
 }
 
-/** Where each change lands in the jobs table. */
-export const CHANGE_COLUMNS: Record<keyof JobChange, string> = {
+/** Where each change lands in the jobs table (all but `result`, which is kept in job_results). */
+export const CHANGE_COLUMNS: Record<Exclude<keyof JobChange, 'result'>, string> = {
   remoteId: 'remote_id',
   remoteStatus: 'remote_status',
-  result: 'result',
   creditsUsed: 'credits_used',
   creditsPrior: 'credits_prior',
   creditsReserved: 'credits_reserved',

@@ -56,6 +56,18 @@ export interface RawJobRow {
   finished_at: number | null;
 }
 
+/**
+ * Whole job rows: the jobs table's columns and the job's last read, which is kept apart in
+ * job_results (migration 13: scans of the jobs table read only the small columns). Follow with
+ * a WHERE on the jobs table.
+ */
+export const JOB_ROWS = `SELECT jobs.*, ${resultOf('jobs')} AS result FROM jobs`;
+
+/** The last read of the job in `table`'s row (null before one), as an SQL expression. */
+export function resultOf(table: string): string {
+  return `(SELECT result FROM job_results r WHERE r.manifest = ${table}.manifest AND r.job_key = ${table}.key)`;
+}
+
 /** A job without its request and answer: what counts, summaries and the run's end read. */
 export type JobState = Omit<JobRow, 'request' | 'result'>;
 

@@ -5,7 +5,7 @@ import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { appendEvent, type EventType } from './events.js';
 import type { AttemptRow, AttemptState, JobRow, OutputRow, RawJobRow } from './job-row.js';
-import { OUTPUT_COLUMNS, outputFromValues, STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, type JobState } from './job-row.js';
+import { JOB_ROWS, OUTPUT_COLUMNS, outputFromValues, resultOf, STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, type JobState } from './job-row.js';
 import { assertTransition, type JobStatus } from './job-status.js';
 import { openStateDb } from './open-db.js';
 import { sameOutput } from './same-output.js';
@@ -156,7 +156,7 @@ export class StateStore {
   }
 
   job(key: string): JobRow | undefined {
-    const raw = statement(this.db, 'SELECT * FROM jobs WHERE manifest = ? AND key = ?').get(this.manifest, key) as RawJobRow | undefined;
+    const raw = statement(this.db, `${JOB_ROWS} WHERE manifest = ? AND key = ?`).get(this.manifest, key) as RawJobRow | undefined;
     return raw && toJobRow(raw);
   }
 
@@ -167,13 +167,13 @@ export class StateStore {
   jobs(keys: readonly string[]): JobRow[] {
     if (keys.length > 32) {
       const rows = new Map<string, RawJobRow>();
-      for (const raw of statement(this.db, 'SELECT * FROM jobs WHERE manifest = ?').iterate(this.manifest) as Iterable<RawJobRow>) rows.set(raw.key, raw);
+      for (const raw of statement(this.db, `${JOB_ROWS} WHERE manifest = ?`).iterate(this.manifest) as Iterable<RawJobRow>) rows.set(raw.key, raw);
       return keys.flatMap((key) => {
         const raw = rows.get(key);
         return raw ? [toJobRow(raw)] : [];
       });
     }
-    const select = statement(this.db, 'SELECT * FROM jobs WHERE manifest = ? AND key = ?');
+    const select = statement(this.db, `${JOB_ROWS} WHERE manifest = ? AND key = ?`);
     return keys.flatMap((key) => {
       const raw = select.get(this.manifest, key) as RawJobRow | undefined;
       return raw ? [toJobRow(raw)] : [];
@@ -190,7 +190,7 @@ export class StateStore {
 
   jobsWithStatus(statuses: readonly JobStatus[]): JobRow[] {
     const marks = statuses.map(() => '?').join(', ');
-    const raws = statement(this.db, `SELECT * FROM jobs WHERE manifest = ? AND status IN (${marks}) ORDER BY key`).all(this.manifest, ...statuses);
+    const raws = statement(this.db, `${JOB_ROWS} WHERE manifest = ? AND status IN (${marks}) ORDER BY key`).all(this.manifest, ...statuses);
     return (raws as RawJobRow[]).map(toJobRow);
   }
 
@@ -251,7 +251,7 @@ export class StateStore {
 
   /** The job whose creation answered with `remoteId`, if any: one remote job belongs to one row. */
   jobByRemoteId(kind: StepKind, remoteId: string): JobRow | undefined {
-    const raw = statement(this.db, 'SELECT * FROM jobs WHERE kind = ? AND remote_id = ?').get(kind, remoteId);
+    const raw = statement(this.db, `${JOB_ROWS} WHERE kind = ? AND remote_id = ?`).get(kind, remoteId);
     return raw === undefined ? undefined : toJobRow(raw as RawJobRow);
   }
 
@@ -270,16 +270,27 @@ export class StateStore {
       if (to !== 'in_doubt' && current.doubtReason !== null) change = { ...change, doubtReason: null };
       const sets = ['status = @status', 'updated_at = @now'];
       const params: Record<string, unknown> = { key, manifest: this.manifest, status: to, now: this.clock.now() };
-      for (const [field, column] of Object.entries(CHANGE_COLUMNS) as [keyof JobChange, string][]) {
+      for (const [field, column] of Object.entries(CHANGE_COLUMNS) as [keyof typeof CHANGE_COLUMNS, string][]) {
         if (change[field] === undefined) continue;
         const value = change[field];
         sets.push(`${column} = @${field}`);
         params[field] = value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
       }
-      const raw = statement(this.db, `UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key RETURNING *`).get(params) as RawJobRow;
+      if (change.result !== undefined) this.keepResult(key, change.result);
+      const raw = statement(this.db, `UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key RETURNING *, ${resultOf('jobs')} AS result`)
+        .get(params) as RawJobRow;
       this.event(type, key, { from: current.status, to, ...data });
       return toJobRow(raw);
     });
+  }
+
+  /** A job's last read, kept in job_results (see migration 13); null removes it. */
+  private keepResult(key: string, result: Record<string, unknown> | null): void {
+    if (result === null) statement(this.db, 'DELETE FROM job_results WHERE manifest = ? AND job_key = ?').run(this.manifest, key);
+    else {
+      statement(this.db, 'INSERT INTO job_results (manifest, job_key, result) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET result = excluded.result')
+        .run(this.manifest, key, JSON.stringify(result));
+    }
   }
 
   private atomicallyNested<T>(fn: () => T): T {

@@ -34,7 +34,7 @@ function bring(status: JobStatus): void {
   };
   for (const to of path[status]) {
     if (to === 'submitting') store.insertAttempt(JOB.key, JOB.request);
-    const change = to === 'submitted' ? { remoteId: 'r-1' } : to === 'done' ? { creditsUsed: 5 } : {};
+    const change = to === 'submitted' ? { remoteId: 'r-1' } : to === 'done' ? { creditsUsed: 5, result: { id: 'r-1', status: 'done' } } : {};
     store.transition(JOB.key, to, change, 'job:status');
     if (to === 'done') store.setOutputs(JOB.key, ['https://cdn/x.mp4']);
   }
@@ -51,12 +51,12 @@ describe('forget', () => {
     expect(readEvents(store.db, { type: 'job:forgotten' })).toEqual([]);
   });
 
-  test.each(['planned', 'done', 'downloaded', 'failed', 'rejected'] as const)('a job %s is dropped: job, attempts, outputs', (status) => {
+  test.each(['planned', 'done', 'downloaded', 'failed', 'rejected'] as const)('a job %s is dropped: job, its last read, attempts, outputs', (status) => {
     bring(status);
     const result = forgetJob(store, JOB.key, { user: 't' });
     expect(result).toMatchObject({ forgotten: { key: JOB.key, status } });
     expect(store.job(JOB.key)).toBeUndefined();
-    expect([count('jobs'), count('attempts'), count('outputs')]).toEqual([0, 0, 0]);
+    expect([count('jobs'), count('job_results'), count('attempts'), count('outputs')]).toEqual([0, 0, 0, 0]);
   });
 
   test('the event keeps what the record held (status, remote id, credits), and who forgot it', () => {

@@ -127,6 +127,21 @@ describe('jobs', () => {
     ]);
   });
 
+  test("a job's last read is kept beside its row: every way of reading the job has it, and a retry clears it", () => {
+    store.syncPlan('m.yaml', [job('a'), job('b')]);
+    store.transition('a', 'submitting', {}, 'job:intent');
+    store.transition('a', 'submitted', { remoteId: 'r-1', result: { id: 'r-1', status: 'pending' } }, 'job:answered');
+    expect(store.transition('a', 'running', {}, 'job:status').result).toEqual({ id: 'r-1', status: 'pending' });
+    const read = { id: 'r-1', status: 'failed' };
+    expect(store.transition('a', 'failed', { result: read }, 'job:status').result).toEqual(read);
+    expect([store.job('a')?.result, store.jobByRemoteId('ai_short', 'r-1')?.result, store.jobsWithStatus(['failed'])[0]?.result]).toEqual([read, read, read]);
+    expect(store.jobs(Array.from({ length: 40 }, (_, i) => (i === 0 ? 'a' : `none-${i}`)))[0]?.result).toEqual(read);
+    expect(store.db.prepare('SELECT count(*) FROM job_results').pluck().get()).toBe(1);
+    expect(store.planAgain('a').result).toBeNull();
+    expect([store.job('a')?.result, store.job('b')?.result]).toEqual([null, null]);
+    expect(store.db.prepare('SELECT count(*) FROM job_results').pluck().get()).toBe(0);
+  });
+
   test('one remote job can belong to only one row of its kind', () => {
     store.syncPlan('m.yaml', [job('a'), job('b')]);
     for (const key of ['a', 'b']) store.transition(key, 'submitting', {}, 'job:intent');
@@ -222,6 +237,21 @@ describe('jobs belong to their manifest', () => {
 
   test('a store that has chosen no manifest refuses to guess', () => {
     expect(() => store.job('a')).toThrow(/no manifest chosen/);
+  });
+
+  test("migrating a version-12 database moves each job's last read out of its row, and reads it back the same", () => {
+    const old = new Database(join(dir, 'v12.db'));
+    migrate(old, MIGRATIONS.filter((m) => m.version <= 12));
+    const insert = old.prepare(`INSERT INTO jobs (key, manifest, step, kind, request, status, result, created_at, updated_at) VALUES (?, '/p/a.yaml', 's', 'ai_short', '{}', ?, ?, 0, 0)`);
+    insert.run('read', 'done', '{"id":"r-1","video_output":"http://x/v.mp4"}');
+    insert.run('unread', 'planned', null);
+    expect(migrate(old)).toEqual([13]);
+    const migrated = new StateStore(old).useManifest('/p/a.yaml');
+    expect(migrated.job('read')?.result).toEqual({ id: 'r-1', video_output: 'http://x/v.mp4' });
+    expect(migrated.job('unread')?.result).toBeNull();
+    expect(old.prepare("SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'result'").pluck().get()).toBe(0);
+    expect(old.pragma('foreign_key_check')).toEqual([]);
+    old.close();
   });
 
   test('migrating a version-3 database keeps every row, each with the manifest that recorded it', () => {
