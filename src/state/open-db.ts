@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StateDamagedError, StateError, StateMismatchError } from '../errors.js';
-import { migrate, newerSchemaError, SCHEMA_VERSION } from './migrations.js';
+import { migrate, MIGRATIONS, newerSchemaError, SCHEMA_VERSION } from './migrations.js';
 
 /**
  * Opens (creating if needed) the state database and migrates it. Safe when several processes open
@@ -25,7 +25,8 @@ export function openStateDb(path: string): Database.Database {
     whileBusy(() => opened.pragma('journal_mode = WAL'));
     opened.pragma('synchronous = NORMAL');
     opened.pragma('foreign_keys = ON');
-    whileBusy(() => migrate(opened));
+    const applied = whileBusy(() => migrate(opened));
+    if (MIGRATIONS.some((m) => m.compactAfter && applied.includes(m.version))) compact(opened);
     return opened;
   } catch (error) {
     db?.close();
@@ -40,6 +41,20 @@ export function openStateDb(path: string): Database.Database {
  * at once without consulting the busy timeout. The wait blocks the thread, which is what a
  * synchronous open wants.
  */
+/**
+ * Rewrites the database compactly after a migration that left pages mostly empty (Migration.
+ * compactAfter). Policy: best effort. The database is whole and correct without it, only slower to
+ * scan, so a compaction that cannot run (another process busy with the file past the wait, or no
+ * room on the disk for the copy VACUUM makes) is skipped rather than failing the command.
+ */
+function compact(db: Database.Database): void {
+  try {
+    whileBusy(() => db.exec('VACUUM'));
+  } catch {
+    // Skipped: see the policy above.
+  }
+}
+
 function whileBusy<T>(step: () => T): T {
   const deadline = Date.now() + 10_000;
   const pause = new Int32Array(new SharedArrayBuffer(4));

@@ -239,19 +239,28 @@ describe('jobs belong to their manifest', () => {
     expect(() => store.job('a')).toThrow(/no manifest chosen/);
   });
 
-  test("migrating a version-12 database moves each job's last read out of its row, and reads it back the same", () => {
-    const old = new Database(join(dir, 'v12.db'));
+  test("opening a version-12 database moves each job's last read out of its row, reads it back the same, and compacts the file", () => {
+    const path = join(dir, 'v12.db');
+    const old = new Database(path);
     migrate(old, MIGRATIONS.filter((m) => m.version <= 12));
     const insert = old.prepare(`INSERT INTO jobs (key, manifest, step, kind, request, status, result, created_at, updated_at) VALUES (?, '/p/a.yaml', 's', 'ai_short', '{}', ?, ?, 0, 0)`);
-    insert.run('read', 'done', '{"id":"r-1","video_output":"http://x/v.mp4"}');
+    const read = (i: number) => ({ id: `r-${i}`, video_output: `http://x/${i}.mp4`, script: 'x'.repeat(1000) });
+    for (let i = 0; i < 300; i++) insert.run(`read-${i}`, 'done', JSON.stringify(read(i)));
     insert.run('unread', 'planned', null);
-    expect(migrate(old)).toEqual([13]);
-    const migrated = new StateStore(old).useManifest('/p/a.yaml');
-    expect(migrated.job('read')?.result).toEqual({ id: 'r-1', video_output: 'http://x/v.mp4' });
-    expect(migrated.job('unread')?.result).toBeNull();
-    expect(old.prepare("SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'result'").pluck().get()).toBe(0);
-    expect(old.pragma('foreign_key_check')).toEqual([]);
     old.close();
+    const migrated = StateStore.open(path, clock).useManifest('/p/a.yaml');
+    try {
+      expect(migrated.job('read-7')?.result).toEqual(read(7));
+      expect(migrated.job('unread')?.result).toBeNull();
+      const db = migrated.db;
+      expect(db.prepare("SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'result'").pluck().get()).toBe(0);
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      // Compacted: the jobs table's pages hold its small columns only, no longer the reads' room.
+      const pages = (name: string) => db.prepare('SELECT count(*) FROM dbstat WHERE name = ?').pluck().get(name) as number;
+      expect(pages('jobs') * 5).toBeLessThan(pages('job_results'));
+    } finally {
+      migrated.close();
+    }
   });
 
   test('migrating a version-3 database keeps every row, each with the manifest that recorded it', () => {
