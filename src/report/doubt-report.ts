@@ -6,6 +6,7 @@ import { adapterFor } from '../run/adapters/index.js';
 import { getsAttemptWebhook } from '../run/submit/submit-job.js';
 import { StateStore } from '../state/index.js';
 import { openCurrent } from './job-facts.js';
+import { utcIso } from '../util/time-format.js';
 
 /** A request's longest field shown in the text listing; `--json` carries the whole request. */
 const SHOWN_FIELD = 160;
@@ -56,7 +57,7 @@ export function buildDoubtReport(plan: Plan, dbPath: string, manifestShown: stri
         kind: row.kind,
         origin: job?.origin ?? null,
         reason: row.doubtReason ?? 'no reason recorded',
-        window: attempt ? { from: iso(attempt.intentAt), to: iso(attempt.answeredAt ?? attempt.intentAt + CALL_BOUND_MS) } : null,
+        window: attempt ? { from: utcIso(attempt.intentAt), to: utcIso(attempt.answeredAt ?? attempt.intentAt + CALL_BOUND_MS) } : null,
         fingerprint: createHash('sha256').update(canonicalJson(asked)).digest('hex').slice(0, 12),
         asked,
         deliveredId: attempt?.deliveredId ?? null,
@@ -103,4 +104,3 @@ function shown(value: unknown): string {
   return line.length > SHOWN_FIELD ? `${line.slice(0, SHOWN_FIELD - 1)}…` : line;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();

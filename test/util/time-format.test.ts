@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { formatDuration, isoTime } from '../../src/util/time-format.js';
+import { formatDuration, isoTime, utcIso } from '../../src/util/time-format.js';
 
 const AT = Date.UTC(2026, 10, 23, 2, 43, 59, 123);
 
@@ -21,5 +21,17 @@ describe('times in logs', () => {
     [7_440_000, '2h04m'],
   ])('%i ms reads %s', (ms, expected) => {
     expect(formatDuration(ms)).toBe(expected);
+  });
+});
+
+describe('utcIso', () => {
+  test('prints what Date.prototype.toISOString prints, across days, years and their edges', () => {
+    const times = [0, 1, 999, 86_399_999, 86_400_000, Date.UTC(2024, 1, 29, 23, 59, 59, 999), Date.UTC(2026, 10, 25, 12, 0, 0, 7), Date.UTC(9999, 11, 31, 23, 59, 59, 999)];
+    for (let i = 0; i < 5000; i++) times.push(Date.UTC(2026, 0, 1) + i * 7_777_777 + (i % 1000));
+    for (const ms of times) expect(utcIso(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  test('hands what it cannot print by table to Date: before 1970, past year 9999, between milliseconds', () => {
+    for (const ms of [-1, -86_400_001, Date.UTC(10000, 0, 1), 1.5, 1_700_000_000_000.25]) expect(utcIso(ms)).toBe(new Date(ms).toISOString());
   });
 });

@@ -4,10 +4,11 @@ import type { ReportData, ReportJob, StepSummary } from '../report-data.js';
 import { NEEDS_ATTENTION, STATE_WORDS, VOCABULARY, type StateWord } from '../../state/vocabulary.js';
 import { escapeHtml as h } from './escape.js';
 import { hookOutcomeText, type HookFacts } from '../hook-facts.js';
+import { utcIso } from '../../util/time-format.js';
 
 /** The report's server-rendered sections: each a pure function of the data, every text escaped. */
 
-const when = (ms: number | null) => (ms === null ? '—' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC');
+const when = (ms: number | null) => (ms === null ? '—' : `${utcIso(ms).replace('T', ' ').slice(0, 19)} UTC`);
 const seconds = (s: number | null) => (s === null ? '—' : s < 90 ? `${s.toFixed(1)} s` : `${(s / 60).toFixed(1)} min`);
 export const badge = (state: StateWord) => `<span class="badge ${state.replace(' ', '-')}">${h(state)}</span>`;
 const estimateText = (e: StepSummary['estimate'], unknown: number, jobs: number) =>

@@ -6,6 +6,7 @@ import { settleCost } from '../budget/budget-stop.js';
 import { matchesIntent } from './match-intent.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
+import { utcIso } from '../../util/time-format.js';
 
 /**
  * How reconciling one in-doubt job came out:
@@ -17,7 +18,6 @@ import { announce } from '../announce.js';
  */
 export type ReconcileResult = 'found' | 'absent' | 'wait' | 'held' | 'list-failed';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Settles a job whose POST may or may not have created something. The intent's request and
@@ -39,7 +39,7 @@ export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<Reconc
     return hold(ctx, job, adapter.reconcile);
   }
   const now = ctx.clock.now();
-  const window = { after: iso(attempt.intentAt - ctx.options.clockSkewMs), before: iso(now + ctx.options.clockSkewMs) };
+  const window = { after: utcIso(attempt.intentAt - ctx.options.clockSkewMs), before: utcIso(now + ctx.options.clockSkewMs) };
   let listed: Resource[];
   try {
     await ctx.limiter.acquire(ctx.stop.controller.signal);
