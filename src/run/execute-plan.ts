@@ -9,7 +9,7 @@ import type { Random } from '../util/random.js';
 import { knownOrNull, sumCredits } from '../report/credits.js';
 import { usedCredits } from '../report/job-facts.js';
 import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
-import { deferred } from './deferred.js';
+import { deferred, type Deferred } from './deferred.js';
 import { dependencies } from './dependencies.js';
 import { watchHealth } from './service-health.js';
 import { standingOf, type Standing } from './standing.js';
@@ -144,7 +144,9 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   }
   const tracker = new Tracker(ctx);
   if (ctx.webhooks) ctx.webhooks.hint = (id, status) => void tracker.hint(id, status);
-  const ready = new Map(plan.jobs.map((job) => [job.key, deferred<JobOutcome>()]));
+  // Each job driven says here when it is settled; a job without one (settled as the run began, or
+  // not in this run's plan) counts as 'ok' for the jobs that need it.
+  const ready = new Map<string, Deferred<JobOutcome>>();
   const needs = dependencies(plan);
   const upstreamOf = (key: string) => async (): Promise<JobOutcome> => {
     const outcomes = await Promise.all((needs.get(key) ?? []).map((k) => ready.get(k)?.promise ?? Promise.resolve<JobOutcome>('ok')));
@@ -155,25 +157,27 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const deadline = watchDeadline(ctx, tracker);
   const unwatchFailures = watchHaltAfter(ctx.events, ctx.stop, options.haltAfter);
   const outcomes = new Map<string, JobOutcome>();
-  const drive = (jobs: readonly PlannedJob[]) =>
+  const drive = (jobs: readonly PlannedJob[]) => {
+    // Before any job starts: a job may look up the jobs it needs as soon as it runs.
+    for (const job of jobs) if (!ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
     // allSettled, and each job catches its own errors: one job's failure never ends the run while
     // other POSTs are on the wire (their answers decide what is paid for).
-    Promise.allSettled(
+    return Promise.allSettled(
       jobs.map(async (job) => {
         const outcome = await runOne(ctx, job, {
           tracker,
           inSlot: slots(job),
           inDownloadSlot: (fn) => downloads(fn),
-          ready: ready.get(job.key) ?? deferred<JobOutcome>(),
+          ready: ready.get(job.key) as Deferred<JobOutcome>,
           upstream: upstreamOf(job.key),
         });
         outcomes.set(job.key, outcome);
       }),
     );
+  };
   // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
   const open = plan.jobs.filter((job) => {
     if (!finishedAtStart(ctx, job.key)) return true;
-    ready.get(job.key)?.resolve('ok');
     outcomes.set(job.key, 'ok');
     return false;
   });
