@@ -46,7 +46,8 @@ export interface RawJobRow {
   credits_reserved: number;
   credits_used: number | null;
   credits_prior: number;
-  result: string | null;
+  /** The job's last read (JOB_ROWS). */
+  last_read: string | null;
   failed_reason: string | null;
   doubt_reason: string | null;
   attempt_count: number;
@@ -57,15 +58,18 @@ export interface RawJobRow {
 }
 
 /**
- * Whole job rows: the jobs table's columns and the job's last read, which is kept apart in
- * job_results (migration 13: scans of the jobs table read only the small columns). Follow with
- * a WHERE on the jobs table.
+ * Whole job rows: the jobs table's columns and the job's last read (`last_read`), which is kept
+ * apart in job_results (migration 13: scans of the jobs table read only the small columns). Follow
+ * with a WHERE on the jobs table.
  */
-export const JOB_ROWS = `SELECT jobs.*, ${resultOf('jobs')} AS result FROM jobs`;
+export const JOB_ROWS = `SELECT jobs.*, ${lastReadOf('jobs')} AS last_read FROM jobs`;
 
-/** The last read of the job in `table`'s row (null before one), as an SQL expression. */
-export function resultOf(table: string): string {
-  return `(SELECT result FROM job_results r WHERE r.manifest = ${table}.manifest AND r.job_key = ${table}.key)`;
+/**
+ * The last read of the job in `table`'s row (null before one), as an SQL expression. jobs.result
+ * is where a reelpipe from before migration 13 still running on the file writes it.
+ */
+export function lastReadOf(table: string): string {
+  return `coalesce((SELECT result FROM job_results r WHERE r.manifest = ${table}.manifest AND r.job_key = ${table}.key), ${table}.result)`;
 }
 
 /** A job without its request and answer: what counts, summaries and the run's end read. */
@@ -128,7 +132,7 @@ export function toJobRow(raw: RawJobRow): JobRow {
   const row = toJobState(raw) as JobRow;
   return Object.defineProperties(row, {
     request: lazyJson('request', () => JSON.parse(raw.request) as Record<string, unknown>),
-    result: lazyJson('result', () => (raw.result === null ? null : (JSON.parse(raw.result) as Record<string, unknown>))),
+    result: lazyJson('result', () => (raw.last_read === null ? null : (JSON.parse(raw.last_read) as Record<string, unknown>))),
   });
 }
 

@@ -290,6 +290,9 @@ export const MIGRATIONS: readonly Migration[] = [
     // every scan of a manifest's jobs (planning, the start of a run, its summary, the report) read
     // five times the pages it needed: 3,343 pages for 10,000 jobs instead of 670. Only the runner
     // reads it, a job at a time (outputs, references, reconciliation): see JOB_ROWS in state/job-row.ts.
+    // Why jobs.result is emptied, not dropped: a reelpipe from before this migration may still be
+    // running on the file (another manifest, upgraded under it) and writes and reads that column;
+    // this one reads it when job_results has nothing (JOB_ROWS), and empties it on every write.
     sql: `CREATE TABLE job_results (
         manifest TEXT NOT NULL,
         job_key TEXT NOT NULL,
@@ -298,10 +301,10 @@ export const MIGRATIONS: readonly Migration[] = [
         FOREIGN KEY (manifest, job_key) REFERENCES jobs (manifest, key)
       );
       INSERT INTO job_results SELECT manifest, key, result FROM jobs WHERE result IS NOT NULL;
-      ALTER TABLE jobs DROP COLUMN result;`,
-    // DROP COLUMN rewrites each row in place, leaving the table's pages four fifths empty; a scan
-    // reads them all the same. Rebuilding the table instead would trip the foreign keys of its
-    // children (which a transaction cannot switch off), so the file is compacted afterwards.
+      UPDATE jobs SET result = NULL WHERE result IS NOT NULL;`,
+    // Emptying rows in place leaves the table's pages four fifths empty, and a scan reads them all
+    // the same; rebuilding the table instead would trip its children's foreign keys (which a
+    // transaction cannot switch off), so the file is compacted afterwards.
     compactAfter: true,
   },
 ];

@@ -26,7 +26,7 @@ export function openStateDb(path: string): Database.Database {
     opened.pragma('synchronous = NORMAL');
     opened.pragma('foreign_keys = ON');
     const applied = whileBusy(() => migrate(opened));
-    if (MIGRATIONS.some((m) => m.compactAfter && applied.includes(m.version))) compact(opened);
+    compactAfter(opened, applied);
     return opened;
   } catch (error) {
     db?.close();
@@ -41,20 +41,6 @@ export function openStateDb(path: string): Database.Database {
  * at once without consulting the busy timeout. The wait blocks the thread, which is what a
  * synchronous open wants.
  */
-/**
- * Rewrites the database compactly after a migration that left pages mostly empty (Migration.
- * compactAfter). Policy: best effort. The database is whole and correct without it, only slower to
- * scan, so a compaction that cannot run (another process busy with the file past the wait, or no
- * room on the disk for the copy VACUUM makes) is skipped rather than failing the command.
- */
-function compact(db: Database.Database): void {
-  try {
-    whileBusy(() => db.exec('VACUUM'));
-  } catch {
-    // Skipped: see the policy above.
-  }
-}
-
 function whileBusy<T>(step: () => T): T {
   const deadline = Date.now() + 10_000;
   const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -119,4 +105,23 @@ function damagedOr(path: string, error: unknown): StateDamagedError | undefined 
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !DAMAGED.test(code)) return undefined;
   return new StateDamagedError(path, `is not a reelpipe state database, or is damaged (SQLite: ${(error as Error).message})`, { cause: error });
+}
+
+/**
+ * Rewrites the database compactly after a migration that left pages mostly empty (Migration.
+ * compactAfter), when that is safe to do now. Skipped on a new file (nothing to compact) and while
+ * any other process holds a manifest's lock: VACUUM holds the write lock for as long as it takes
+ * (seconds on a file with months of events), and that run's commits would wait past their timeout.
+ * Policy: best effort. The database is whole and correct without it, only slower to scan, so a
+ * compaction that cannot run (no room on the disk for the copy VACUUM makes, a busy file) is
+ * skipped rather than failing the command.
+ */
+function compactAfter(db: Database.Database, applied: readonly number[]): void {
+  if (applied.includes(1) || !MIGRATIONS.some((m) => m.compactAfter && applied.includes(m.version))) return;
+  try {
+    if ((db.prepare('SELECT count(*) FROM locks').pluck().get() as number) > 0) return;
+    whileBusy(() => db.exec('VACUUM'));
+  } catch {
+    // Skipped: see the policy above.
+  }
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { appendEvent, type EventType } from './events.js';
 import type { AttemptRow, AttemptState, JobRow, OutputRow, RawJobRow } from './job-row.js';
-import { JOB_ROWS, OUTPUT_COLUMNS, outputFromValues, resultOf, STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, type JobState } from './job-row.js';
+import { JOB_ROWS, lastReadOf, OUTPUT_COLUMNS, outputFromValues, STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, type JobState } from './job-row.js';
 import { assertTransition, type JobStatus } from './job-status.js';
 import { openStateDb } from './open-db.js';
 import { sameOutput } from './same-output.js';
@@ -276,15 +276,18 @@ export class StateStore {
         sets.push(`${column} = @${field}`);
         params[field] = value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
       }
-      if (change.result !== undefined) this.keepResult(key, change.result);
-      const raw = statement(this.db, `UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key RETURNING *, ${resultOf('jobs')} AS result`)
+      if (change.result !== undefined) {
+        this.keepResult(key, change.result);
+        sets.push('result = NULL');
+      }
+      const raw = statement(this.db, `UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key RETURNING *, ${lastReadOf('jobs')} AS last_read`)
         .get(params) as RawJobRow;
       this.event(type, key, { from: current.status, to, ...data });
       return toJobRow(raw);
     });
   }
 
-  /** A job's last read, kept in job_results (see migration 13); null removes it. */
+  /** A job's last read, kept in job_results (see migration 13; the caller empties the old jobs.result); null removes it. */
   private keepResult(key: string, result: Record<string, unknown> | null): void {
     if (result === null) statement(this.db, 'DELETE FROM job_results WHERE manifest = ? AND job_key = ?').run(this.manifest, key);
     else {

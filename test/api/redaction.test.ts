@@ -168,7 +168,7 @@ describe('service text echoing the credentials is scrubbed where it enters', () 
       expect(run.exitCode, run.stderr).toBe(1);
       expect(status.stdout).toContain('render refused: key [REDACTED] lacks the 4K plan');
       const db = new Database(join(dir, 'state', 'reelpipe.db'), { readonly: true });
-      const stored = JSON.stringify([db.prepare('SELECT * FROM jobs').all(), db.prepare('SELECT * FROM events').all()]);
+      const stored = JSON.stringify(['jobs', 'job_results', 'events'].map((table) => db.prepare(`SELECT * FROM ${table}`).all()));
       db.close();
       expect(stored).toContain('[REDACTED]');
       for (const text of [run.stdout, run.stderr, status.stdout, stored]) expect(text).not.toContain(key);

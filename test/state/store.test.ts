@@ -239,25 +239,60 @@ describe('jobs belong to their manifest', () => {
     expect(() => store.job('a')).toThrow(/no manifest chosen/);
   });
 
-  test("opening a version-12 database moves each job's last read out of its row, reads it back the same, and compacts the file", () => {
+  /** A version-12 file (before job_results) holding 300 finished jobs with their reads, and one planned. */
+  const version12 = () => {
     const path = join(dir, 'v12.db');
     const old = new Database(path);
     migrate(old, MIGRATIONS.filter((m) => m.version <= 12));
     const insert = old.prepare(`INSERT INTO jobs (key, manifest, step, kind, request, status, result, created_at, updated_at) VALUES (?, '/p/a.yaml', 's', 'ai_short', '{}', ?, ?, 0, 0)`);
-    const read = (i: number) => ({ id: `r-${i}`, video_output: `http://x/${i}.mp4`, script: 'x'.repeat(1000) });
-    for (let i = 0; i < 300; i++) insert.run(`read-${i}`, 'done', JSON.stringify(read(i)));
+    for (let i = 0; i < 300; i++) insert.run(`read-${i}`, 'done', JSON.stringify(lastRead(i)));
     insert.run('unread', 'planned', null);
+    return { path, old };
+  };
+  const lastRead = (i: number) => ({ id: `r-${i}`, video_output: `http://x/${i}.mp4`, script: 'x'.repeat(1000) });
+  const pages = (db: Database.Database, name: string) => db.prepare('SELECT count(*) FROM dbstat WHERE name = ?').pluck().get(name) as number;
+
+  test("opening a version-12 database moves each job's last read out of its row, reads it back the same, and compacts the file", () => {
+    const { path, old } = version12();
     old.close();
     const migrated = StateStore.open(path, clock).useManifest('/p/a.yaml');
     try {
-      expect(migrated.job('read-7')?.result).toEqual(read(7));
+      expect(migrated.job('read-7')?.result).toEqual(lastRead(7));
       expect(migrated.job('unread')?.result).toBeNull();
-      const db = migrated.db;
-      expect(db.prepare("SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'result'").pluck().get()).toBe(0);
-      expect(db.pragma('foreign_key_check')).toEqual([]);
+      expect(migrated.db.prepare('SELECT count(*) FROM jobs WHERE result IS NOT NULL').pluck().get()).toBe(0);
+      expect(migrated.db.pragma('foreign_key_check')).toEqual([]);
       // Compacted: the jobs table's pages hold its small columns only, no longer the reads' room.
-      const pages = (name: string) => db.prepare('SELECT count(*) FROM dbstat WHERE name = ?').pluck().get(name) as number;
-      expect(pages('jobs') * 5).toBeLessThan(pages('job_results'));
+      expect(pages(migrated.db, 'jobs') * 5).toBeLessThan(pages(migrated.db, 'job_results'));
+    } finally {
+      migrated.close();
+    }
+  });
+
+  test('a reelpipe from before job_results, still running on the file, keeps working: its reads are read back, and a new one replaces them', () => {
+    const { path, old } = version12();
+    const migrated = StateStore.open(path, clock).useManifest('/p/a.yaml');
+    try {
+      // The older process writes the column it knows, after the migration.
+      old.prepare(`UPDATE jobs SET status = 'submitted', result = '{"id":"r-old"}' WHERE key = 'unread'`).run();
+      expect(migrated.job('unread')?.result).toEqual({ id: 'r-old' });
+      expect(migrated.transition('unread', 'failed', { result: { id: 'r-old', status: 'failed' } }, 'job:status').result).toEqual({ id: 'r-old', status: 'failed' });
+      expect(old.prepare(`SELECT result FROM jobs WHERE key = 'unread'`).pluck().get()).toBeNull();
+      old.prepare(`UPDATE jobs SET result = '{"id":"r-older"}' WHERE key = 'unread'`).run();
+      expect(migrated.planAgain('unread').result).toBeNull();
+    } finally {
+      migrated.close();
+      old.close();
+    }
+  });
+
+  test('the file is not compacted while another process holds a lock on it (its commits would wait on the rewrite)', () => {
+    const { path, old } = version12();
+    old.prepare(`INSERT INTO locks (name, host, pid, acquired_at, heartbeat_at) VALUES ('/p/b.yaml', 'h', 1, 0, 0)`).run();
+    old.close();
+    const migrated = StateStore.open(path, clock).useManifest('/p/a.yaml');
+    try {
+      expect(migrated.job('read-7')?.result).toEqual(lastRead(7));
+      expect(pages(migrated.db, 'jobs') * 5).toBeGreaterThan(pages(migrated.db, 'job_results'));
     } finally {
       migrated.close();
     }
