@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Faults } from './faults/injector.js';
+import { undici } from '../util/lazy-undici.js';
 
 /** Loopback hosts: where webhooks may go unless delivery anywhere is allowed. */
 export function isLoopbackUrl(url: string): boolean {
@@ -58,7 +59,7 @@ export class Webhooks {
   private async post(url: string, body: string): Promise<void> {
     try {
       // Loaded on first delivery: most sandboxes never send a webhook, and start-up stays fast.
-      const { request } = await import('undici');
+      const { request } = undici();
       const response = await request(url, {
         method: 'POST',
         body,

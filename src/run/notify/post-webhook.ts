@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../../util/clock.js';
+import { undici } from '../../util/lazy-undici.js';
 
 /** How a notification POST is tried. */
 export interface PostOptions {
@@ -40,7 +41,7 @@ export interface PostResult {
 export async function postJson(url: string, body: string, options: PostOptions = {}): Promise<PostResult> {
   const { timeoutMs, attempts, firstBackoffMs } = { ...DEFAULTS, ...options };
   const clock = options.clock ?? systemClock;
-  const { request } = await import('undici');
+  const { request } = undici();
   const left = () => (options.until === undefined ? Infinity : options.until - clock.now());
   let last: PostResult = { ok: false, attempts: 0, status: null, error: 'not sent' };
   for (let attempt = 1; attempt <= attempts; attempt++) {
