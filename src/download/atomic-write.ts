@@ -2,7 +2,7 @@ import { closeSync, fsync, mkdirSync, openSync, renameSync, rmSync, writeSync } 
 import { basename, dirname, join } from 'node:path';
 import type { OutputFolders } from './output-folders.js';
 
-/** Where `fill` writes the file's content, in order, as it comes. */
+/** Where `fill` writes the file's content, in order, as it comes; each write is done when it returns, so its bytes may be reused. */
 export interface FileSink {
   write(data: string | Uint8Array): void;
 }
