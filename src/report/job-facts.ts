@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Plan } from '../plan/types.js';
-import { openStateDb, openStateDbReadOnly, SCHEMA_VERSION, type JobRow, type JobStatus } from '../state/index.js';
+import { openStateDb, openStateDbReadOnly, SCHEMA_VERSION, type JobRow, type JobState, type JobStatus } from '../state/index.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
 
@@ -37,16 +37,13 @@ export interface JobFacts {
   outputs: readonly RecordedOutput[];
 }
 
-interface Row {
-  key: string; step: string; output_name: string | null; status: JobStatus; remote_id: string | null;
-  credits_used: number | null; credits_prior: number; failed_reason: string | null; doubt_reason: string | null;
-  submitted_at: number | null; finished_at: number | null;
-}
+/** What the facts are made from: a job's row, as the state database has it (the run's JobState has these too). */
+type Row = Pick<JobState, 'key' | 'step' | 'outputName' | 'status' | 'remoteId' | 'creditsUsed' | 'creditsPrior' | 'failedReason' | 'doubtReason' | 'submittedAt' | 'finishedAt'>;
 
 type RowValues = [string, string, string | null, JobStatus, string | null, number | null, number, string | null, string | null, number | null, number | null];
 
-function rowOf([key, step, output_name, status, remote_id, credits_used, credits_prior, failed_reason, doubt_reason, submitted_at, finished_at]: RowValues): Row {
-  return { key, step, output_name, status, remote_id, credits_used, credits_prior, failed_reason, doubt_reason, submitted_at, finished_at };
+function rowOf([key, step, outputName, status, remoteId, creditsUsed, creditsPrior, failedReason, doubtReason, submittedAt, finishedAt]: RowValues): Row {
+  return { key, step, outputName, status, remoteId, creditsUsed, creditsPrior, failedReason, doubtReason, submittedAt, finishedAt };
 }
 
 type OutputValues = [jobKey: string, path: string, contentType: string | null, bytes: number | null, downloadedAt: number | null];
@@ -56,8 +53,11 @@ type OutputValues = [jobKey: string, path: string, contentType: string | null, b
  * job): read-only, no lock, so it works while a run is going. A missing database knows nothing:
  * every job is then `not submitted`. A key the database lacks is `changed` when a job of the same
  * step and output name is recorded under another key (its inputs changed, so its key did).
+ *
+ * `known`: the plan's rows as a run read them from this database at its end, after its last
+ * write; when they cover every job of the plan, the jobs are not read again (only their files).
  */
-export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | 'jobs'>): Map<string, JobFacts> {
+export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | 'jobs'>, known?: readonly Row[]): Map<string, JobFacts> {
   const facts = new Map<string, JobFacts>();
   const db = openCurrent(dbPath);
   if (!db) {
@@ -66,23 +66,31 @@ export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | '
   }
   try {
     const rows = new Map<string, Row>();
-    const slots = new Set<string>();
-    // Raw rows through all(): iterate() with keyed objects costs a round trip into SQLite and an
-    // object built column by column per row (see state/job-row.ts).
-    for (const values of db.prepare(SELECT_JOBS).raw().all(plan.manifestPath) as RowValues[]) {
-      const row = rowOf(values);
-      rows.set(row.key, row);
-      slots.add(slot(row.step, row.output_name));
-    }
+    for (const row of known ?? []) rows.set(row.key, row);
+    // A plan job missing from them may be `changed`, which only the other rows of the database say.
+    const slots = known && plan.jobs.every((job) => rows.has(job.key)) ? null : readRows(db, plan.manifestPath, rows);
     const outputs = outputsByJob(db, plan.manifestPath);
     for (const job of plan.jobs) {
       const row = rows.get(job.key);
-      facts.set(job.key, row ? recorded(row, outputs.get(job.key) ?? NONE) : slots.has(slot(job.step, job.outputName)) ? CHANGED : UNRECORDED);
+      facts.set(job.key, row ? recorded(row, outputs.get(job.key) ?? NONE) : slots?.has(slot(job.step, job.outputName)) ? CHANGED : UNRECORDED);
     }
   } finally {
     db.close();
   }
   return facts;
+}
+
+/** Reads the manifest's rows into `rows`; returns the step and output name of every one of them. */
+function readRows(db: Database.Database, manifest: string, rows: Map<string, Row>): Set<string> {
+  const slots = new Set<string>();
+  // Raw rows through all(): iterate() with keyed objects costs a round trip into SQLite and an
+  // object built column by column per row (see state/job-row.ts).
+  for (const values of db.prepare(SELECT_JOBS).raw().all(manifest) as RowValues[]) {
+    const row = rowOf(values);
+    rows.set(row.key, row);
+    slots.add(slot(row.step, row.outputName));
+  }
+  return slots;
 }
 
 const SELECT_JOBS = `SELECT key, step, output_name, status, remote_id, credits_used, credits_prior, failed_reason, doubt_reason,
@@ -121,15 +129,15 @@ function recorded(row: Row, outputs: readonly RecordedOutput[]): JobFacts {
   return {
     state: stateWord(row.status),
     status: row.status,
-    remoteId: row.remote_id,
-    creditsUsed: usedCredits({ status: row.status, creditsUsed: row.credits_used, creditsPrior: row.credits_prior }),
-    creditsCharged: row.credits_used,
+    remoteId: row.remoteId,
+    creditsUsed: usedCredits(row),
+    creditsCharged: row.creditsUsed,
     // The service's words on one line (a proxy's HTML error page as its text): status, the report
     // and results.csv show them as they show every reason; the full text is in the run's log.
-    failedReason: row.failed_reason === null ? null : oneLine(row.failed_reason, REASON_MAX),
-    doubtReason: row.status === 'in_doubt' ? oneLine(row.doubt_reason ?? 'no reason recorded', REASON_MAX) : null,
-    submittedAt: row.submitted_at,
-    finishedAt: row.finished_at,
+    failedReason: row.failedReason === null ? null : oneLine(row.failedReason, REASON_MAX),
+    doubtReason: row.status === 'in_doubt' ? oneLine(row.doubtReason ?? 'no reason recorded', REASON_MAX) : null,
+    submittedAt: row.submittedAt,
+    finishedAt: row.finishedAt,
     downloadedAt: downloaded,
     outputs,
   };

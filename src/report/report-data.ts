@@ -1,5 +1,5 @@
 import type { CreditTotal, Plan } from '../plan/types.js';
-import type { JobStatus } from '../state/index.js';
+import type { JobState, JobStatus } from '../state/index.js';
 import { overrunOf, sumCredits, type CreditSum } from './credits.js';
 import { readJobFacts, type JobFacts } from './job-facts.js';
 import { readHookFacts, type HookFacts } from './hook-facts.js';
@@ -79,11 +79,16 @@ export interface ReportInput {
   runId?: number;
   /** When the report is made (epoch ms). @default Date.now() */
   now?: number;
+  /**
+   * The jobs as a run read them from the state database at its end (RunResult.jobs), after its
+   * last write to them: not read again when they cover the whole plan. @default read from the database
+   */
+  jobs?: readonly JobState[];
 }
 
 /** The report's data: the plan joined with what the state database holds. Reads only. */
-export function buildReportData({ plan, statePath, runId, now = Date.now() }: ReportInput): ReportData {
-  const facts = readJobFacts(statePath, plan);
+export function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: known }: ReportInput): ReportData {
+  const facts = readJobFacts(statePath, plan, known);
   const run = readRun(statePath, plan.manifestPath, runId);
   const hooks = readHookFacts(statePath, plan.manifestPath);
   const jobs = plan.jobs.map((job): ReportJob => {

@@ -81,4 +81,37 @@ describe('writeRunReport', () => {
     expect(written.outputs).toBe(0);
     expect(readFileSync(written.csv, 'utf8').match(/,not submitted,/g)).toHaveLength(3);
   });
+
+  describe("a run's own read of its jobs at its end (RunResult.jobs)", () => {
+    const endRead = (statePath: string, plan: Plan) => {
+      const store = StateStore.open(statePath, new ManualClock(Date.UTC(2026, 0, 1)));
+      try {
+        return store.useManifest(plan.manifestPath).jobStates();
+      } finally {
+        store.close();
+      }
+    };
+    const files = async (plan: Plan, statePath: string, jobs?: ReturnType<typeof endRead>) => {
+      const written = await writeRunReport({ plan, statePath, now: Date.UTC(2026, 0, 1, 0, 1), ...(jobs ? { jobs } : {}) });
+      return [readFileSync(written.csv, 'utf8'), readFileSync(written.json, 'utf8')];
+    };
+
+    test('gives the report reading the database again gives', async () => {
+      const { plan, statePath } = await recordedRun();
+      expect(await files(plan, statePath, endRead(statePath, plan))).toEqual(await files(plan, statePath));
+    });
+
+    test('is used as given when it covers every job of the plan: the jobs are not read again', async () => {
+      const { plan, statePath } = await recordedRun();
+      const jobs = endRead(statePath, plan).map((row) => (row.status === 'failed' ? { ...row, failedReason: 'as the run read it' } : row));
+      const [csv] = await files(plan, statePath, jobs);
+      expect(csv).toContain(',as the run read it,');
+    });
+
+    test('is read again when it leaves a job out (a --step run): that job is then as the database has it', async () => {
+      const { plan, statePath } = await recordedRun();
+      const jobs = endRead(statePath, plan).filter((row) => row.step === 'teaser');
+      expect(await files(plan, statePath, jobs)).toEqual(await files(plan, statePath));
+    });
+  });
 });

@@ -18,8 +18,9 @@ import { endOfRunWriter } from './run-progress.js';
 export async function finishRun(io: CliIo, output: RunManifestOutput, started: RunStarted | undefined, flags: OutputFlags, env: NodeJS.ProcessEnv): Promise<void> {
   if (!flags.json) io.stdout(renderSummary(output.plan, output.result, output.elapsedMs));
   // Every run that ran ends with its report, whatever its outcome (exit 4 and budget stops too),
-  // covering the whole manifest even when `--step` ran part of it.
-  const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath }).catch((error: Error) => error);
+  // covering the whole manifest even when `--step` ran part of it. The run's own read of its jobs
+  // at its end is passed on, not read a second time on a fresh connection whose cache is cold.
+  const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath, jobs: output.result.jobs }).catch((error: Error) => error);
   if (report instanceof Error) io.stderr(`reelpipe: the report could not be written: ${report.message}\n`);
   else if (!flags.json) io.stdout(`report: ${report.html}\n`);
   if (flags.json) {
