@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MatrixInput } from './matrix.js';
 import { axesOf } from './matrix.js';
+import { formatCount } from '../../util/format.js';
 
 /**
  * How much a manifest may ask for: jobs per step and per manifest, and the size of the files it
@@ -67,7 +68,7 @@ export function matrixBound(matrix: MatrixInput): { count: number; factors: numb
 }
 
 /** A count as a message shows it: 25,600,000,000. */
-export const count = (n: number) => (Number.isSafeInteger(n) ? n.toLocaleString('en-US') : `more than ${Number.MAX_SAFE_INTEGER.toLocaleString('en-US')}`);
+export const count = (n: number) => (Number.isSafeInteger(n) ? formatCount(n) : `more than ${formatCount(Number.MAX_SAFE_INTEGER)}`);
 
 /** The end of every limit message: which setting raises it. */
 export const raise = (setting: keyof LimitsInput) => `raise limits.${setting} in the manifest to allow more`;
