@@ -75,22 +75,25 @@ export function lastReadOf(table: string): string {
 /** A job without its request and answer: what counts, summaries and the run's end read. */
 export type JobState = Omit<JobRow, 'request' | 'result'>;
 
-/** The columns of a JobState (every column but request and result), in the order `stateFromValues` reads them. */
-export const STATE_COLUMNS = `key, manifest, step, kind, output_name, path_id, remote_id, status, remote_status, credits_estimated,
+/**
+ * The columns of a JobState (every column but request and result, and manifest: the reader is
+ * scoped to one, and 10,000 copies of its path were 10,000 strings), in the order `stateFromValues` reads them.
+ */
+export const STATE_COLUMNS = `key, step, kind, output_name, path_id, remote_id, status, remote_status, credits_estimated,
   credits_reserved, credits_used, credits_prior, failed_reason, doubt_reason, attempt_count, created_at, updated_at, submitted_at, finished_at`;
 
 type Values = [
-  string, string, string, string, string | null, string | null, string | null, string, string | null, number | null,
+  string, string, string, string | null, string | null, string | null, string, string | null, number | null,
   number, number | null, number, string | null, string | null, number, number, number, number | null, number | null,
 ];
 
 /**
- * A JobState from a row read as an array of STATE_COLUMNS (a statement in raw mode). Why arrays:
- * better-sqlite3 builds a keyed object per row column by column, which cost three times the query
- * itself on a 10,000-job scan; one object literal of a fixed shape is built here instead.
+ * A JobState of `manifest` from a row read as an array of STATE_COLUMNS (a statement in raw mode).
+ * Why arrays: better-sqlite3 builds a keyed object per row column by column, which cost three
+ * times the query itself on a 10,000-job scan; one object literal of a fixed shape is built here instead.
  */
-export function stateFromValues(values: unknown[]): JobState {
-  const [key, manifest, step, kind, outputName, pathId, remoteId, status, remoteStatus, creditsEstimated, creditsReserved, creditsUsed, creditsPrior,
+export function stateFromValues(values: unknown[], manifest: string): JobState {
+  const [key, step, kind, outputName, pathId, remoteId, status, remoteStatus, creditsEstimated, creditsReserved, creditsUsed, creditsPrior,
     failedReason, doubtReason, attemptCount, createdAt, updatedAt, submittedAt, finishedAt] = values as Values;
   return {
     key, manifest, step, kind: kind as StepKind, outputName, pathId, remoteId, status: status as JobStatus, remoteStatus, creditsEstimated, creditsReserved,

@@ -185,7 +185,8 @@ export class StateStore {
    * only counts and reads statuses, costs and reasons — a run's summary and end — one light scan.
    */
   jobStates(): JobState[] {
-    return (statement(this.db, `SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = ?`, { raw: true }).all(this.manifest) as unknown[][]).map(stateFromValues);
+    const manifest = this.manifest;
+    return (statement(this.db, `SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = ?`, { raw: true }).all(manifest) as unknown[][]).map((values) => stateFromValues(values, manifest));
   }
 
   jobsWithStatus(statuses: readonly JobStatus[]): JobRow[] {

@@ -24,6 +24,11 @@ describe('job keys', () => {
     expect(Object.values(await keysBySku(csv))).toEqual(expect.arrayContaining([expect.stringMatching(/^shorts:[0-9a-f]{12}$/)]));
   });
 
+  test('are the keys state databases already hold: the same inputs give the same key in every version', async () => {
+    // Pinned: a key that changed between versions would make every recorded job look new, and be paid for again.
+    expect(await keysBySku(csv)).toEqual({ A: 'shorts:6ed6fa66d5ac', B: 'shorts:b0a096c63049', C: expect.stringMatching(/^shorts:/) });
+  });
+
   test('do not change when the CSV is reordered', async () => {
     const reordered = 'sku,script\nC,Third script\nA,First script\nB,Second script\n';
     expect(await keysBySku(reordered)).toEqual(await keysBySku(csv));
