@@ -103,7 +103,7 @@ function outputsByJob(db: Database.Database, manifest: string): Map<string, Reco
   const byJob = new Map<string, RecordedOutput[]>();
   const select = db.prepare(`SELECT job_key, path, content_type, bytes, downloaded_at FROM outputs
     WHERE manifest = ? AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key, idx`);
-  for (const [jobKey, path, contentType, bytes, downloadedAt] of select.raw().all(manifest) as OutputValues[]) {
+  for (const [jobKey, path, contentType, bytes, downloadedAt] of select.raw().iterate(manifest) as Iterable<OutputValues>) {
     const list = byJob.get(jobKey) ?? [];
     if (list.length === 0) byJob.set(jobKey, list);
     list.push({ path, contentType, bytes, downloadedAt });

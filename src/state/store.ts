@@ -398,7 +398,8 @@ export class StateStore {
   allOutputs(): Map<string, OutputRow[]> {
     const out = new Map<string, OutputRow[]>();
     const select = statement(this.db, `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = ? ORDER BY job_key, idx`, { raw: true });
-    for (const values of select.all(this.manifest) as unknown[][]) {
+    // Row by row, as jobStates reads: no 10,000 arrays held at once.
+    for (const values of select.iterate(this.manifest) as Iterable<unknown[]>) {
       const row = outputFromValues(values);
       const list = out.get(row.jobKey);
       if (list) list.push(row);
