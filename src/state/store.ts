@@ -130,9 +130,10 @@ export class StateStore {
     );
     // One scan of the manifest's statuses: a job already past `planned` is left as it is, unwritten
     // (a finished 10,000-job manifest re-runs without rewriting 10,000 rows).
-    const statuses = new Map(
-      (statement(this.db, 'SELECT key, status FROM jobs WHERE manifest = ?').all(manifest) as { key: string; status: string }[]).map((r) => [r.key, r.status]),
-    );
+    const statuses = new Map<string, string>();
+    for (const [key, status] of statement(this.db, 'SELECT key, status FROM jobs WHERE manifest = ?', { raw: true }).iterate(manifest) as Iterable<[string, string]>) {
+      statuses.set(key, status);
+    }
     const known = jobs.filter((job) => statuses.has(job.key));
     this.atomically(() => {
       for (const job of jobs) {

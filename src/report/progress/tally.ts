@@ -67,17 +67,14 @@ export class ProgressTally {
     private readonly concurrency: number,
     rows: Iterable<Omit<JobFacts, 'step'>>,
   ) {
-    const step = new Map(plan.jobs.map((j) => [j.key, j.step]));
-    for (const job of plan.jobs) {
-      this.facts.set(job.key, { key: job.key, step: job.step, status: null, creditsUsed: null, creditsPrior: 0, submittedAt: null, finishedAt: null });
-    }
-    for (const row of rows) {
-      const at = step.get(row.key);
+    const recorded = new Map<string, Omit<JobFacts, 'step'>>();
+    for (const row of rows) recorded.set(row.key, row);
+    for (const { key, step } of plan.jobs) {
+      const row = recorded.get(key);
       // Field by field: a database row also carries the job's request and answer, which progress never needs.
-      if (at !== undefined) {
-        const { key, status, creditsUsed, creditsPrior, submittedAt, finishedAt } = row;
-        this.facts.set(key, { key, step: at, status, creditsUsed, creditsPrior, submittedAt, finishedAt });
-      }
+      this.facts.set(key, row
+        ? { key, step, status: row.status, creditsUsed: row.creditsUsed, creditsPrior: row.creditsPrior, submittedAt: row.submittedAt, finishedAt: row.finishedAt }
+        : { key, step, status: null, creditsUsed: null, creditsPrior: 0, submittedAt: null, finishedAt: null });
     }
   }
 
