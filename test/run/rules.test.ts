@@ -17,7 +17,7 @@ import { ASSET_PHASES, PERSONA_PHASES, PRODUCT_PHASES, SIMPLE_PHASES, VIDEO_JOB_
 import { killHookFromEnv } from '../../src/run/kill-hook.js';
 import { matchesIntent } from '../../src/run/reconcile/match-intent.js';
 import { expectedSeconds } from '../../src/run/track/expected-duration.js';
-import { POLL_BOUNDS, pollDelayMs } from '../../src/run/track/poll-schedule.js';
+import { POLL_BOUNDS, pollDelayMs, predictedDelayMs } from '../../src/run/track/poll-schedule.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { judgeSubmitError } from '../../src/run/submit/submit-errors.js';
 import type { RunResult } from '../../src/run/execute-plan.js';
@@ -220,4 +220,18 @@ describe('how a stopped run ends', () => {
     expect(state.halted).toBe(true);
     expect(state.controller.signal.aborted).toBe(true);
   });
+});
+
+describe('reads once a step’s pace is known (predictedDelayMs)', () => {
+  const at = (ageMs: number, misses = 0, webhooks = false) => predictedDelayMs({ predictedMs: 1125, ageMs, misses, webhooks, ordinaryMs: 187 });
+  test('the first read comes just past the predicted end: 0.4 %, and never under 5 ms', () => {
+    expect(at(0)).toBe(1130);
+    expect(at(1000)).toBe(130);
+    expect(predictedDelayMs({ predictedMs: 180_000, ageMs: 0, misses: 0, webhooks: false, ordinaryMs: 30_000 })).toBe(180_720);
+  });
+  test('with webhooks the read is the safety net, half a life later', () => expect(at(0, 0, true)).toBe(1693));
+  test('a job found unfinished is read again after a twentieth of its life, doubling per miss, never past the ordinary cadence', () => {
+    expect([1, 2, 3, 4].map((misses) => at(1200, misses))).toEqual([56, 113, 187, 187]);
+  });
+  test('never faster than the 20 ms floor', () => expect(predictedDelayMs({ predictedMs: 100, ageMs: 200, misses: 1, webhooks: false, ordinaryMs: 10 })).toBe(20));
 });
