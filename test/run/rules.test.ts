@@ -229,7 +229,11 @@ describe('reads once a step’s pace is known (predictedDelayMs)', () => {
     expect(at(1000)).toBe(130);
     expect(predictedDelayMs({ predictedMs: 180_000, ageMs: 0, misses: 0, webhooks: false, ordinaryMs: 30_000 })).toBe(180_720);
   });
-  test('with webhooks the read is the safety net, half a life later', () => expect(at(0, 0, true)).toBe(1693));
+  test('with webhooks the read is the safety net, half a life later, a tenth of a life after a miss', () => {
+    expect(at(0, 0, true)).toBe(1699);
+    expect([1, 2].map((misses) => at(1800, misses, true))).toEqual([187, 187]);
+    expect(predictedDelayMs({ predictedMs: 1125, ageMs: 1800, misses: 1, webhooks: true, ordinaryMs: 1000 })).toBe(225);
+  });
   test('a job found unfinished is read again after a twentieth of its life, doubling per miss, never past the ordinary cadence', () => {
     expect([1, 2, 3, 4].map((misses) => at(1200, misses))).toEqual([56, 113, 187, 187]);
   });
