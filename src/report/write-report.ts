@@ -47,6 +47,8 @@ const BATCH_BYTES = 1 << 20;
  * Writes `text`, or its chunks gathered into writes of about 1 MB: a big report is never one
  * string. Why a buffer the chunks are encoded into: joining them into strings, then converting
  * each to bytes, allocated the file's size three times over (a 10,000-job report is 12 MB).
+ * Each chunk is encoded on its own, so a chunk is whole text: it never ends inside a surrogate
+ * pair (the generators yield lines and whole JSON texts).
  */
 const write = (path: string, text: string | Iterable<string>) =>
   writeAtomically(path, async (file) => {
