@@ -25,8 +25,8 @@ export interface FileSink {
  * page cache, renaming and closing take microseconds on a local disk, while handing each to libuv's
  * thread pool cost more than the call (a wakeup and two thread switches: about 0.1 ms of the main
  * thread each on the benchmark machine, a dozen per download). The fsyncs wait for the disk, and
- * creating a file waits for the journal they flush (see openExclusive), so those stay off the
- * event loop.
+ * creating a file waited on the file system's journal in a busy run (see openExclusive), so those
+ * stay off the event loop.
  */
 export async function writeAtomically<T>(path: string, fill: (file: FileSink) => Promise<T>, folders?: OutputFolders): Promise<T> {
   const dir = dirname(path);
@@ -51,9 +51,9 @@ export async function writeAtomically<T>(path: string, fill: (file: FileSink) =>
 
 /**
  * Creates `temp` exclusively; a leftover of an interrupted earlier write (never in use) is removed
- * first. Why through the thread pool, unlike the other calls: creating a file waits for the file
- * system's journal, which the fsyncs of the files and commits before it are flushing — 0.9 ms a
- * file on the benchmark machine, 1.8 s of a 2,000-job run's event loop spent blocked in open().
+ * first. Why through the thread pool, unlike the other calls: creating a file takes the file
+ * system's journal, which the run's fsyncs (files, folders, SQLite's commits) keep busy; in a
+ * 2,000-job run on the benchmark machine each open() held the event loop 0.9 ms, 1.8 s in all.
  */
 async function openExclusive(temp: string): Promise<number> {
   try {
