@@ -50,9 +50,18 @@ export function predictedDelayMs(
   input: { predictedMs: number; ageMs: number; misses: number; webhooks: boolean; ordinaryMs: number },
 ): number {
   const { predictedMs, ageMs, misses, webhooks, ordinaryMs } = input;
-  const due = webhooks ? predictedMs * 1.5 + Math.max(predictedMs * 0.01, FLOOR_MS / 4) : predictedMs + Math.max(predictedMs * 0.004, FLOOR_MS / 4);
+  const due = lateAfterMs(predictedMs, webhooks) + Math.max(predictedMs * (webhooks ? 0.01 : 0.004), FLOOR_MS / 4);
   if (ageMs < due && misses === 0) return Math.max(1, Math.round(due - ageMs));
   // With webhooks a late job's delivery is still to come: its reads stay the slower safety net.
   const again = webhooks ? predictedMs * 0.1 * 2 ** Math.min(misses, 10) : predictedMs * 0.05 * 2 ** Math.min(Math.max(misses - 1, 0), 10);
   return Math.round(Math.max(FLOOR_MS, Math.min(again, Math.max(FLOOR_MS, ordinaryMs))));
+}
+
+/**
+ * The age past which a job of predicted life `predictedMs` is late (a read then finding it
+ * unfinished is a miss): its predicted end, or with webhooks half a life after it, when the
+ * safety-net read comes (predictedDelayMs).
+ */
+export function lateAfterMs(predictedMs: number, webhooks: boolean): number {
+  return predictedMs * (webhooks ? 1.5 : 1);
 }

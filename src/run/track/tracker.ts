@@ -5,7 +5,7 @@ import { adapterFor, type KindAdapter, type RemoteView, type Resource } from '..
 import { isPendingStatus } from '../adapters/status-maps.js';
 import { settleCost } from '../budget/budget-stop.js';
 import { expectedSeconds } from './expected-duration.js';
-import { pollDelayMs, predictedDelayMs } from './poll-schedule.js';
+import { lateAfterMs, pollDelayMs, predictedDelayMs } from './poll-schedule.js';
 import { failedReadDelayMs, MAX_READ_FAILURES } from './read-failures.js';
 import { DurationModel, serviceLifeMs } from './duration-model.js';
 import { outputsOf, recordOutputLinks } from '../outputs/output-links.js';
@@ -336,11 +336,10 @@ export class Tracker {
             finished.push([entry, outcome]);
             continue;
           }
-          // Still under way past the time its read was due for: the next read waits longer
-          // (predictedDelayMs). With webhooks that is half a life past its predicted end: a job
-          // taken along in a list read before then is not late, its delivery is still to come.
+          // Still under way once late (lateAfterMs): the next read waits longer (predictedDelayMs).
+          // With webhooks a job taken along in a list read before then is not late, its delivery is still to come.
           const { predicted } = this.lifeMs(entry);
-          if (predicted !== undefined && now - entry.since >= predicted * (this.ctx.webhooks ? 1.5 : 1)) entry.misses++;
+          if (predicted !== undefined && now - entry.since >= lateAfterMs(predicted, this.ctx.webhooks !== null)) entry.misses++;
         }
         entry.dueAt = now + this.delay(entry, now);
       }
