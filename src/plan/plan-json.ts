@@ -4,7 +4,7 @@ import { totalsOf, type TotalledJob } from '../report/job-totals.js';
 import type { StateWord } from '../state/vocabulary.js';
 import { NEW } from './render-table.js';
 import type { CreditTotal, Plan, PlannedJob } from './types.js';
-import { utcIso } from '../util/time-format.js';
+import { utcIsoOrNull as iso } from '../util/time-format.js';
 
 /**
  * What the state database knows of a job, as `plan --json` shows it (src/report/job-facts.ts
@@ -110,7 +110,6 @@ const head = (plan: Plan, frame: PlanJsonFrame, steps: object[]) => ({
 
 const tail = (plan: Plan, { stateDb: _, ...outcome }: PlanJsonFrame, totals: object) => ({ totals, duplicates: plan.duplicates, warnings: plan.warnings, ...outcome });
 
-const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : utcIso(ms));
 
 function jobJson(plan: Plan, job: PlannedJob, recordOf?: RecordOf): object {
   const record = recordOf?.(job.key);

@@ -1,5 +1,5 @@
 import type { ReportData, ReportJob } from './report-data.js';
-import { utcIso } from '../util/time-format.js';
+import { utcIsoOrNull as iso } from '../util/time-format.js';
 
 /**
  * results.csv and results.json: one line per job, from the input row it was made from (its
@@ -9,7 +9,6 @@ import { utcIso } from '../util/time-format.js';
  */
 const OURS = ['step', 'label', 'state', 'key', 'remote_id', 'credits_estimated', 'credits_used', 'over_high_estimate', 'outputs', 'reason', 'submitted_at', 'finished_at', 'downloaded_at'] as const;
 
-const iso = (ms: number | null) => (ms === null ? null : utcIso(ms));
 
 /** results.csv whole (for tests and small reports); writing goes through the chunks. */
 export function resultsCsv(data: ReportData): string {

@@ -7,7 +7,7 @@ import { totalsOf, type JobTotals } from './job-totals.js';
 import { readJobFacts } from './job-facts.js';
 import { hookOutcomeText, readHookFacts, type HookFacts } from './hook-facts.js';
 import { countsText, type StateWord } from '../state/vocabulary.js';
-import { utcIso } from '../util/time-format.js';
+import { utcIsoOrNull as iso } from '../util/time-format.js';
 
 /** One job as `status` shows it. Unknown figures and times are null, never 0. */
 export interface JobStatusLine {
@@ -53,7 +53,6 @@ export interface StatusReport {
   onFinish: HookFacts | null;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : utcIso(ms));
 
 /** Reads (never writes, never locks) the state of every job of `plan`. */
 export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {

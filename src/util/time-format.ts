@@ -41,6 +41,9 @@ export function utcIso(ms: number): string {
   return `${dayText}${TWO[Math.floor(t / 3_600_000)]}:${TWO[Math.floor(t / 60_000) % 60]}:${TWO[Math.floor(t / 1000) % 60]}.${THREE[t % 1000]}Z`;
 }
 
+/** utcIso, or null for a time not known (the report, results files, status and `plan --json` print it as null). */
+export const utcIsoOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : utcIso(ms));
+
 /** `45s`, `3m05s`, `2h04m`: a span as people read it, to the second under an hour. */
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));

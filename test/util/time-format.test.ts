@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { formatDuration, isoTime, utcIso } from '../../src/util/time-format.js';
+import { formatDuration, isoTime, utcIso, utcIsoOrNull } from '../../src/util/time-format.js';
 
 const AT = Date.UTC(2026, 10, 23, 2, 43, 59, 123);
 
@@ -34,4 +34,8 @@ describe('utcIso', () => {
   test('hands what it cannot print by table to Date: before 1970, past year 9999, between milliseconds', () => {
     for (const ms of [-1, -86_400_001, Date.UTC(10000, 0, 1), 1.5, 1_700_000_000_000.25]) expect(utcIso(ms)).toBe(new Date(ms).toISOString());
   });
+});
+
+test('a time not known prints as null, a known one as utcIso does', () => {
+  expect([utcIsoOrNull(null), utcIsoOrNull(undefined), utcIsoOrNull(0)]).toEqual([null, null, '1970-01-01T00:00:00.000Z']);
 });
