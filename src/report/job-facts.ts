@@ -83,9 +83,9 @@ export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | '
 /** Reads the manifest's rows into `rows`; returns the step and output name of every one of them. */
 function readRows(db: Database.Database, manifest: string, rows: Map<string, Row>): Set<string> {
   const slots = new Set<string>();
-  // Raw rows through all(): iterate() with keyed objects costs a round trip into SQLite and an
-  // object built column by column per row (see state/job-row.ts).
-  for (const values of db.prepare(SELECT_JOBS).raw().all(manifest) as RowValues[]) {
+  // Raw rows, one at a time, as the store reads job states (StateStore.jobStates): keyed objects
+  // are built column by column per row (see state/job-row.ts), and no 10,000 arrays are held at once.
+  for (const values of db.prepare(SELECT_JOBS).raw().iterate(manifest) as Iterable<RowValues>) {
     const row = rowOf(values);
     rows.set(row.key, row);
     slots.add(slot(row.step, row.outputName));
