@@ -5,8 +5,7 @@
 // reference, with a plain fetch + writeFile. Prints files/s and MB/s (min / median of three),
 // and the CPU per file of this process. Figures only; no thresholds asserted.
 import { Buffer } from 'node:buffer';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +18,7 @@ import { machineLine, publish } from './lib/results.js';
 import { clientEnv, startService } from './lib/service.js';
 import { markdownTable, minMedian } from './lib/table.js';
 import { KINDS } from './lib/workload.js';
+import { scratchDir } from './lib/scratch.js';
 
 const FILES = 500;
 const ROUNDS = 3;
@@ -57,14 +57,13 @@ const plainDownload = async (url, i, dir) => {
 
 /** Fetches every URL with `download` at `concurrency`, into a fresh folder; returns the figures. */
 async function measure(urls, download, concurrency) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-downloads-'));
+  const dir = scratchDir('downloads');
   const limit = pLimit(concurrency);
   const cpu = process.cpuUsage();
   const started = performance.now();
   const files = await Promise.all(urls.map((url, i) => limit(() => download(url, i, dir))));
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  rmSync(dir, { recursive: true, force: true });
   const bytes = files.reduce((n, f) => n + f.bytes, 0);
   return { seconds, bytes, filesPerS: urls.length / seconds, mbPerS: bytes / 2 ** 20 / seconds, cpuPerFileMs: (used.user + used.system) / 1000 / urls.length };
 }

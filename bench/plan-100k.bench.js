@@ -4,8 +4,7 @@
 // processes and prints each one's wall time and peak RSS.
 // Targets (issue 4): under 3 s and under 300 MB. Writes bench/results/plan-100k.json.
 // Figures only; no thresholds asserted.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setInterval, clearInterval } from 'node:timers';
@@ -17,9 +16,10 @@ import { publish } from './lib/results.js';
 import { CLI_NODE_ARGS } from './lib/service.js';
 import { markdownTable } from './lib/table.js';
 import { atMost, TARGET_HEADERS, targetRows } from './lib/targets.js';
+import { scratchDir } from './lib/scratch.js';
 
 const ROWS = 100_000;
-const dir = mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-'));
+const dir = scratchDir('plan');
 const ratios = ['9x16', '16x9', '1x1'];
 const lines = ['sku,script,ratio'];
 for (let i = 0; i < ROWS; i++) {
@@ -72,7 +72,6 @@ for (const [label, args, stdout] of [
   cli[label] = { wallMs, peakMb, exit };
   console.log(`  ${label.padEnd(30)} ${ms(wallMs).padStart(8)}  peak RSS ${Math.round(peakMb)} MB  exit ${exit}`);
 }
-rmSync(dir, { recursive: true, force: true });
 
 const one = (value) => summarise([value]);
 const targets = [

@@ -21,9 +21,10 @@ import { summarise } from './lib/figures.js';
 import { publish } from './lib/results.js';
 import { markdownTable } from './lib/table.js';
 import { atMost, TARGET_HEADERS, targetRows } from './lib/targets.js';
+import { scratchDir } from './lib/scratch.js';
 
 const JOBS = 10_000;
-const dir = mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-report-'));
+const dir = scratchDir('report');
 const lines = ['sku,script'];
 for (let i = 0; i < JOBS; i++) lines.push(`SKU-${i},"Meet product ${i}: light, fast and made to last."`);
 writeFileSync(path.join(dir, 'rows.csv'), `${lines.join('\n')}\n`);
@@ -53,7 +54,6 @@ console.log(`sizes: index.html ${size(written.html)}, results.csv ${size(written
 console.log(`peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
 const bytes = { html: statSync(written.html).size, csv: statSync(written.csv).size, json: statSync(written.json).size };
 const browser = await inBrowser(written.html);
-rmSync(dir, { recursive: true, force: true });
 
 const targets = [atMost('writeRunReport, 10,000 jobs', summarise([ms / 1000]), 2, { unit: ' s' })];
 const mb = (n) => `${(n / 2 ** 20).toFixed(1)} MB`;

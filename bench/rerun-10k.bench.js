@@ -3,8 +3,6 @@
 // run to its end against a separate sandbox at speed 2000 (not measured); then the same command is
 // run three times again and measured: wall time, CPU, peak memory, requests the sandbox counted.
 // Target (issue 11): ≤ 1.5 s, and no request. Figures only; no thresholds asserted.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { requestCounts, summarise } from './lib/figures.js';
 import { runMeasured } from './lib/measure-child.js';
@@ -14,6 +12,7 @@ import { CLI_NODE_ARGS, clientEnv, startService } from './lib/service.js';
 import { fixed, markdownTable, minMedian } from './lib/table.js';
 import { atMost, TARGET_HEADERS, targetRows } from './lib/targets.js';
 import { writeManifest } from './lib/workload.js';
+import { scratchDir } from './lib/scratch.js';
 
 const SPEED = 2000;
 const JOBS = sized(10_000, 2_000);
@@ -21,7 +20,7 @@ const RERUNS = 3;
 
 console.log(machineLine());
 const service = await startService({ speed: SPEED, capacity: 64 });
-const dir = mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-rerun-'));
+const dir = scratchDir('rerun');
 try {
   const manifest = writeManifest(dir, { kind: 'ai_short', jobs: JOBS, concurrency: 64 });
   const args = [...CLI_NODE_ARGS, 'run', manifest, '--time-scale', String(1 / SPEED), '--rate', '1000'];
@@ -59,5 +58,4 @@ try {
   ], { settings: { jobs: JOBS, speed: SPEED, reruns: RERUNS }, first: { wallMs: first.wallMs, exit: first.exit }, reruns, targets });
 } finally {
   await service.stop();
-  rmSync(dir, { recursive: true, force: true });
 }

@@ -1,11 +1,11 @@
 // One measured run of one client against the separate sandbox: the child's wall time, CPU and
 // peak memory (measure-child.js), the requests the sandbox counted, and the makespan against the
 // ideal from the sandbox's own job histories (figures.js).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { requestCounts, serviceTiming } from './figures.js';
 import { runMeasured } from './measure-child.js';
+import { scratchDir } from './scratch.js';
 import { clientEnv, startService } from './service.js';
 
 /** Every file under `dir` whose name ends with `ext`: how many, their bytes, the newest mtime. */
@@ -67,15 +67,13 @@ export async function measureClient(service, client, dir, work) {
   };
 }
 
-/** A run on a fresh sandbox in a fresh folder, both gone afterwards. */
+/** A run on a fresh sandbox (stopped afterwards) in a fresh scratch folder (see scratch.js). */
 export async function freshRun(client, work, { speed, seed = 1 }) {
   const service = await startService({ speed, capacity: work.capacity, seed });
-  const dir = mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-'));
   try {
-    return await measureClient(service, client, dir, work);
+    return await measureClient(service, client, scratchDir('run'), work);
   } finally {
     await service.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
