@@ -15,6 +15,7 @@ import { watchHealth } from './service-health.js';
 import { standingOf, type Standing } from './standing.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
 import { finishedAtStart } from './outputs/download-outputs.js';
+import { startInTurns } from './start-in-turns.js';
 import { failAlone } from './fail-alone.js';
 import { watchHaltAfter } from './halt-after.js';
 import { noKill, type KillHook } from './kill-hook.js';
@@ -160,20 +161,21 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const drive = (jobs: readonly PlannedJob[]) => {
     // Before any job starts: a job may look up the jobs it needs as soon as it runs.
     for (const job of jobs) if (!ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
-    // allSettled, and each job catches its own errors: one job's failure never ends the run while
-    // other POSTs are on the wire (their answers decide what is paid for).
-    return Promise.allSettled(
-      jobs.map(async (job) => {
-        const outcome = await runOne(ctx, job, {
-          tracker,
-          inSlot: slots(job),
-          inDownloadSlot: (fn) => downloads(fn),
-          ready: ready.get(job.key) as Deferred<JobOutcome>,
-          upstream: upstreamOf(job.key),
-        });
-        outcomes.set(job.key, outcome);
-      }),
-    );
+    // Every job is waited for, and each catches its own errors: one job's failure never ends the
+    // run while other POSTs are on the wire (their answers decide what is paid for).
+    // Started in turns (start-in-turns.ts): a job holds its place only while queued for its slot.
+    return startInTurns(jobs, (job) => laneOf(plan, job), (lane) => laneWidth(plan, options, lane), async (job, leftWaiting) => {
+      const slot = slots(job);
+      const waitsForJobs = (needs.get(job.key) ?? []).length > 0;
+      const outcome = await runOne(ctx, job, {
+        tracker,
+        inSlot: (fn) => slot(() => { leftWaiting(); return fn(); }),
+        inDownloadSlot: (fn) => { leftWaiting(); return downloads(fn); },
+        ready: ready.get(job.key) as Deferred<JobOutcome>,
+        upstream: () => { if (waitsForJobs) leftWaiting(); return upstreamOf(job.key)(); },
+      });
+      outcomes.set(job.key, outcome);
+    });
   };
   // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
   const open = plan.jobs.filter((job) => {
@@ -264,6 +266,19 @@ function recoverInterrupted(ctx: RunContext, plan: Plan): JobRow[] {
       return ctx.store.transition(row.key, 'in_doubt', { doubtReason: message }, 'job:in-doubt', { message });
     }),
   );
+}
+
+/**
+ * The lanes jobs start in (see start-in-turns.ts): a kind with its own concurrency has its own, so
+ * its full slots never hold back other kinds; every other job shares one, in plan order, and so
+ * is sent in plan order as when every job was queued at once.
+ */
+const laneOf = (plan: Plan, job: PlannedJob): string => (plan.kindConcurrency[job.kind] ? job.kind : '');
+
+/** How many of a lane's jobs may wait for a slot: twice the slots they wait for, so a freed slot always has a job queued for it. */
+function laneWidth(plan: Plan, options: ResolvedRunOptions, lane: string): number {
+  const own = lane === '' ? undefined : plan.kindConcurrency[lane as keyof Plan['kindConcurrency']];
+  return 2 * Math.min(own ?? options.concurrency, options.concurrency);
 }
 
 /** Global and per-kind limits: a job takes its kind's slot first, so a full kind never holds a global one. */

@@ -1,0 +1,101 @@
+import { describe, expect, test } from 'vitest';
+import { startInTurns } from '../../src/run/start-in-turns.js';
+
+/** A job the test moves by hand: it leaves its wait, then ends, when told to. */
+interface Held {
+  name: string;
+  lane: string;
+  leave?: () => void;
+  end: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void };
+}
+
+function held(name: string, lane = 'a'): Held {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((yes, no) => ((resolve = yes), (reject = no)));
+  return { name, lane, end: { promise, resolve, reject } };
+}
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+function run(jobs: Held[], width: (lane: string) => number) {
+  const started: string[] = [];
+  const all = startInTurns(jobs, (job) => job.lane, width, (job, leftWaiting) => {
+    started.push(job.name);
+    job.leave = leftWaiting;
+    return job.end.promise;
+  });
+  let ended = false;
+  void all.then(() => (ended = true));
+  return { started, ended: () => ended };
+}
+
+describe('starting jobs in turns', () => {
+  test('at most the lane width of jobs wait at once; the next starts when one leaves its wait', async () => {
+    const jobs = ['j1', 'j2', 'j3', 'j4', 'j5'].map((name) => held(name));
+    const { started } = run(jobs, () => 2);
+    expect(started).toEqual(['j1', 'j2']);
+    jobs[0]!.leave!();
+    expect(started).toEqual(['j1', 'j2', 'j3']);
+    // Leaving twice frees one place, not two.
+    jobs[0]!.leave!();
+    expect(started).toEqual(['j1', 'j2', 'j3']);
+  });
+
+  test('a job that ends without leaving its wait frees its place too', async () => {
+    const jobs = ['j1', 'j2', 'j3'].map((name) => held(name));
+    const { started } = run(jobs, () => 1);
+    jobs[0]!.end.resolve();
+    await settle();
+    expect(started).toEqual(['j1', 'j2']);
+  });
+
+  test('each lane has its own width, so a full lane never holds back another', () => {
+    const jobs = [held('a1', 'a'), held('a2', 'a'), held('a3', 'a'), held('b1', 'b'), held('b2', 'b')];
+    const { started } = run(jobs, (lane) => (lane === 'a' ? 1 : 2));
+    expect(started).toEqual(['a1', 'b1', 'b2']);
+  });
+
+  test('the first jobs of every lane start in the order given (the first wave goes out in plan order)', () => {
+    const jobs = [held('a1', 'a'), held('b1', 'b'), held('a2', 'a'), held('b2', 'b'), held('a3', 'a')];
+    const { started } = run(jobs, () => 2);
+    expect(started).toEqual(['a1', 'b1', 'a2', 'b2']);
+  });
+
+  test('a job that leaves its wait as it starts (it waits for other jobs) lets the next start at once, without recursion', async () => {
+    const count = 20_000;
+    const started: number[] = [];
+    const ends: (() => void)[] = [];
+    const all = startInTurns(Array.from({ length: count }, (_, i) => i), () => 'a', () => 1, (i, leftWaiting) => {
+      started.push(i);
+      leftWaiting();
+      return new Promise<void>((resolve) => ends.push(resolve));
+    });
+    expect(started).toHaveLength(count);
+    for (const end of ends) end();
+    await expect(all).resolves.toBeUndefined();
+  });
+
+  test('resolves once every job has ended, a failed or throwing one included', async () => {
+    const jobs = [held('j1'), held('j2'), held('j3')];
+    const { started, ended } = run(jobs, () => 3);
+    jobs[0]!.end.reject(new Error('job failed'));
+    jobs[1]!.end.resolve();
+    await settle();
+    expect(ended()).toBe(false);
+    jobs[2]!.end.resolve();
+    await settle();
+    expect(ended()).toBe(true);
+    expect(started).toEqual(['j1', 'j2', 'j3']);
+
+    let calls = 0;
+    await startInTurns(['x', 'y'], () => 'a', () => 1, () => {
+      calls++;
+      throw new Error('thrown before any await');
+    });
+    expect(calls).toBe(2);
+  });
+
+  test('no jobs: resolves at once', async () => {
+    await expect(startInTurns([], () => 'a', () => 1, () => Promise.resolve())).resolves.toBeUndefined();
+  });
+});
