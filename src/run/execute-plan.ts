@@ -163,16 +163,29 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
     for (const job of jobs) if (!ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
     // Every job is waited for, and each catches its own errors: one job's failure never ends the
     // run while other POSTs are on the wire (their answers decide what is paid for).
-    // Started in turns (start-in-turns.ts): a job holds its place only while queued for its slot.
-    return startInTurns(jobs, (job) => laneOf(plan, job), (lane) => laneWidth(plan, options, lane), async (job, leftWaiting) => {
+    // Started in turns (start-in-turns.ts), in the order the slot queue had when every job was
+    // queued at once: jobs already sent first (they hold the service's capacity), then the rest in
+    // plan order, and a job that waited for the jobs it needs behind every job not started yet.
+    const statuses = new Map(jobs.map((job) => [job.key, (ctx.start.rows.get(job.key) ?? ctx.store.job(job.key))?.status]));
+    const sent = jobs.filter((job) => isSent(statuses.get(job.key)));
+    const inOrder = [...sent, ...jobs.filter((job) => !isSent(statuses.get(job.key)))];
+    const laneOfJob = (job: PlannedJob) => (needsSlot(statuses.get(job.key)) ? laneOf(plan, job) : NO_SLOT_LANE);
+    return startInTurns(inOrder, laneOfJob, (lane) => laneWidth(plan, options, lane), async (job, turn) => {
       const slot = slots(job);
       const waitsForJobs = (needs.get(job.key) ?? []).length > 0;
+      const upstream = upstreamOf(job.key);
       const outcome = await runOne(ctx, job, {
         tracker,
-        inSlot: (fn) => slot(() => { leftWaiting(); return fn(); }),
-        inDownloadSlot: (fn) => { leftWaiting(); return downloads(fn); },
+        inSlot: (fn) => slot(() => { turn.leave(); return fn(); }),
+        inDownloadSlot: (fn) => { turn.leave(); return downloads(fn); },
         ready: ready.get(job.key) as Deferred<JobOutcome>,
-        upstream: () => { if (waitsForJobs) leftWaiting(); return upstreamOf(job.key)(); },
+        upstream: async () => {
+          if (!waitsForJobs) return upstream();
+          turn.leave();
+          const outcome = await upstream();
+          if (outcome === 'ok') await turn.rejoin();
+          return outcome;
+        },
       });
       outcomes.set(job.key, outcome);
     });
@@ -268,15 +281,23 @@ function recoverInterrupted(ctx: RunContext, plan: Plan): JobRow[] {
   );
 }
 
+/** Found sent when the run starts: it exists (or may) at the service, and holds its capacity. */
+const isSent = (status: JobStatus | undefined) => status === 'submitted' || status === 'running' || status === 'in_doubt' || status === 'submitting';
+/** Whether a job found in this status takes a submission slot (to be sent, reconciled or tracked). */
+const needsSlot = (status: JobStatus | undefined) => status === undefined || status === 'planned' || isSent(status);
+
+/** The lane of jobs that take no slot (to download, to check, or over): they all start at once, as before. */
+const NO_SLOT_LANE = 'no slot';
+
 /**
- * The lanes jobs start in (see start-in-turns.ts): a kind with its own concurrency has its own, so
- * its full slots never hold back other kinds; every other job shares one, in plan order, and so
- * is sent in plan order as when every job was queued at once.
+ * The lanes jobs that take a slot start in (see start-in-turns.ts): a kind with its own
+ * concurrency has its own, so its full slots never hold back other kinds; every other job shares one.
  */
 const laneOf = (plan: Plan, job: PlannedJob): string => (plan.kindConcurrency[job.kind] ? job.kind : '');
 
 /** How many of a lane's jobs may wait for a slot: twice the slots they wait for, so a freed slot always has a job queued for it. */
 function laneWidth(plan: Plan, options: ResolvedRunOptions, lane: string): number {
+  if (lane === NO_SLOT_LANE) return Infinity;
   const own = lane === '' ? undefined : plan.kindConcurrency[lane as keyof Plan['kindConcurrency']];
   return 2 * Math.min(own ?? options.concurrency, options.concurrency);
 }

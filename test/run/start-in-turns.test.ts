@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { startInTurns } from '../../src/run/start-in-turns.js';
+import { startInTurns, type Turn } from '../../src/run/start-in-turns.js';
 
 /** A job the test moves by hand: it leaves its wait, then ends, when told to. */
 interface Held {
   name: string;
   lane: string;
+  turn?: Turn;
   leave?: () => void;
   end: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void };
 }
@@ -19,9 +20,10 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 function run(jobs: Held[], width: (lane: string) => number) {
   const started: string[] = [];
-  const all = startInTurns(jobs, (job) => job.lane, width, (job, leftWaiting) => {
+  const all = startInTurns(jobs, (job) => job.lane, width, (job, turn) => {
     started.push(job.name);
-    job.leave = leftWaiting;
+    job.turn = turn;
+    job.leave = () => turn.leave();
     return job.end.promise;
   });
   let ended = false;
@@ -65,14 +67,54 @@ describe('starting jobs in turns', () => {
     const count = 20_000;
     const started: number[] = [];
     const ends: (() => void)[] = [];
-    const all = startInTurns(Array.from({ length: count }, (_, i) => i), () => 'a', () => 1, (i, leftWaiting) => {
+    let leftWithoutError = 0;
+    const all = startInTurns(Array.from({ length: count }, (_, i) => i), () => 'a', () => 1, (i, turn) => {
       started.push(i);
-      leftWaiting();
+      turn.leave();
+      // Reached only if leaving (and the start of the next job it causes) returned normally:
+      // a recursive start would overflow the stack here.
+      leftWithoutError++;
       return new Promise<void>((resolve) => ends.push(resolve));
     });
     expect(started).toHaveLength(count);
+    expect(leftWithoutError).toBe(count);
     for (const end of ends) end();
     await expect(all).resolves.toBeUndefined();
+  });
+
+  test('a job coming back for a place (it waited for the jobs it needs) queues behind every job not started yet', async () => {
+    const jobs = ['j1', 'j2', 'j3', 'j4'].map((name) => held(name));
+    const { started } = run(jobs, () => 1);
+    expect(started).toEqual(['j1']);
+    // j1 waits for other jobs: its place goes to j2; when it comes back, j3 and j4 are ahead of it.
+    let given = false;
+    void jobs[0]!.turn!.rejoin().then(() => (given = true));
+    expect(started).toEqual(['j1', 'j2']);
+    jobs[1]!.leave!();
+    expect(started).toEqual(['j1', 'j2', 'j3']);
+    jobs[2]!.leave!();
+    jobs[3]!.leave!();
+    await settle();
+    expect(started).toEqual(['j1', 'j2', 'j3', 'j4']);
+    expect(given).toBe(true);
+    // Back in its place, j1 holds it until it leaves again: nothing else is waiting to start.
+    jobs[0]!.turn!.leave();
+  });
+
+  test('a job back in its place holds it: the next one coming back waits for it to leave', async () => {
+    const jobs = ['j1', 'j2', 'j3'].map((name) => held(name));
+    const { started } = run(jobs, () => 1);
+    let firstBack = false;
+    let secondBack = false;
+    void jobs[0]!.turn!.rejoin().then(() => (firstBack = true));
+    void jobs[1]!.turn!.rejoin().then(() => (secondBack = true));
+    expect(started).toEqual(['j1', 'j2', 'j3']);
+    jobs[2]!.leave!();
+    await settle();
+    expect([firstBack, secondBack]).toEqual([true, false]);
+    jobs[0]!.turn!.leave();
+    await settle();
+    expect(secondBack).toBe(true);
   });
 
   test('resolves once every job has ended, a failed or throwing one included', async () => {
