@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { machineLine } from './lib/results.js';
-import { emptyScratch, SCRATCH_OWNER_ENV } from './lib/scratch.js';
+import { newScratch, removeScratch, SCRATCH_ENV } from './lib/scratch.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const args = process.argv.slice(2);
@@ -20,17 +20,18 @@ const files = readdirSync(dir)
 
 console.log(machineLine());
 const failed = [];
+const scratch = newScratch();
 for (const file of files) {
   console.log(`\n## ${file}${flags.length ? ` ${flags.join(' ')}` : ''}`);
   try {
-    execFileSync(process.execPath, ['--expose-gc', `${dir}${file}`, ...flags], { stdio: 'inherit', env: { ...process.env, [SCRATCH_OWNER_ENV]: 'run-all' } });
+    execFileSync(process.execPath, ['--expose-gc', `${dir}${file}`, ...flags], { stdio: 'inherit', env: { ...process.env, [SCRATCH_ENV]: scratch } });
   } catch {
     // One benchmark that breaks must not cost the figures of the others; it is named at the end.
     failed.push(file);
   }
 }
 // Every benchmark's folders go together, after the last one (lib/scratch.js says why not sooner).
-emptyScratch();
+removeScratch(scratch);
 if (files.length === 0) console.log(`no benchmark matches "${filters.join('", "')}"`);
 // A full run's figures go into docs/performance.md (a quick run's never do).
 if (!flags.includes('--quick') && files.length > 0) execFileSync(process.execPath, [`${dir}update-docs.js`], { stdio: 'inherit' });

@@ -3,29 +3,39 @@
 // by one, the inodes of files removed in the last ~40 s. Removing one client's 10,000 outputs made
 // the next client's file creations pay for it: __ext4_new_inode took 10.6 % of a 2,000-job run's
 // CPU started right after a removal, 0.8 % of one started 50 s later (perf record, 2026-11-25).
-// So folders stay under one scratch folder, removed whole when the benchmarks end: by run-all
-// after the last one, or by a benchmark run alone when it exits.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// So folders stay under one scratch folder of this invocation, removed whole when the benchmarks
+// end: by run-all after the last one (it hands its folder to each benchmark in SCRATCH_ENV), or
+// by a benchmark run alone when it exits. Two invocations at once never share one.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const ROOT = path.join(tmpdir(), 'reelpipe-bench-scratch');
-/** Set by run-all for its benchmarks: it removes the scratch folder itself, after the last one. */
-export const SCRATCH_OWNER_ENV = 'REELPIPE_BENCH_SCRATCH_OWNER';
+/** Set by run-all for its benchmarks: the scratch folder it made, and removes after the last one. */
+export const SCRATCH_ENV = 'REELPIPE_BENCH_SCRATCH';
 
-let removeOnExit = false;
+let own = null;
 
-/** A fresh folder under the scratch folder, kept until the benchmarks end. */
-export function scratchDir(prefix) {
-  mkdirSync(ROOT, { recursive: true });
-  if (!removeOnExit && process.env[SCRATCH_OWNER_ENV] !== 'run-all') {
-    removeOnExit = true;
-    process.on('exit', emptyScratch);
+/** The scratch folder: run-all's, else one made for this process and removed when it exits. */
+function root() {
+  if (process.env[SCRATCH_ENV]) return process.env[SCRATCH_ENV];
+  if (own === null) {
+    own = newScratch();
+    process.on('exit', () => removeScratch(own));
   }
-  return mkdtempSync(path.join(ROOT, `${prefix}-`));
+  return own;
 }
 
-/** Removes the scratch folder and everything in it (a killed benchmark's leftovers too). */
-export function emptyScratch() {
-  rmSync(ROOT, { recursive: true, force: true });
+/** A new, empty scratch folder. */
+export function newScratch() {
+  return mkdtempSync(path.join(tmpdir(), 'reelpipe-bench-scratch-'));
+}
+
+/** A fresh folder in the scratch folder, kept until the benchmarks end. */
+export function scratchDir(prefix) {
+  return mkdtempSync(path.join(root(), `${prefix}-`));
+}
+
+/** Removes a scratch folder and everything in it. */
+export function removeScratch(dir) {
+  rmSync(dir, { recursive: true, force: true });
 }
