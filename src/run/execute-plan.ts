@@ -10,6 +10,7 @@ import { knownOrNull, sumCredits } from '../report/credits.js';
 import { usedCredits } from '../report/job-facts.js';
 import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
 import { deferred, type Deferred } from './deferred.js';
+import { DownloadBacklog } from './download-backlog.js';
 import { dependencies } from './dependencies.js';
 import { watchHealth } from './service-health.js';
 import { standingOf, type Standing } from './standing.js';
@@ -155,6 +156,8 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   };
   const slots = slotsFor(plan, options);
   const downloads = pLimit(options.downloadConcurrency);
+  // Twice the slots, as many as wait for a slot (laneWidth): never reached while downloads keep up.
+  const backlog = new DownloadBacklog(2 * options.concurrency);
   const deadline = watchDeadline(ctx, tracker);
   const unwatchFailures = watchHaltAfter(ctx.events, ctx.stop, options.haltAfter);
   const outcomes = new Map<string, JobOutcome>();
@@ -176,8 +179,18 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
       const upstream = upstreamOf(job.key);
       const outcome = await runOne(ctx, job, {
         tracker,
-        inSlot: (fn) => slot(() => { turn.leave(); return fn(); }),
-        inDownloadSlot: (fn) => { turn.leave(); return downloads(fn); },
+        // A job still to be sent waits in its slot while too many finished jobs wait for their
+        // downloads (download-backlog.ts); one already sent is tracked at once.
+        inSlot: (fn) => slot(async () => {
+          turn.leave();
+          if (!isSent(statuses.get(job.key))) await backlog.room();
+          return fn();
+        }),
+        inDownloadSlot: (fn) => {
+          turn.leave();
+          const started = backlog.join();
+          return downloads(() => { started(); return fn(); });
+        },
         ready: ready.get(job.key) as Deferred<JobOutcome>,
         upstream: async () => {
           if (!waitsForJobs) return upstream();

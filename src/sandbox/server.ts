@@ -30,6 +30,7 @@ async function handle(core: SandboxCore, router: Router, req: IncomingMessage, r
   core.engine.advance();
   if (url.pathname.startsWith('/cdn/') && (method === 'GET' || method === 'HEAD')) {
     core.stats.request('GET /cdn/{path}');
+    if (core.faults.draw('slowDownload')) await core.options.clock.sleep(core.faults.slowMs / core.options.speed);
     return core.cdn.serveOutput(req, res, url.pathname.slice('/cdn/'.length), url.searchParams);
   }
   if (url.pathname.startsWith('/media/') && (method === 'GET' || method === 'HEAD')) {

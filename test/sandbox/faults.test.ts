@@ -196,6 +196,29 @@ describe('webhook and download faults', () => {
     near(cut, 100);
     expect(t.sandbox.stats().faults.downloadCut).toBe(cut);
   });
+
+  test('slowDownload holds a download slowMs ÷ speed on the clock at its rate, then sends it whole', async () => {
+    const t = await withFault('slowDownload', { slowMs: 4000 });
+    const id = await doneVideo(t);
+    const video = (await t.get(`/api/boreal/${id}/`)).body.video_output as string;
+    let slow = 0;
+    for (let i = 0; i < 100; i += 1) {
+      const download = fetch(video).then(async (response) => (await response.arrayBuffer()).byteLength);
+      let settled = false;
+      void download.then(() => (settled = true));
+      while (!settled && t.clock.pending === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (!settled) {
+        slow += 1;
+        t.advance(3999);
+        expect(t.clock.pending).toBe(1); // still held: the delay is the whole slowMs
+        t.advance(1);
+      }
+      expect(await download).toBeGreaterThan(10_000);
+    }
+    near(slow, 100);
+    expect(t.sandbox.stats().faults.slowDownload).toBe(slow);
+    expect(t.sandbox.stats().faults.slow ?? 0).toBe(0);
+  });
 });
 
 describe('fault profiles', () => {

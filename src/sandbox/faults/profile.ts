@@ -31,6 +31,8 @@ export const FAULT_NAMES = [
   'urlExpired',
   /** A download is cut mid-body: half the bytes, then the connection closes. */
   'downloadCut',
+  /** A slow CDN: a job output's download waits `slowMs` (÷ speed) before its answer. */
+  'slowDownload',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
@@ -57,14 +59,14 @@ export const FAULT_PROFILES: Record<'none' | 'flaky' | 'hostile', FaultProfile> 
     rates: {
       rateLimit: 0.05, unavailable: 0.02, slow: 0.02, errorAfterCreate: 0.02, resetAfterCreate: 0.02,
       jobFailure: 0.05, jobRejection: 0.01, adTooLarge: 0.05, webhookDrop: 0.1, webhookDuplicate: 0.1,
-      urlExpired: 0.05, downloadCut: 0.05,
+      urlExpired: 0.05, downloadCut: 0.05, slowDownload: 0.02,
     },
   },
   hostile: {
     rates: {
       rateLimit: 0.2, unavailable: 0.1, slow: 0.05, errorAfterCreate: 0.1, resetAfterCreate: 0.1,
       jobFailure: 0.2, jobRejection: 0.05, adTooLarge: 0.2, webhookDrop: 0.3, webhookDuplicate: 0.3,
-      urlExpired: 0.2, downloadCut: 0.2,
+      urlExpired: 0.2, downloadCut: 0.2, slowDownload: 0.05,
     },
   },
 };
