@@ -1,4 +1,6 @@
 import type { Plan } from '../plan/types.js';
+import type { Deferred } from './deferred.js';
+import type { JobOutcome } from './drive-job.js';
 
 const NONE: readonly string[] = [];
 
@@ -30,4 +32,15 @@ export function dependencies(plan: Plan): Map<string, readonly string[]> {
     out.set(job.key, [...keys]);
   }
   return out;
+}
+
+/** The settling of a job no other job needs: said to nobody. */
+export const NEEDED_BY_NONE: Deferred<JobOutcome> = { promise: Promise.resolve('ok'), resolve: () => undefined };
+
+/** Every job some other job waits for. Lists shared by a step's jobs (above) are read once. */
+export function neededJobs(needs: Map<string, readonly string[]>): Set<string> {
+  const lists = new Set(needs.values());
+  const needed = new Set<string>();
+  for (const list of lists) for (const key of list) needed.add(key);
+  return needed;
 }

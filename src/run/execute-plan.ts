@@ -11,7 +11,7 @@ import { usedCredits } from '../report/job-facts.js';
 import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
 import { deferred, type Deferred } from './deferred.js';
 import { DownloadBacklog } from './download-backlog.js';
-import { dependencies } from './dependencies.js';
+import { dependencies, NEEDED_BY_NONE, neededJobs } from './dependencies.js';
 import { watchHealth } from './service-health.js';
 import { standingOf, type Standing } from './standing.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
@@ -146,10 +146,13 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   }
   const tracker = new Tracker(ctx);
   if (ctx.webhooks) ctx.webhooks.hint = (id, status) => void tracker.hint(id, status);
-  // Each job driven says here when it is settled; a job without one (settled as the run began, or
-  // not in this run's plan) counts as 'ok' for the jobs that need it.
+  // Each job driven that other jobs need says here when it is settled; a job without one (settled
+  // as the run began, or not in this run's plan) counts as 'ok' for the jobs that need it. Why only
+  // the jobs needed: a promise and its resolver per job, held to the run's end, were a tenth of
+  // what a one-step run of 20,000 jobs kept per job, and nobody ever read them.
   const ready = new Map<string, Deferred<JobOutcome>>();
   const needs = dependencies(plan);
+  const needed = neededJobs(needs);
   const upstreamOf = (key: string) => async (): Promise<JobOutcome> => {
     const outcomes = await Promise.all((needs.get(key) ?? []).map((k) => ready.get(k)?.promise ?? Promise.resolve<JobOutcome>('ok')));
     return outcomes.find((o) => o !== 'ok') ?? 'ok';
@@ -163,7 +166,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const outcomes = new Map<string, JobOutcome>();
   const drive = (jobs: readonly PlannedJob[]) => {
     // Before any job starts: a job may look up the jobs it needs as soon as it runs.
-    for (const job of jobs) if (!ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
+    for (const job of jobs) if (needed.has(job.key) && !ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
     // Every job is waited for, and each catches its own errors: one job's failure never ends the
     // run while other POSTs are on the wire (their answers decide what is paid for).
     // Started in turns (start-in-turns.ts), in the order the slot queue had when every job was
@@ -191,7 +194,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
           const started = backlog.join();
           return downloads(() => { started(); return fn(); });
         },
-        ready: ready.get(job.key) as Deferred<JobOutcome>,
+        ready: ready.get(job.key) ?? NEEDED_BY_NONE,
         upstream: async () => {
           if (!waitsForJobs) return upstream();
           turn.leave();
