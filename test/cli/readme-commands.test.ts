@@ -9,7 +9,9 @@ import { REPO_ROOT } from '../helpers/cli.js';
 
 test("the README's commands table names every command the CLI has, and no other", () => {
   const program = new Command('reelpipe');
-  for (const register of COMMANDS) register(program, processIo(), () => undefined);
+  // One io, as main() makes: each adds its EPIPE listener to process.stdout and stderr.
+  const io = processIo();
+  for (const register of COMMANDS) register(program, io, () => undefined);
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Commands'), readme.indexOf('## Configuration'));
   const listed = [...section.matchAll(/^\| `reelpipe (\w+)/gm)].map((m) => m[1]);
