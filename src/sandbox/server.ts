@@ -30,7 +30,7 @@ async function handle(core: SandboxCore, router: Router, req: IncomingMessage, r
   core.engine.advance();
   if (url.pathname.startsWith('/cdn/') && (method === 'GET' || method === 'HEAD')) {
     core.stats.request('GET /cdn/{path}');
-    if (core.faults.draw('slowDownload')) await core.options.clock.sleep(core.faults.slowMs / core.options.speed);
+    await slowAnswer(core, 'slowDownload');
     return core.cdn.serveOutput(req, res, url.pathname.slice('/cdn/'.length), url.searchParams);
   }
   if (url.pathname.startsWith('/media/') && (method === 'GET' || method === 'HEAD')) {
@@ -80,8 +80,13 @@ async function beforeHandler(core: SandboxCore, route: Route, req: IncomingMessa
     const detail = `Request was throttled. Expected available in ${core.faults.retryAfterSeconds} seconds.`;
     return { status: 429, body: { detail }, headers: retryAfter };
   }
-  if (route.faultable && core.faults.draw('slow')) await core.options.clock.sleep(core.faults.slowMs / core.options.speed);
+  if (route.faultable) await slowAnswer(core, 'slow');
   return undefined;
+}
+
+/** When `fault` is drawn, waits `slowMs` ÷ speed on the sandbox's clock before the answer goes on. */
+async function slowAnswer(core: SandboxCore, fault: 'slow' | 'slowDownload'): Promise<void> {
+  if (core.faults.draw(fault)) await core.options.clock.sleep(core.faults.slowMs / core.options.speed);
 }
 
 async function runHandler(core: SandboxCore, route: Route, req: IncomingMessage, url: URL, params: Record<string, string>): Promise<Reply> {

@@ -28,6 +28,29 @@ async function statuses(t: TestSandbox, n: number): Promise<number[]> {
   return out;
 }
 
+/**
+ * Makes 100 requests one after another and counts those the sandbox held on its clock: each held
+ * one must still wait 1 ms before slowMs ends (the delay is the whole slowMs), then answer as
+ * `check` expects.
+ */
+async function heldOf100<T>(t: TestSandbox, slowMs: number, request: () => Promise<T>, check: (answer: T) => void): Promise<number> {
+  let held = 0;
+  for (let i = 0; i < 100; i += 1) {
+    const answer = request();
+    let settled = false;
+    void answer.then(() => (settled = true));
+    while (!settled && t.clock.pending === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (!settled) {
+      held += 1;
+      t.advance(slowMs - 1);
+      expect(t.clock.pending).toBe(1);
+      t.advance(1);
+    }
+    check(await answer);
+  }
+  return held;
+}
+
 describe('request faults', () => {
   test.each([
     ['rateLimit', 429],
@@ -53,20 +76,7 @@ describe('request faults', () => {
 
   test('slow answers wait slowMs ÷ speed on the clock at their rate', async () => {
     const t = await withFault('slow', { slowMs: 4000 });
-    let slow = 0;
-    for (let i = 0; i < 100; i += 1) {
-      const answer = t.get('/api/remaining_credits/');
-      let settled = false;
-      void answer.then(() => (settled = true));
-      while (!settled && t.clock.pending === 0) await new Promise((resolve) => setImmediate(resolve));
-      if (!settled) {
-        slow += 1;
-        t.advance(3999);
-        expect(t.clock.pending).toBe(1); // still waiting: the delay is the whole slowMs
-        t.advance(1);
-      }
-      expect((await answer).status).toBe(200);
-    }
+    const slow = await heldOf100(t, 4000, async () => (await t.get('/api/remaining_credits/')).status, (status) => expect(status).toBe(200));
     near(slow, 100);
     expect(t.sandbox.stats().faults.slow).toBe(slow);
   });
@@ -201,20 +211,8 @@ describe('webhook and download faults', () => {
     const t = await withFault('slowDownload', { slowMs: 4000 });
     const id = await doneVideo(t);
     const video = (await t.get(`/api/boreal/${id}/`)).body.video_output as string;
-    let slow = 0;
-    for (let i = 0; i < 100; i += 1) {
-      const download = fetch(video).then(async (response) => (await response.arrayBuffer()).byteLength);
-      let settled = false;
-      void download.then(() => (settled = true));
-      while (!settled && t.clock.pending === 0) await new Promise((resolve) => setImmediate(resolve));
-      if (!settled) {
-        slow += 1;
-        t.advance(3999);
-        expect(t.clock.pending).toBe(1); // still held: the delay is the whole slowMs
-        t.advance(1);
-      }
-      expect(await download).toBeGreaterThan(10_000);
-    }
+    const fetchBytes = async () => (await (await fetch(video)).arrayBuffer()).byteLength;
+    const slow = await heldOf100(t, 4000, fetchBytes, (bytes) => expect(bytes).toBeGreaterThan(10_000));
     near(slow, 100);
     expect(t.sandbox.stats().faults.slowDownload).toBe(slow);
     expect(t.sandbox.stats().faults.slow ?? 0).toBe(0);
