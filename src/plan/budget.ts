@@ -9,51 +9,52 @@ import type { CreditTotal, Plan } from './types.js';
  * against what the cap has left after what the state database says is already spent or held.
  */
 
-/** What the state database holds of one job's money. */
+/** What the state database holds of one job, for the gate: where it stands and what it may cost. */
 export interface JobMoney {
   status: string;
-  creditsUsed: number | null;
   creditsReserved: number;
-  creditsPrior: number;
   /** The plan's expected cost when it was recorded (null: unknown). */
   creditsEstimated: number | null;
 }
 
 /**
- * How one job's money counts against the cap — the rule the gate and the run's ledger share.
- * Earlier, failed attempts' costs always count. A finished job (done, downloaded, hook_failed, failed) counts
- * at its reported cost, or at its reservation when none was reported: assuming a job was free is
- * the one mistake that can pass the cap unseen. A rejected job cost nothing. A job that exists, or
- * may, at the service and is not finished (submitting, in doubt, submitted, running) holds its
- * reservation (its estimate's high end: what the run's ledger holds so the cap can never be
- * passed); for the gate's verdict, which weighs expected figures, it counts at its expected cost
- * (`likely`), or its reservation when nobody priced it. A job still to submit (planned, or unknown
- * to the database) counts nothing yet.
+ * What the state database holds of the manifest's money (state/money.ts): every charge it ever
+ * had, its edited rows' earlier versions and forgotten jobs included — they were paid.
  */
-export function countedMoney(job: JobMoney | undefined): { spent: number; held: number; likely: number; toSubmit: boolean } {
-  if (!job) return { spent: 0, held: 0, likely: 0, toSubmit: true };
-  const prior = job.creditsPrior;
-  switch (job.status) {
-    case 'done':
-    case 'downloaded':
-    case 'hook_failed':
-    case 'failed':
-      return { spent: prior + (job.creditsUsed ?? job.creditsReserved), held: 0, likely: 0, toSubmit: false };
-    case 'rejected':
-      return { spent: prior + (job.creditsUsed ?? 0), held: 0, likely: 0, toSubmit: false };
-    case 'planned':
-      return { spent: prior, held: 0, likely: 0, toSubmit: true };
-    default:
-      return { spent: prior, held: job.creditsReserved, likely: job.creditsEstimated ?? job.creditsReserved, toSubmit: false };
-  }
+export interface RecordedMoney {
+  /** Each recorded job of the plan. */
+  job(key: string): JobMoney | undefined;
+  /** What every settled charge counts against the cap (a cost not reported at its reservation). */
+  spent: number;
+  /** Reservations of charges still open of jobs outside the plan (an edited row's job still rendering). */
+  heldOutside: number;
+  /** The part of `spent` that is not the plan's own jobs': shown apart. */
+  apart: { superseded: number; removed: number; forgotten: number };
+}
+
+export const NOTHING_RECORDED: RecordedMoney = { job: () => undefined, spent: 0, heldOutside: 0, apart: { superseded: 0, removed: 0, forgotten: 0 } };
+
+/**
+ * How one recorded job weighs in the gate beside what is spent. A job that exists, or may, at the
+ * service and is not finished (submitting, in doubt, submitted, running) is held at its expected
+ * cost (`likely`; its reservation when nobody priced it): the verdict weighs expected figures, while
+ * the run's ledger holds its high end so the cap can never be passed. A job still to submit
+ * (planned, or unknown to the database) counts nothing yet. What finished jobs cost is in `spent`.
+ */
+export function jobStance(job: JobMoney | undefined): { likely: number; toSubmit: boolean } {
+  if (!job || job.status === 'planned') return { likely: 0, toSubmit: true };
+  const inFlight = job.status === 'submitting' || job.status === 'in_doubt' || job.status === 'submitted' || job.status === 'running';
+  return { likely: inFlight ? (job.creditsEstimated ?? job.creditsReserved) : 0, toSubmit: false };
 }
 
 export type BudgetVerdict = 'no-cap' | 'nothing-to-submit' | 'within' | 'over' | 'unpriced';
 
 export interface BudgetView {
   cap: number | null;
-  /** Spent by finished jobs and earlier attempts, as the run's ledger counts it. */
+  /** Spent by every remote job the manifest ever made, as the run's ledger counts it. */
   spent: number;
+  /** Of `spent`, what went to edited rows' earlier versions, rows no longer in the manifest, and forgotten jobs. */
+  apart: RecordedMoney['apart'];
   /** Jobs at the service whose cost is not final, at their expected cost (the run's ledger holds their high ends). */
   held: number;
   /** The jobs this run will still submit: their estimates summed, and the steps of those nobody prices. */
@@ -62,25 +63,23 @@ export interface BudgetView {
 }
 
 /**
- * The verdict for `plan` under `cap` (null: none), given what the state database holds of each
- * job (`moneyOf`; undefined: never recorded). Policy: the expected figure of what is still to
- * submit is compared (low would let most runs overspend, high would refuse plans that are fine on
- * average; at run time each job reserves its high end, so the cap itself is never passed on the
- * estimates). A job nobody prices cannot be weighed at all, so under a cap it refuses the run
- * until its step says `estimate_credits`. Nothing left to submit is never over budget: a finished
- * manifest whose past spend exceeds a lowered cap has nothing more to spend.
+ * The verdict for `plan` under `cap` (null: none), given what the state database holds (`recorded`).
+ * Policy: the expected figure of what is still to submit is compared (low would let most runs
+ * overspend, high would refuse plans that are fine on average; at run time each job reserves its
+ * high end, so the cap itself is never passed on the estimates). A job nobody prices cannot be
+ * weighed at all, so under a cap it refuses the run until its step says `estimate_credits`.
+ * Nothing left to submit is never over budget: a finished manifest whose past spend exceeds a
+ * lowered cap has nothing more to spend.
  */
-export function budgetView(plan: Plan, cap: number | null, moneyOf: (key: string) => JobMoney | undefined = () => undefined): BudgetView {
-  let spent = 0;
-  let held = 0;
+export function budgetView(plan: Plan, cap: number | null, recorded: RecordedMoney = NOTHING_RECORDED): BudgetView {
+  let held = recorded.heldOutside;
   let jobs = 0;
   let credits = ZERO;
   const unknown = new Map<string, { step: string; kind: string; jobs: number }>();
   for (const job of plan.jobs) {
-    const money = countedMoney(moneyOf(job.key));
-    spent += money.spent;
-    held += money.likely;
-    if (!money.toSubmit) continue;
+    const stance = jobStance(recorded.job(job.key));
+    held += stance.likely;
+    if (!stance.toSubmit) continue;
     jobs++;
     if (job.credits) credits = addCredits(credits, job.credits);
     else {
@@ -89,7 +88,7 @@ export function budgetView(plan: Plan, cap: number | null, moneyOf: (key: string
       unknown.set(job.step, step);
     }
   }
-  const view = { cap, spent: round(spent), held: round(held), toSubmit: { jobs, credits: roundTotal(credits), unknown: [...unknown.values()] } };
+  const view = { cap, spent: round(recorded.spent), apart: recorded.apart, held: round(held), toSubmit: { jobs, credits: roundTotal(credits), unknown: [...unknown.values()] } };
   return { ...view, verdict: verdictOf(view) };
 }
 
@@ -159,10 +158,28 @@ function unpricedText(view: BudgetView): string {
   return `the jobs still to submit of ${view.toSubmit.unknown.map((s) => `${s.step} (${s.kind}, ${plural(s.jobs, 'job')})`).join(', ')}`;
 }
 
-/** `, beside 30 already spent and 12 held by jobs at the service`, or nothing when both are 0. */
+/**
+ * `, beside 30 already spent (5 on earlier versions of changed rows) and 12 held by jobs at the
+ * service`, or nothing when both are 0.
+ */
 function alreadyText(view: BudgetView): string {
-  const parts = [view.spent > 0 ? `${formatCredits(view.spent)} already spent` : '', view.held > 0 ? `${formatCredits(view.held)} expected of jobs at the service` : ''].filter(Boolean);
+  const parts = [view.spent > 0 ? `${formatCredits(view.spent)} already spent${apartText(view.apart)}` : '', view.held > 0 ? `${formatCredits(view.held)} expected of jobs at the service` : ''].filter(Boolean);
   return parts.length ? `, beside ${parts.join(' and ')}` : '';
+}
+
+/** `5 on earlier versions of changed rows`, `10 on forgotten jobs`: spend that is no job of the plan's, each said apart. */
+export function apartParts(apart: RecordedMoney['apart']): string[] {
+  return [
+    apart.superseded > 0 ? `${formatCredits(apart.superseded)} on earlier versions of changed rows` : '',
+    apart.removed > 0 ? `${formatCredits(apart.removed)} on jobs no longer in the manifest` : '',
+    apart.forgotten > 0 ? `${formatCredits(apart.forgotten)} on forgotten jobs` : '',
+  ].filter(Boolean);
+}
+
+/** ` (5 on earlier versions of changed rows, 10 on forgotten jobs)`, or nothing. */
+function apartText(apart: RecordedMoney['apart']): string {
+  const said = apartParts(apart);
+  return said.length ? ` (${said.join(', ')})` : '';
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;

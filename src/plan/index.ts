@@ -1,7 +1,7 @@
 /** The planner: a manifest's jobs, keyed, priced, bound and ordered — pure, no I/O. */
 export { planManifest, type PlanOptions } from './plan-manifest.js';
 export { resolveJob, UnresolvedReferenceError } from './resolve.js';
-export { assertBudget, budgetLine, budgetView, countedMoney, type BudgetView, type JobMoney } from './budget.js';
+export { apartParts, assertBudget, budgetLine, budgetView, jobStance, NOTHING_RECORDED, type BudgetView, type JobMoney, type RecordedMoney } from './budget.js';
 export { renderPlanTable, NEW, type PlanTableOptions, type StatusOf } from './render-table.js';
 export { planToJson, planJsonChunks, type PlanJsonFrame, type RecordedJob, type RecordOf } from './plan-json.js';
 export { estimateCredits, ESTIMATORS } from './estimate.js';

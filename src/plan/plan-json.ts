@@ -32,6 +32,17 @@ export type RecordOf = (key: string) => RecordedJob | undefined;
  */
 export interface PlanJsonFrame {
   stateDb?: string;
+  /**
+   * What the state database says is already spent on the manifest — every remote job it ever made,
+   * edited rows' earlier versions and forgotten jobs included, what of it went to no job of the plan
+   * — and what jobs still at the service are expected to cost (the budget gate's figures).
+   */
+  spent?: { credits: number; apart: { superseded: number; removed: number; forgotten: number }; held: number };
+  /**
+   * The manifest's whole spend over every charge it ever had (state/money.ts): the totals' credits
+   * used are it, with what went to no job of the plan and the refunds, as `status --json` gives them.
+   */
+  money?: { used: { known: number; unknown: number }; apart: { superseded: number; removed: number; forgotten: number }; refunded: { total: number; derived: number } };
   outcome?: string;
   exitCode?: number;
   error?: string | null;
@@ -97,6 +108,12 @@ function stepsAndTotals(plan: Plan, recordOf?: RecordOf) {
   };
 }
 
+/** The totals as `status --json` gives them: the manifest's whole spend in place of its jobs' sum, when the state is known. */
+function withMoney(totals: object, money: PlanJsonFrame['money']): object {
+  if (!money) return totals;
+  return { ...totals, creditsUsed: money.used.unknown > 0 && money.used.known === 0 ? null : money.used.known, unknownUsed: money.used.unknown, creditsApart: money.apart, refunded: money.refunded };
+}
+
 const head = (plan: Plan, frame: PlanJsonFrame, steps: object[]) => ({
   name: plan.name,
   manifest: plan.manifestPath,
@@ -108,7 +125,7 @@ const head = (plan: Plan, frame: PlanJsonFrame, steps: object[]) => ({
   steps,
 });
 
-const tail = (plan: Plan, { stateDb: _, ...outcome }: PlanJsonFrame, totals: object) => ({ totals, duplicates: plan.duplicates, warnings: plan.warnings, ...outcome });
+const tail = (plan: Plan, { stateDb: _, money, ...outcome }: PlanJsonFrame, totals: object) => ({ totals: withMoney(totals, money), duplicates: plan.duplicates, warnings: plan.warnings, ...outcome });
 
 
 function jobJson(plan: Plan, job: PlannedJob, recordOf?: RecordOf): object {

@@ -30,6 +30,7 @@ export type EventType =
   | 'run:notified'
   | 'job:error'
   | 'job:forgotten'
+  | 'job:file-moved'
   | 'budget:stop'
   | 'account:stop'
   | 'lock:acquired'

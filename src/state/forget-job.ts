@@ -14,9 +14,10 @@ export const FORGET_REFUSED: readonly JobStatus[] = ['submitting', 'submitted', 
 export type ForgetResult = { forgotten: JobRow; attempts: number; outputs: number } | { refused: JobRow };
 
 /**
- * `reelpipe forget`: drops one job's record (its outputs, attempts and job rows) from the store's
- * manifest, after recording `job:forgotten` with what it held (status, remote id, credits), so the
- * event log keeps its history. The next run plans it again as new — and pays for it again.
+ * `reelpipe forget`: drops one job's record (its outputs, items, attempts and job rows) from the
+ * store's manifest, after recording `job:forgotten` with what it held (status, remote id, credits),
+ * so the event log keeps its history. Its charges are kept, marked forgotten: every total still
+ * counts them. The next run plans it again as new — and pays for it again.
  * Refused (nothing changes) while the job is in one of FORGET_REFUSED. Returns undefined for a
  * job the store does not know. The caller holds the manifest's run lock.
  */
@@ -41,6 +42,10 @@ export function forgetJob(store: StateStore, key: string, by: Record<string, unk
       outputs,
       by,
     });
+    store.db.prepare('DELETE FROM job_items WHERE manifest = ? AND job_key = ?').run(...where);
+    // Its charges stay, never deleted: what was paid is paid, and every total keeps counting it
+    // (shown apart as forgotten spend).
+    store.charges.lapse(key, 'forgotten');
     store.db.prepare('DELETE FROM job_results WHERE manifest = ? AND job_key = ?').run(...where);
     store.db.prepare('DELETE FROM jobs WHERE manifest = ? AND key = ?').run(...where);
     return { forgotten: job, attempts, outputs };

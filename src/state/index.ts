@@ -14,3 +14,7 @@ export * from './lock/lock-wait.js';
 export * from './lock/lock-holder.js';
 export * from './forget-job.js';
 export * from './hook-runs.js';
+export * from './charges.js';
+export * from './money.js';
+export * from './job-items.js';
+export * from './job-history.js';

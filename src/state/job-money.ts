@@ -1,36 +1,48 @@
-import { openStateDbReadOnly } from './open-db.js';
+import { planScope, readMoney, type MoneyTotals } from './money.js';
+import { openStateDbCurrent } from './open-db.js';
 
 /** What the database holds of a job's money: enough for the budget gate (plan/budget.ts). */
 export interface JobMoneyRow {
   status: string;
-  creditsUsed: number | null;
   creditsReserved: number;
-  creditsPrior: number;
   creditsEstimated: number | null;
 }
 
+/** The budget gate's view of the database (plan/budget.ts RecordedMoney), and the totals it came from. */
+export interface RecordedJobMoney {
+  job(key: string): JobMoneyRow | undefined;
+  spent: number;
+  heldOutside: number;
+  apart: MoneyTotals['apart'];
+  totals: MoneyTotals;
+}
+
 /**
- * The money of each of `keys` among `manifest`'s jobs in the database at `dbPath`: read-only, no
- * lock; a missing database (or one with no jobs table yet) knows no job.
+ * The money of `manifest` in the database at `dbPath`, for the plan's `jobs`: each job's status and
+ * estimate, and the sums over every charge the manifest ever had (state/money.ts). Read-only, no
+ * lock; a missing database knows no job and no spend.
  */
-export function readJobMoney(dbPath: string, manifest: string, keys: Iterable<string>): Map<string, JobMoneyRow> {
-  const out = new Map<string, JobMoneyRow>();
-  const db = openStateDbReadOnly(dbPath);
-  if (!db) return out;
+export function readJobMoney(dbPath: string, manifest: string, jobs: readonly { key: string; step: string; outputName: string | null }[]): RecordedJobMoney {
+  const rows = new Map<string, JobMoneyRow>();
+  const db = openStateDbCurrent(dbPath);
+  const scope = planScope(jobs);
+  if (!db) return { job: () => undefined, spent: 0, heldOutside: 0, apart: { superseded: 0, removed: 0, forgotten: 0 }, totals: readMoneyOfNothing() };
   try {
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get()) return out;
-    const hasPrior = (db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).some((c) => c.name === 'credits_prior');
-    // One scan of the manifest's rows, not one query per key.
-    const wanted = new Set(keys);
-    // Raw rows through all(): iterate() costs a round trip into SQLite per row (10,000 rows: 160 → 40 ms).
-    const select = db.prepare(
-      `SELECT key, status, credits_used, credits_reserved, ${hasPrior ? 'credits_prior' : '0'}, credits_estimated FROM jobs WHERE manifest = ?`,
-    );
-    for (const [key, status, creditsUsed, creditsReserved, creditsPrior, creditsEstimated] of select.raw().all(manifest) as [string, string, number | null, number, number, number | null][]) {
-      if (wanted.has(key)) out.set(key, { status, creditsUsed, creditsReserved, creditsPrior, creditsEstimated });
+    // One scan of the manifest's rows, not one query per key; raw rows through all(): iterate()
+    // costs a round trip into SQLite per row (10,000 rows: 160 → 40 ms).
+    const select = db.prepare('SELECT key, status, credits_reserved, credits_estimated FROM jobs WHERE manifest = ?');
+    for (const [key, status, creditsReserved, creditsEstimated] of select.raw().all(manifest) as [string, string, number, number | null][]) {
+      if (scope.keys.has(key)) rows.set(key, { status, creditsReserved, creditsEstimated });
     }
+    const { totals } = readMoney(db, manifest, scope);
+    let heldOutside = 0;
+    for (const [key, held] of totals.held) if (!scope.keys.has(key)) heldOutside += held;
+    return { job: (key) => rows.get(key), spent: totals.counted, heldOutside, apart: totals.apart, totals };
   } finally {
     db.close();
   }
-  return out;
+}
+
+function readMoneyOfNothing(): MoneyTotals {
+  return { used: { known: 0, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 }, refunded: { total: 0, derived: 0 }, counted: 0, held: new Map() };
 }

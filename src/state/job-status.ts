@@ -14,16 +14,20 @@ import { StateError } from '../errors.js';
  *   in_doubt ──(kind cannot be reconciled)──▶ in_doubt (held, reported, exit 4)
  *   submitted ──(read: pending / in_queue / running …)──▶ running
  *   submitted | running ──(read: finished, output URL present)──▶ done
- *   submitted | running ──(read: failed / rejected)──▶ failed
+ *   submitted | running ──(read: failed)──▶ failed
+ *   submitted | running ──(read: rejected, e.g. at content review; charged what credits_used says)──▶ rejected
  *   done ──(every output downloaded, verified and its checksum committed)──▶ downloaded
- *   downloaded ──(an output hook failed; its files stay)──▶ hook_failed
- *   hook_failed ──(`reelpipe retry --hooks` reruns the failed hooks)──▶ downloaded
- *   failed | rejected ──(`reelpipe retry`)──▶ planned
+ *   done ──(likewise, but some of its items failed: an HTML ad that did not fit)──▶ partly_failed
+ *   downloaded | partly_failed ──(an output hook failed; its files stay)──▶ hook_failed
+ *   hook_failed ──(`reelpipe retry --hooks` reruns the failed hooks)──▶ downloaded | partly_failed
+ *   failed | rejected | partly_failed ──(`reelpipe retry`)──▶ planned
+ *     (a partly failed job keeps its made items and their files: its next attempt asks only for the
+ *     failed ones, and it is done once every item has been made by one of its attempts)
  *
  * Short cuts: a read-only lookup (music) goes planned → done without any POST, and planned →
  * rejected when its request cannot be built (an upstream result lacks the field); a kind that
  * finishes at creation (links, deletions) goes submitting → done on its answer; a reconciled one
- * may go in_doubt → done; and downloaded (or hook_failed) → done when a later run finds an output
+ * may go in_doubt → done; and downloaded (or hook_failed, partly_failed) → done when a later run finds an output
  * file missing or altered on disk, so it is fetched again (never resubmitted).
  *
  * `downloaded` is the one successful end: a kind without files (a link, a deletion) passes
@@ -41,6 +45,7 @@ export const JOB_STATUSES = [
   'done',
   'downloaded',
   'hook_failed',
+  'partly_failed',
   'failed',
   'rejected',
 ] as const;
@@ -50,11 +55,12 @@ const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
   planned: ['submitting', 'done', 'rejected'],
   submitting: ['submitted', 'rejected', 'planned', 'in_doubt', 'done'],
   in_doubt: ['submitted', 'planned', 'in_doubt', 'done'],
-  submitted: ['running', 'done', 'failed', 'submitted'],
-  running: ['running', 'done', 'failed'],
-  done: ['downloaded', 'done'],
+  submitted: ['running', 'done', 'failed', 'rejected', 'submitted'],
+  running: ['running', 'done', 'failed', 'rejected'],
+  done: ['downloaded', 'partly_failed', 'done'],
   downloaded: ['done', 'hook_failed'],
-  hook_failed: ['downloaded', 'done'],
+  hook_failed: ['downloaded', 'partly_failed', 'done'],
+  partly_failed: ['planned', 'done', 'hook_failed', 'partly_failed'],
   failed: ['planned'],
   rejected: ['planned'],
 };
@@ -74,7 +80,7 @@ export function assertTransition(key: string, from: JobStatus, to: JobStatus): v
 /** Statuses in which the job exists remotely (or may) and is not yet finished. */
 export const IN_FLIGHT: readonly JobStatus[] = ['submitting', 'submitted', 'running', 'done'];
 /** Statuses a later run never submits again. */
-export const SETTLED: readonly JobStatus[] = ['downloaded', 'hook_failed', 'failed', 'rejected'];
+export const SETTLED: readonly JobStatus[] = ['downloaded', 'hook_failed', 'partly_failed', 'failed', 'rejected'];
 
 export function isJobStatus(value: string): value is JobStatus {
   return (JOB_STATUSES as readonly string[]).includes(value);

@@ -307,6 +307,78 @@ export const MIGRATIONS: readonly Migration[] = [
     // transaction cannot switch off), so the file is compacted afterwards.
     compactAfter: true,
   },
+  {
+    version: 14,
+    name: 'charges, job_items: one record per remote job (what it cost, what came back, why it no longer counts), each item of a job',
+    // Why a table of its own: a job's row held only its current attempt's cost (and a sum of its
+    // earlier ones), and `forget` deleted it, so spend vanished from every figure: an edited row's
+    // old job, a forgotten job, the runs (a killed run's share was unknowable). A charge is never
+    // deleted; every total is a sum over charges (state/money.ts). No foreign key to jobs: it
+    // outlives the job's row. Rows made before this migration are carried over from the jobs
+    // (their current attempt, their earlier attempts' sum) and from job:forgotten events.
+    // job_items: the items a job makes (an HTML ad per style), each with its own end, reason,
+    // URL and refund, kept across the job's attempts (a retry resends only the failed ones).
+    sql: `
+      CREATE TABLE charges (
+        id INTEGER PRIMARY KEY,
+        manifest TEXT NOT NULL,
+        job_key TEXT NOT NULL,
+        step TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        output_name TEXT,
+        attempt_id INTEGER,
+        run_id INTEGER,
+        remote_id TEXT,
+        state TEXT NOT NULL,
+        reserved REAL NOT NULL DEFAULT 0,
+        charged REAL,
+        refunded REAL NOT NULL DEFAULT 0,
+        refund_derived INTEGER NOT NULL DEFAULT 0,
+        lapsed TEXT,
+        lapsed_at INTEGER,
+        created_at INTEGER NOT NULL,
+        settled_at INTEGER
+      );
+      CREATE UNIQUE INDEX charges_by_attempt ON charges (attempt_id) WHERE attempt_id IS NOT NULL;
+      CREATE INDEX charges_by_job ON charges (manifest, job_key);
+      CREATE INDEX charges_by_run ON charges (run_id);
+      INSERT INTO charges (manifest, job_key, step, kind, output_name, attempt_id, run_id, remote_id, state, reserved, charged, lapsed, created_at, settled_at)
+        SELECT j.manifest, j.key, j.step, j.kind, j.output_name, NULL,
+          (SELECT min(run_id) FROM attempts a WHERE a.manifest = j.manifest AND a.job_key = j.key), NULL,
+          'settled', 0, j.credits_prior, 'retried', j.created_at, j.updated_at
+        FROM jobs j WHERE j.credits_prior > 0;
+      INSERT INTO charges (manifest, job_key, step, kind, output_name, attempt_id, run_id, remote_id, state, reserved, charged, created_at, settled_at)
+        SELECT j.manifest, j.key, j.step, j.kind, j.output_name, a.id, a.run_id, j.remote_id,
+          CASE WHEN j.status IN ('submitting', 'in_doubt', 'submitted', 'running') THEN 'open' ELSE 'settled' END,
+          j.credits_reserved,
+          CASE WHEN j.status IN ('submitting', 'in_doubt', 'submitted', 'running') THEN NULL ELSE j.credits_used END,
+          a.intent_at,
+          CASE WHEN j.status IN ('submitting', 'in_doubt', 'submitted', 'running') THEN NULL ELSE j.updated_at END
+        FROM jobs j JOIN attempts a ON a.id = (SELECT max(id) FROM attempts x WHERE x.manifest = j.manifest AND x.job_key = j.key)
+        WHERE j.status <> 'planned';
+      INSERT INTO charges (manifest, job_key, step, kind, run_id, state, charged, lapsed, lapsed_at, created_at, settled_at)
+        SELECT manifest, job_key, coalesce(json_extract(data, '$.step'), ''), coalesce(json_extract(data, '$.kind'), ''), NULL, 'settled',
+          coalesce(json_extract(data, '$.creditsUsed'), 0) + coalesce(json_extract(data, '$.creditsPrior'), 0), 'forgotten', at, at, at
+        FROM events WHERE type = 'job:forgotten'
+          AND coalesce(json_extract(data, '$.creditsUsed'), 0) + coalesce(json_extract(data, '$.creditsPrior'), 0) > 0;
+      CREATE TABLE job_items (
+        manifest TEXT NOT NULL,
+        job_key TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        item TEXT NOT NULL,
+        state TEXT NOT NULL,
+        failed_reason TEXT,
+        attempt_id INTEGER,
+        remote_id TEXT,
+        url TEXT,
+        refunded REAL NOT NULL DEFAULT 0,
+        refund_derived INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (manifest, job_key, idx)
+      );
+      CREATE INDEX outputs_by_path ON outputs (manifest, path) WHERE path IS NOT NULL;
+    `,
+  },
 ];
 
 /**

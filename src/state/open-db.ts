@@ -125,3 +125,18 @@ function compactAfter(db: Database.Database, applied: readonly number[]): void {
     // Skipped: see the policy above.
   }
 }
+
+/**
+ * Opens the state read-only; a database an older reelpipe left (below SCHEMA_VERSION) is
+ * migrated first, once, since these queries need its columns (a run would do the same).
+ */
+export function openStateDbCurrent(dbPath: string): Database.Database | undefined {
+  const db = openStateDbReadOnly(dbPath);
+  if (!db) return db;
+  const versioned = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+  const version = versioned ? ((db.prepare('SELECT max(version) FROM schema_version').pluck().get() as number | null) ?? 0) : 0;
+  if (version >= SCHEMA_VERSION) return db;
+  db.close();
+  openStateDb(dbPath).close();
+  return openStateDbReadOnly(dbPath);
+}

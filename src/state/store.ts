@@ -14,6 +14,9 @@ import { identityOf } from './state-identity.js';
 import type { StateIdentity } from './outputs-owner.js';
 import { WriteBatch } from './write-batch.js';
 import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
+import { Charges } from './charges.js';
+import { readItems, writeItems, type JobItemRow } from './job-items.js';
+import { planScope, readMoney, readRunCredits, type CreditPair, type MoneyTotals } from './money.js';
 
 export type { JobChange, NewJob } from './job-change.js';
 
@@ -30,10 +33,13 @@ export class StateStore {
   /** One transaction wrapper for every call (better-sqlite3 builds one per `transaction(fn)`). */
   private readonly transact: Database.Transaction<(fn: () => unknown) => unknown>;
   private readonly batch: WriteBatch;
+  /** The money's own ledger: every change to it rides on a move of a job or an attempt (charges.ts). */
+  readonly charges: Charges;
 
   constructor(db: Database.Database, clock: Clock = systemClock) {
     this.db = db;
     this.clock = clock;
+    this.charges = new Charges(db, () => this.manifest, () => this.clock.now());
     this.transact = db.transaction((fn: () => unknown) => fn());
     this.batch = new WriteBatch(db, (fn) => this.transact.immediate(fn), (fn) => this.transact(fn));
     db.function('same_output', { deterministic: true }, (a: unknown, b: unknown) => (sameOutput(String(a), String(b)) ? 1 : 0));
@@ -45,6 +51,38 @@ export class StateStore {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * The manifest's money over every charge it ever had, each of `jobs` (the plan) with its own
+   * figure: what the run's budget ledger starts from (state/money.ts).
+   */
+  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): { totals: MoneyTotals; byJob: Map<string, number | null> } {
+    return readMoney(this.db, this.manifest, planScope(jobs));
+  }
+
+  /** The items a job makes (an HTML ad per style), in their places' order; none for other kinds. */
+  items(key: string): JobItemRow[] {
+    return readItems(this.db, this.manifest, key);
+  }
+
+  /** Records what a remote job made of the items it was asked for (state/job-items.ts). */
+  recordItems(key: string, items: readonly Omit<JobItemRow, 'jobKey'>[]): void {
+    writeItems(this.db, this.manifest, key, items, this.clock.now());
+  }
+
+  /**
+   * The status a job's downloaded files leave it in: `partly_failed` while some item it was to
+   * make has failed, else `downloaded`.
+   */
+  madeStatus(key: string): 'downloaded' | 'partly_failed' {
+    const failed = statement(this.db, "SELECT 1 FROM job_items WHERE manifest = ? AND job_key = ? AND state = 'failed' LIMIT 1").get(this.manifest, key);
+    return failed === undefined ? 'downloaded' : 'partly_failed';
+  }
+
+  /** What each run of the manifest was charged for the remote jobs it sent (state/money.ts). */
+  runCredits(): Map<number, CreditPair> {
+    return readRunCredits(this.db, this.manifest);
   }
 
   /** This database's identity (made with it), when it was made, and how many jobs of the manifest it knows. */
@@ -151,6 +189,9 @@ export class StateStore {
           now,
         });
       }
+      // An edited row's earlier job (same step and output name, another key) is superseded: its
+      // spend stays in every total, shown apart (state/money.ts).
+      this.charges.supersede(new Set(jobs.map((j) => j.key)), new Set(jobs.map((j) => j.step)));
       this.event('plan:synced', null, { manifest, jobs: jobs.length, added: jobs.length - known.length });
     });
     return { added: jobs.length - known.length, known: known.length };
@@ -213,6 +254,8 @@ export class StateStore {
     const job = this.job(key);
     if (!job) throw new Error(`unknown job ${key}`);
     const counted = job.creditsUsed ?? (job.status === 'failed' ? job.creditsReserved : 0);
+    // A partly failed job's charge stays its own as it is: its made items are part of the job.
+    if (job.status !== 'partly_failed') this.charges.lapse(key, 'retried');
     return this.transition(key, 'planned', {
       creditsPrior: job.creditsPrior + counted,
       creditsReserved: 0,
@@ -290,6 +333,9 @@ export class StateStore {
       }
       const raw = statement(this.db, `UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key RETURNING *, ${lastReadOf('jobs')} AS last_read`)
         .get(params) as RawJobRow;
+      this.charges.update(key, { reserved: change.creditsReserved, remoteId: change.remoteId });
+      // The remote job ended and its cost was read (null: not reported): its charge settles.
+      if (change.creditsUsed !== undefined && ENDED_REMOTELY.includes(to)) this.charges.settle(key, change.creditsUsed);
       this.event(type, key, { from: current.status, to, ...data });
       return toJobRow(raw);
     });
@@ -316,12 +362,15 @@ export class StateStore {
     const info = statement(this.db, 'INSERT INTO attempts (manifest, job_key, run_id, state, request, intent_at, hook_token) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(this.manifest, key, this.runId, 'intent', JSON.stringify(request), this.clock.now(), hookToken);
     statement(this.db, 'UPDATE jobs SET attempt_count = attempt_count + 1 WHERE manifest = ? AND key = ?').run(this.manifest, key);
-    return Number(info.lastInsertRowid);
+    const id = Number(info.lastInsertRowid);
+    this.charges.open(key, id, this.runId);
+    return id;
   }
 
   closeAttempt(id: number, state: AttemptState, detail: { remoteId?: string; error?: string } = {}): void {
     statement(this.db, 'UPDATE attempts SET state = ?, answered_at = ?, remote_id = ?, error = ? WHERE id = ?')
       .run(state, this.clock.now(), detail.remoteId ?? null, detail.error ?? null, id);
+    this.charges.closed(id, state, detail.remoteId);
   }
 
   /** The newest attempt of a job. */
@@ -349,16 +398,17 @@ export class StateStore {
   }
 
   /**
-   * Replaces the list of a job's output URLs. A link to the same file (same origin and path; a
+   * Replaces the list of a job's output URLs, each at its place (`places`: by default its position
+   * in the list; a job of items puts each file at its item's place). A link to the same file (same origin and path; a
    * re-signed query does not make another file, see same-output.ts) keeps what was downloaded
    * from it; a link to another file forgets the old path and checksum, so the output is fetched
    * again and never taken as done on the old record.
    */
-  setOutputs(key: string, urls: readonly string[]): void {
+  setOutputs(key: string, urls: readonly string[], places: readonly number[] = urls.map((_, i) => i)): void {
     const manifest = this.manifest;
     const keep = statement(this.db, 'SELECT idx, url FROM outputs WHERE manifest = ? AND job_key = ? ORDER BY idx').all(manifest, key) as { idx: number; url: string }[];
     // The same links as recorded (every download after the first look): nothing to write, no commit.
-    if (keep.length === urls.length && keep.every((row, i) => row.idx === i && row.url === urls[i])) return;
+    if (keep.length === urls.length && keep.every((row, i) => row.idx === places[i] && row.url === urls[i])) return;
     this.atomicallyNested(() => {
       const upsert = statement(this.db, 
         `INSERT INTO outputs (manifest, job_key, idx, url) VALUES (?, ?, ?, ?)
@@ -371,9 +421,10 @@ export class StateStore {
            mtime_ns = CASE WHEN same_output(url, excluded.url) THEN mtime_ns END,
            stat_stamp = CASE WHEN same_output(url, excluded.url) THEN stat_stamp END`,
       );
-      urls.forEach((url, idx) => upsert.run(manifest, key, idx, url));
+      urls.forEach((url, i) => upsert.run(manifest, key, places[i], url));
       const drop = statement(this.db, 'DELETE FROM outputs WHERE manifest = ? AND job_key = ? AND idx = ?');
-      for (const row of keep) if (row.idx >= urls.length) drop.run(manifest, key, row.idx);
+      const wanted = new Set(places);
+      for (const row of keep) if (!wanted.has(row.idx)) drop.run(manifest, key, row.idx);
     });
   }
 
@@ -388,6 +439,20 @@ export class StateStore {
   /** A recorded output was read in full and still matches its sha256: remember the stat stamp it has now. */
   recordVerified(key: string, idx: number, statStamp: string): void {
     statement(this.db, 'UPDATE outputs SET stat_stamp = ? WHERE manifest = ? AND job_key = ? AND idx = ?').run(statStamp, this.manifest, key, idx);
+  }
+
+  /** The manifest's recorded outputs whose file is at `path` (relative to the outputs folder). */
+  outputsAtPath(path: string): { jobKey: string; idx: number }[] {
+    return statement(this.db, 'SELECT job_key AS jobKey, idx FROM outputs WHERE manifest = ? AND path = ?').all(this.manifest, path) as { jobKey: string; idx: number }[];
+  }
+
+  /** A recorded output's file moved to `path` (null: it is gone), with its checksum kept; logged on the job. */
+  moveOutput(key: string, idx: number, path: string | null, why: string): void {
+    this.atomicallyNested(() => {
+      const from = statement(this.db, 'SELECT path FROM outputs WHERE manifest = ? AND job_key = ? AND idx = ?', { pluck: true }).get(this.manifest, key, idx);
+      statement(this.db, 'UPDATE outputs SET path = ?, stat_stamp = NULL WHERE manifest = ? AND job_key = ? AND idx = ?').run(path, this.manifest, key, idx);
+      this.event('job:file-moved', key, { idx, from, to: path, why });
+    });
   }
 
   outputs(key: string): OutputRow[] {
@@ -409,3 +474,6 @@ export class StateStore {
     return out;
   }
 }
+
+/** Statuses a remote job's end moves a job to: a cost read with one settles its charge. */
+const ENDED_REMOTELY: readonly JobStatus[] = ['done', 'failed', 'rejected'];

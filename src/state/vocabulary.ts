@@ -16,6 +16,7 @@ export const STATE_WORDS = [
   'finished',
   'done',
   'hook failed',
+  'partly failed',
   'failed',
   'rejected',
 ] as const;
@@ -38,7 +39,7 @@ export const VOCABULARY: Record<StateWord, StateEntry> = {
   changed: {
     statuses: ['none'],
     meaning: 'not submitted, and a job of the same step and output name exists under another key: its inputs changed',
-    next: 'the next run submits it as a new job (and pays for it); the old job and its files stay as they are',
+    next: 'the next run submits it as a new job (and pays for it); what the old job cost stays counted (as spent on an earlier version) and its files move to STEP/superseded/ as the new ones come',
   },
   submitting: {
     statuses: ['submitting'],
@@ -75,6 +76,11 @@ export const VOCABULARY: Record<StateWord, StateEntry> = {
     meaning: "finished and every file downloaded, but the manifest's on_output hook failed for one of them (the files stay)",
     next: 'read the hook\'s exit code and output tail in reelpipe status, fix the cause, then reelpipe retry MANIFEST --hooks reruns only the failed hooks',
   },
+  'partly failed': {
+    statuses: ['partly_failed'],
+    meaning: 'finished, but some of its items failed (an HTML ad that did not fit within max_size_mb): the made ones are on disk and paid for, each failed one named with its reason and refunded',
+    next: 'reelpipe retry MANIFEST sends a new attempt of the same job asking only for the failed items (and pays only for them)',
+  },
   failed: {
     statuses: ['failed'],
     meaning: 'the service could not make it, and gave a reason',
@@ -82,7 +88,7 @@ export const VOCABULARY: Record<StateWord, StateEntry> = {
   },
   rejected: {
     statuses: ['rejected'],
-    meaning: 'the service refused the request (nothing was made, nothing charged)',
+    meaning: 'the service refused it: at submission (nothing was made or charged) or at its review (charged what the service reports, often nothing)',
     next: 'fix the input the reason names, then reelpipe retry MANIFEST',
   },
 };
@@ -96,6 +102,7 @@ const WORD_OF: Record<JobStatus, StateWord> = {
   done: 'finished',
   downloaded: 'done',
   hook_failed: 'hook failed',
+  partly_failed: 'partly failed',
   failed: 'failed',
   rejected: 'rejected',
 };
@@ -107,7 +114,7 @@ export function stateWord(status: JobStatus | null | undefined, changed = false)
 }
 
 /** Words that need a person: listed with their reason in the summary and the report. */
-export const NEEDS_ATTENTION: readonly StateWord[] = ['failed', 'rejected', 'in doubt', 'hook failed'];
+export const NEEDS_ATTENTION: readonly StateWord[] = ['failed', 'partly failed', 'rejected', 'in doubt', 'hook failed'];
 
 /** `3 done, 1 failed`: counts in vocabulary order, zeros left out. */
 export function countsText(counts: Partial<Record<StateWord, number>>): string {

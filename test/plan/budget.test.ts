@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { BudgetExceededError } from '../../src/errors.js';
-import { assertBudget, budgetView, planManifest, planToJson, renderPlanTable, type JobMoney, type Plan } from '../../src/plan/index.js';
+import { assertBudget, budgetView, planManifest, planToJson, renderPlanTable, type JobMoney, type Plan, type RecordedMoney } from '../../src/plan/index.js';
 import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
 
 /** The budget guard and what `plan` prints. */
@@ -20,7 +20,11 @@ describe('the budget', () => {
     expect(p.steps.map((s) => [s.id, s.credits?.expected ?? null, s.unknownJobs])).toEqual([['clip', 9, 0], ['link', null, 1], ['voice', 2, 0]]);
   });
 
-  const gate = (p: Plan, money: Record<string, JobMoney> = {}) => () => assertBudget(p, budgetView(p, p.budget.maxCredits, (key) => money[key]));
+  /** What a state database holds: each job's status, and what every charge counts as spent. */
+  const recorded = (jobs: Record<string, JobMoney>, spent = 0): RecordedMoney => ({
+    job: (key) => jobs[key], spent, heldOutside: 0, apart: { superseded: 0, removed: 0, forgotten: 0 },
+  });
+  const gate = (p: Plan, money: Record<string, JobMoney> = {}, spent = 0) => () => assertBudget(p, budgetView(p, p.budget.maxCredits, recorded(money, spent)));
 
   test('a plan within budget passes', async () => {
     const p = await planManifest(await load({ 'manifest.yaml': manifestWith([steps[0]!, steps[2]!], { budget: { max_credits: 11 } }) }));
@@ -44,21 +48,28 @@ describe('the budget', () => {
   test('what is already spent counts against the cap; a finished manifest over a lowered cap has nothing to refuse', async () => {
     const p = await planManifest(await load({ 'manifest.yaml': manifestWith([steps[0]!], { budget: { max_credits: 8 } }) }));
     const [ten, twenty] = p.jobs.map((j) => j.key) as [string, string];
-    const paid = { status: 'downloaded', creditsUsed: 3, creditsReserved: 0, creditsPrior: 0, creditsEstimated: 3 };
+    const paid = { status: 'downloaded', creditsReserved: 0, creditsEstimated: 3 };
     // 3 spent + 6 still to submit = 9 > 8.
-    expect(budgetView(p, 8, (key) => (key === ten ? paid : undefined))).toMatchObject({ spent: 3, held: 0, toSubmit: { jobs: 1 }, verdict: 'over' });
-    expect(gate(p, { [ten]: paid })).toThrow(/6 credits for the 1 job still to submit .*, beside 3 already spent, over the budget of 8 by 1/);
-    const both = { [ten]: paid, [twenty]: { ...paid, creditsUsed: 6 } };
+    expect(budgetView(p, 8, recorded({ [ten]: paid }, 3))).toMatchObject({ spent: 3, held: 0, toSubmit: { jobs: 1 }, verdict: 'over' });
+    expect(gate(p, { [ten]: paid }, 3)).toThrow(/6 credits for the 1 job still to submit .*, beside 3 already spent, over the budget of 8 by 1/);
+    const both = { [ten]: paid, [twenty]: { ...paid, creditsEstimated: 6 } };
     const lowered = { ...p, budget: { maxCredits: 5 } };
-    expect(budgetView(lowered, 5, (key) => both[key])).toMatchObject({ spent: 9, verdict: 'nothing-to-submit' });
-    expect(gate(lowered, both)).not.toThrow();
+    expect(budgetView(lowered, 5, recorded(both, 9))).toMatchObject({ spent: 9, verdict: 'nothing-to-submit' });
+    expect(gate(lowered, both, 9)).not.toThrow();
   });
 
   test('a job at the service weighs its expected cost in the verdict, though the run holds its high end', async () => {
     const p = await planManifest(await load({ 'manifest.yaml': manifestWith([steps[0]!], { budget: { max_credits: 9 } }) }));
     const [ten] = p.jobs.map((j) => j.key) as [string];
-    const rendering = { status: 'running', creditsUsed: null, creditsReserved: 30, creditsPrior: 0, creditsEstimated: 3 };
-    expect(budgetView(p, 9, (key) => (key === ten ? rendering : undefined))).toMatchObject({ held: 3, toSubmit: { jobs: 1 }, verdict: 'within' });
+    const rendering = { status: 'running', creditsReserved: 30, creditsEstimated: 3 };
+    expect(budgetView(p, 9, recorded({ [ten]: rendering }))).toMatchObject({ held: 3, toSubmit: { jobs: 1 }, verdict: 'within' });
+  });
+
+  test('spend on no job of the plan (an edited row\'s earlier version, a forgotten job) counts against the cap, said apart', async () => {
+    const p = await planManifest(await load({ 'manifest.yaml': manifestWith([steps[0]!], { budget: { max_credits: 15 } }) }));
+    const view = budgetView(p, 15, { ...recorded({}, 10), apart: { superseded: 5, removed: 0, forgotten: 5 } });
+    expect(view).toMatchObject({ spent: 10, verdict: 'over' });
+    expect(() => assertBudget(p, view)).toThrow(/beside 10 already spent \(5 on earlier versions of changed rows, 5 on forgotten jobs\), over the budget of 15 by 4/);
   });
 
   test('--max-credits overrides the manifest budget', async () => {

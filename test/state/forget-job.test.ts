@@ -29,6 +29,7 @@ function bring(status: JobStatus): void {
     done: ['submitting', 'submitted', 'done'],
     downloaded: ['submitting', 'submitted', 'done', 'downloaded'],
     hook_failed: ['submitting', 'submitted', 'done', 'downloaded', 'hook_failed'],
+    partly_failed: ['submitting', 'submitted', 'done', 'partly_failed'],
     failed: ['submitting', 'submitted', 'failed'],
     rejected: ['submitting', 'rejected'],
   };

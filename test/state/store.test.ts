@@ -14,7 +14,6 @@ import {
   scrubSecrets,
   type JobStatus,
 } from '../../src/state/index.js';
-import { BudgetLedger } from '../../src/run/budget/budget-ledger.js';
 import { ManualClock } from '../../src/util/clock.js';
 
 let dir: string;
@@ -194,6 +193,7 @@ describe('retry keeps what a failed attempt was counted as costing', () => {
   /** A job that ended `end` with `creditsUsed` reported (null: none), having reserved 50. */
   function ended(end: 'failed' | 'rejected', creditsUsed: number | null): void {
     store.syncPlan('m.yaml', [job('a')]);
+    store.insertAttempt('a', { script: 'a' });
     store.transition('a', 'submitting', { creditsReserved: 50 }, 'job:intent');
     if (end === 'failed') {
       store.transition('a', 'submitted', { remoteId: 'r-1' }, 'job:answered');
@@ -210,12 +210,12 @@ describe('retry keeps what a failed attempt was counted as costing', () => {
     ['rejected, nothing was created: credits_prior 0', 'rejected', 0, 0],
   ] as const)('%s', (_, end, creditsUsed, prior) => {
     ended(end, creditsUsed);
-    const before = new BudgetLedger({ cap: 60, jobs: store.jobs(['a']) });
+    const before = store.money([job('a')]).totals.counted;
     store.planAgain('a');
-    const after = new BudgetLedger({ cap: 60, jobs: store.jobs(['a']) });
+    const after = store.money([job('a')]).totals.counted;
     expect(store.job('a')).toMatchObject({ status: 'planned', creditsPrior: prior, creditsReserved: 0, creditsUsed: null });
-    expect(after.spent).toBe(before.spent);
-    expect(after.spent).toBe(prior);
+    expect(after).toBe(before);
+    expect(after).toBe(prior);
   });
 });
 

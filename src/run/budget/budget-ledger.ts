@@ -1,12 +1,11 @@
-import { countedMoney } from '../../plan/index.js';
-import type { JobState } from '../../state/index.js';
-
-/** What the ledger knows at the start of a run, from the state of this manifest's jobs. */
+/** What the ledger knows at the start of a run: the manifest's charges (state/money.ts). */
 export interface LedgerStart {
   /** The cap, in credits; null for no cap. */
   cap: number | null;
-  /** Jobs already known to the state database (earlier runs). */
-  jobs: readonly JobState[];
+  /** What every charge of the manifest counts against the cap (earlier versions and forgotten jobs included). */
+  spent: number;
+  /** Reservations of the charges still open (jobs at the service or in doubt), by job key. */
+  held: ReadonlyMap<string, number>;
 }
 
 /** A job whose real cost passed what was reserved for it (its estimate's high end). */
@@ -35,12 +34,9 @@ export class BudgetLedger {
 
   constructor(start: LedgerStart) {
     this.cap = start.cap;
-    // The same rule the budget gate weighs a plan with (plan/budget.ts), so the two never disagree.
-    for (const job of start.jobs) {
-      const money = countedMoney(job);
-      this.spentTotal += money.spent;
-      if (money.held > 0) this.reserved.set(job.key, money.held);
-    }
+    // The same sums the budget gate weighs a plan with (plan/budget.ts), so the two never disagree.
+    this.spentTotal = start.spent;
+    for (const [key, held] of start.held) if (held > 0) this.reserved.set(key, held);
     this.spentAtStart = round(this.spentTotal);
   }
 

@@ -1,0 +1,114 @@
+import type Database from 'better-sqlite3';
+import type { AttemptState } from './job-row.js';
+import { statement } from './statements.js';
+
+/**
+ * The charges table: one record per remote job a request made (or may have made) — the money's
+ * own ledger, never deleted (migration 14 says why). Its life:
+ *
+ *   (intent committed) ──▶ open      reserved = the job's reservation; charged unknown
+ *   open ──(attempt provably created nothing: not sent, a 400, proved absent)──▶ none (0)
+ *   open ──(the remote job ended, its credits_used read — or not reported: null)──▶ settled
+ *
+ * `charged` is what the remote job cost the account, as the service reports it (credits_used,
+ * net of the refunds it gave); `refunded` says what was given back for its failed items (an HTML
+ * ad per style), `refund_derived` when that figure comes from the price rule rather than the
+ * service. `lapsed` says why a charge no longer counts toward its job's own figure: `retried` (an
+ * earlier, failed attempt of the same job: still the job's), `superseded` (a job of an edited
+ * row, replaced by the new one), `forgotten` (`reelpipe forget`). Every total counts every
+ * charge, lapsed or not (state/money.ts).
+ *
+ * Every change here runs inside the store's transaction that moves the job or its attempt.
+ */
+export type ChargeState = 'open' | 'settled' | 'none';
+export type LapseReason = 'retried' | 'superseded' | 'forgotten';
+
+/** Attempts that provably created nothing at the service: their charge is none. */
+const CREATED_NOTHING: readonly AttemptState[] = ['not_sent', 'rejected', 'absent'];
+
+export class Charges {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly manifest: () => string,
+    private readonly now: () => number,
+  ) {}
+
+  /** The intent of `attemptId` is being committed: its charge opens, made by `runId`. */
+  open(key: string, attemptId: number, runId: number | null): void {
+    statement(this.db, `INSERT INTO charges (manifest, job_key, step, kind, output_name, attempt_id, run_id, state, created_at)
+      SELECT manifest, key, step, kind, output_name, ?, ?, 'open', ? FROM jobs WHERE manifest = ? AND key = ?`)
+      .run(attemptId, runId, this.now(), this.manifest(), key);
+  }
+
+  /** An attempt was closed: one that created nothing costs nothing; an answered one names its remote job. */
+  closed(attemptId: number, state: AttemptState, remoteId: string | undefined): void {
+    if (CREATED_NOTHING.includes(state)) {
+      statement(this.db, "UPDATE charges SET state = 'none', reserved = 0, charged = 0, settled_at = ? WHERE attempt_id = ? AND state = 'open'")
+        .run(this.now(), attemptId);
+    } else if (remoteId !== undefined) {
+      statement(this.db, 'UPDATE charges SET remote_id = ? WHERE attempt_id = ?').run(remoteId, attemptId);
+    }
+  }
+
+  /** The job's open charge (its newest attempt's) now holds `reserved`, and names `remoteId` when given. */
+  update(key: string, change: { reserved?: number | undefined; remoteId?: string | null | undefined }): void {
+    if (change.reserved !== undefined) {
+      statement(this.db, `UPDATE charges SET reserved = ? WHERE id = (SELECT max(id) FROM charges WHERE manifest = ? AND job_key = ? AND state = 'open')`)
+        .run(change.reserved, this.manifest(), key);
+    }
+    if (change.remoteId) {
+      statement(this.db, `UPDATE charges SET remote_id = ? WHERE id = (SELECT max(id) FROM charges WHERE manifest = ? AND job_key = ? AND state = 'open')`)
+        .run(change.remoteId, this.manifest(), key);
+    }
+  }
+
+  /** The job's remote job ended: its open charge is settled at `charged` (null: the service did not say). */
+  settle(key: string, charged: number | null): void {
+    statement(this.db, `UPDATE charges SET state = 'settled', charged = ?, settled_at = ?
+      WHERE id = (SELECT max(id) FROM charges WHERE manifest = ? AND job_key = ? AND state = 'open')`)
+      .run(charged, this.now(), this.manifest(), key);
+  }
+
+  /** Refunds recorded for the items of the job's remote job `remoteId` (derived: from the price rule). */
+  refund(key: string, remoteId: string, refunded: number, derived: boolean): void {
+    statement(this.db, 'UPDATE charges SET refunded = ?, refund_derived = ? WHERE manifest = ? AND job_key = ? AND remote_id = ?')
+      .run(refunded, derived ? 1 : 0, this.manifest(), key, remoteId);
+  }
+
+  /**
+   * The job's settled charges no longer count toward its own figure, for `reason`: `retried` marks
+   * those not lapsed yet; `forgotten` marks every one (the whole job is forgotten, its earlier
+   * attempts with it).
+   */
+  lapse(key: string, reason: Exclude<LapseReason, 'superseded'>): void {
+    // A forgotten job's attempts are deleted, and their ids may be handed out again: its charges
+    // let go of them (they keep the remote id, the run and the cost).
+    const sql = reason === 'retried'
+      ? "UPDATE charges SET lapsed = ?, lapsed_at = ? WHERE manifest = ? AND job_key = ? AND lapsed IS NULL AND state <> 'open'"
+      : "UPDATE charges SET lapsed = ?, lapsed_at = ?, attempt_id = NULL WHERE manifest = ? AND job_key = ? AND lapsed IS NOT 'forgotten' AND state <> 'open'";
+    statement(this.db, sql).run(reason, this.now(), this.manifest(), key);
+  }
+
+  /**
+   * Marks as superseded the charges of the manifest's jobs, of `steps`, outside `keys` that share a
+   * step and output name with a job in `keys` (an edited row's earlier job); a job back in the plan
+   * (the edit undone) counts as its own again. Other steps' jobs are left as they are: a `--step`
+   * run plans only some steps.
+   */
+  supersede(keys: ReadonlySet<string>, steps: ReadonlySet<string>): void {
+    const manifest = this.manifest();
+    const rows = statement(this.db, 'SELECT key, step, output_name FROM jobs WHERE manifest = ?', { raw: true }).all(manifest) as [string, string, string | null][];
+    const slots = new Set<string>();
+    for (const [key, step, name] of rows) if (keys.has(key)) slots.add(slotOf(step, name));
+    const now = this.now();
+    const mark = statement(this.db, "UPDATE charges SET lapsed = 'superseded', lapsed_at = ? WHERE manifest = ? AND job_key = ? AND lapsed IS NULL");
+    for (const [key, step, name] of rows) if (steps.has(step) && !keys.has(key) && slots.has(slotOf(step, name))) mark.run(now, manifest, key);
+    // Only the few jobs with superseded charges are looked at again: a re-run writes nothing.
+    const superseded = statement(this.db, "SELECT DISTINCT job_key FROM charges WHERE manifest = ? AND lapsed = 'superseded'", { pluck: true }).all(manifest) as string[];
+    const unmark = statement(this.db, "UPDATE charges SET lapsed = NULL, lapsed_at = NULL WHERE manifest = ? AND job_key = ? AND lapsed = 'superseded'");
+    for (const key of superseded) if (keys.has(key)) unmark.run(manifest, key);
+  }
+}
+
+/** A job's place among its step's outputs: two jobs in one place are versions of one row. */
+export const slotOf = (step: string, outputName: string | null): string => `${step}\u0000${outputName ?? ''}`;
