@@ -14,7 +14,7 @@ const MOVING = new Set(['submitting', 'submitted', 'running', 'done']);
 
 /**
  * Where each planned job stands: `open` (running again moves it on), `undecided` (in doubt, only
- * a person can settle), `failed` (failed or rejected), `finished` (downloaded). A planned job with
+ * a person can settle), `failed` (failed, rejected or partly failed), `finished` (downloaded). A planned job with
  * no row counts as not submitted (open). The soak's manifest has no dependencies between steps,
  * so no planned job is blocked by a failed one.
  */
@@ -25,7 +25,8 @@ export function standingFromRows(plannedKeys, rows) {
     const row = byKey.get(key);
     const status = row?.status ?? 'planned';
     if (status === 'downloaded') standing.finished.push(key);
-    else if (status === 'failed' || status === 'rejected') standing.failed.push(key);
+    // A partly failed job (some of its HTML ads) needs a person as a failed one does: exit 1.
+    else if (status === 'failed' || status === 'rejected' || status === 'partly_failed') standing.failed.push(key);
     else if (status === 'planned') standing.open.notSubmitted.push(key);
     else if (MOVING.has(status)) standing.open.moving.push(key);
     else if (status === 'in_doubt') (row.remote_id || SEARCHABLE_KINDS.has(row.kind) ? standing.open.toSearch : standing.undecided).push(key);

@@ -130,9 +130,9 @@ function explainUntracked(untracked, state) {
   return { explained, unexplained };
 }
 
-/** Every downloaded job's files are on disk with the checksum and size the state recorded. */
+/** Every downloaded job's files (a partly failed one's made files too) are on disk with the checksum and size the state recorded. */
 function outputs({ state, outputsDir }) {
-  const downloaded = state.rows.filter((r) => r.status === 'downloaded');
+  const downloaded = state.rows.filter((r) => r.status === 'downloaded' || r.status === 'partly_failed');
   const byJob = new Map();
   for (const o of state.outputs) byJob.set(o.job_key, [...(byJob.get(o.job_key) ?? []), o]);
   const noFiles = [];
@@ -171,7 +171,7 @@ function budget({ state, service, cap, log }) {
   let held = 0;
   for (const row of state.rows) {
     spent += row.credits_prior;
-    if (['done', 'downloaded', 'failed'].includes(row.status)) spent += row.credits_used ?? row.credits_reserved;
+    if (['done', 'downloaded', 'partly_failed', 'failed'].includes(row.status)) spent += row.credits_used ?? row.credits_reserved;
     else if (row.status === 'rejected') spent += row.credits_used ?? 0;
     else if (row.status !== 'planned') held += row.credits_reserved;
   }

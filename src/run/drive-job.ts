@@ -89,8 +89,8 @@ export async function driveJob(ctx: RunContext, key: string, hooks: DriveHooks):
   return (await hooks.inDownloadSlot(() => downloadOutputs(ctx, finished))) ? runOutputHooks(ctx, key, 'downloaded') : 'unfinished';
 }
 
-/** Downloaded, whatever its output hooks did: the remote job is finished and its files were on disk. */
-const onDisk = (row: JobState) => row.status === 'downloaded' || row.status === 'hook_failed';
+/** Downloaded, whatever its output hooks did (or its failed items): the remote job is finished and its files were on disk. */
+const onDisk = (row: JobState) => row.status === 'downloaded' || row.status === 'hook_failed' || row.status === 'partly_failed';
 
 function finish(hooks: DriveHooks, outcome: JobOutcome): JobOutcome {
   hooks.ready.resolve(outcome);
@@ -153,6 +153,7 @@ async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHoo
       case 'done':
       case 'downloaded':
       case 'hook_failed':
+      case 'partly_failed':
         return 'ok';
       default:
         return row.status === 'failed' || row.status === 'rejected' ? 'failed' : 'unfinished';

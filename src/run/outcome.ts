@@ -25,7 +25,8 @@ import { openCount, type Standing } from './standing.js';
  *        a local disk or database fault → 74; --halt-after N failures → 1),
  *        else                                                   → 4: run the same command again
  *   3. jobs in doubt that only a person can settle             → 5: reelpipe doubt, then resolve
- *   4. jobs failed (or never started because one they need did) → 1: reelpipe retry
+ *   4. jobs failed, partly failed (some of their items), rejected, or never started because one
+ *      they need failed                                        → 1: reelpipe retry
  *      or their output hooks failed (hook_failed, files on disk)  → 1: reelpipe retry --hooks
  *      or their files were refused (too large, private address…) → 1: fix, run again (no new POST)
  *   5. everything finished and on disk                          → 0
@@ -100,7 +101,7 @@ function doubtText(standing: Standing, manifest: string): string {
 
 /** Jobs that no run moves on until a person does something: failed, blocked, hook failed, refused files. */
 function needsAFix(standing: Standing): number {
-  return standing.failed.length + standing.rejected.length + standing.blocked.length + standing.hookFailed.length + standing.refused.length;
+  return standing.failed.length + standing.rejected.length + standing.partlyFailed.length + standing.blocked.length + standing.hookFailed.length + standing.refused.length;
 }
 
 function failedNote(standing: Standing, manifest: string): string {
@@ -109,11 +110,12 @@ function failedNote(standing: Standing, manifest: string): string {
 
 function failedText(standing: Standing, manifest: string): string {
   const hooks = [hookFailedText(standing, manifest), refusedText(standing, manifest)].filter(Boolean).join('; ');
-  const { failed, rejected, blocked } = standing;
-  if (failed.length + rejected.length + blocked.length === 0) return hooks;
+  const { failed, rejected, partlyFailed, blocked } = standing;
+  if (failed.length + rejected.length + partlyFailed.length + blocked.length === 0) return hooks;
   const said = [
     ...(failed.length > 0 ? [`${plural(failed.length, 'job')} failed`] : []),
-    ...(rejected.length > 0 ? [`${plural(rejected.length, 'job')} ${rejected.length === 1 ? 'was' : 'were'} rejected (nothing made, nothing charged)`] : []),
+    ...(partlyFailed.length > 0 ? [`${plural(partlyFailed.length, 'job')} partly failed (some of ${partlyFailed.length === 1 ? 'its' : 'their'} items failed; the made ones are on disk)`] : []),
+    ...(rejected.length > 0 ? [`${plural(rejected.length, 'job')} ${rejected.length === 1 ? 'was' : 'were'} rejected by the service`] : []),
     ...(blocked.length > 0 ? [`${plural(blocked.length, 'job')} not started because a job they need failed`] : []),
   ];
   return `${said.join(' and ')}: see the summary, then \`reelpipe retry ${manifest}\`${hooks ? `; ${hooks}` : ''}`;

@@ -4,7 +4,7 @@ import type { Plan } from '../plan/types.js';
 import { dependencies } from './dependencies.js';
 
 /** Statuses whose result a dependent job can be built from: finished at the service. */
-const FINISHED = new Set(['done', 'downloaded']);
+const FINISHED = new Set(['done', 'downloaded', 'partly_failed']);
 
 /**
  * `--step ID` (repeatable, on `plan` and `run`): the plan narrowed to the chosen steps' jobs, with

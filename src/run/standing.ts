@@ -12,6 +12,7 @@ import { isRefusedDownload } from './outputs/refused-download.js';
  *   failed      failed at the service, with its reason (reelpipe retry resubmits)
  *   rejected    refused by the service: nothing made, nothing charged (fix the input, then retry)
  *   hookFailed  hook_failed: made, paid, on disk, but its on_output hook failed (retry --hooks)
+ *   partlyFailed partly_failed: its made items on disk, some items failed (retry asks for those)
  *   refused     done, but its files were refused (too large, a private address, a link in the
  *               outputs folder): made and paid for; the run after a person's fix fetches them
  *   blocked     planned, but a job it needs failed (or is itself blocked): retry that one first
@@ -27,6 +28,7 @@ export interface Standing {
   failed: string[];
   rejected: string[];
   hookFailed: string[];
+  partlyFailed: string[];
   refused: string[];
   blocked: string[];
   open: { rendering: string[]; toDownload: string[]; notSubmitted: string[]; toSearch: string[] };
@@ -41,7 +43,7 @@ export function openCount(standing: Standing): number {
 /** `needs`: what each job waits for before it may be submitted (see dependencies.ts). */
 export function standingOf(plan: Plan, rows: readonly Pick<JobRow, 'key' | 'status' | 'remoteId' | 'failedReason'>[], needs: Map<string, readonly string[]>): Standing {
   const byKey = new Map(rows.map((row) => [row.key, row]));
-  const standing: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], refused: [], blocked: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
+  const standing: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
   const stuck = new Set<string>();
   // Plan order puts every job after the jobs it needs, so "blocked" propagates in one pass.
   for (const job of plan.jobs) {
@@ -50,6 +52,8 @@ export function standingOf(plan: Plan, rows: readonly Pick<JobRow, 'key' | 'stat
     if (status === 'downloaded') standing.finished.push(job.key);
     // Its result is there for the jobs that need it: a failed hook blocks nothing.
     else if (status === 'hook_failed') standing.hookFailed.push(job.key);
+    // Its made items are there for the jobs that need it, as a failed hook's files are.
+    else if (status === 'partly_failed') standing.partlyFailed.push(job.key);
     else if (status === 'failed' || status === 'rejected') {
       standing[status].push(job.key);
       stuck.add(job.key);

@@ -78,6 +78,7 @@ describe('the tracker never polls a kind it cannot read', () => {
   function submittedVoice(plan: Plan, result: Record<string, unknown> | null): string {
     const job = plan.jobs[0]!;
     store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
+    store.insertAttempt(job.key, job.request);
     store.transition(job.key, 'submitting', { creditsReserved: 5 }, 'job:intent');
     store.transition(job.key, 'submitted', { remoteId: ACCENT, result }, 'job:answered');
     return job.key;

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { HTML_AD_ITEMS } from '../../src/run/adapters/html-ad-items.js';
 import {
   ApiBadRequestError,
   ApiConnectionError,
@@ -60,18 +61,18 @@ describe('what a failed creating request means', () => {
   });
 });
 
-describe('status names fold into three phases', () => {
+describe('status names fold into four phases', () => {
   test.each([
     [VIDEO_JOB_PHASES, 'pending', 'pending'],
     [VIDEO_JOB_PHASES, 'in_queue', 'pending'],
     [VIDEO_JOB_PHASES, 'done', 'done'],
-    [VIDEO_JOB_PHASES, 'rejected', 'failed'],
+    [VIDEO_JOB_PHASES, 'rejected', 'rejected'],
     [SIMPLE_PHASES, 'running', 'pending'],
     [ASSET_PHASES, 'generating', 'pending'],
     [PRODUCT_PHASES, 'image_generated', 'pending'],
     [PRODUCT_PHASES, 'video_generated', 'done'],
     [PERSONA_PHASES, 'reviewing', 'pending'],
-    [PERSONA_PHASES, 'rejected', 'failed'],
+    [PERSONA_PHASES, 'rejected', 'rejected'],
     [VIDEO_JOB_PHASES, 'some_new_state', 'pending'],
     [VIDEO_JOB_PHASES, undefined, 'pending'],
   ])('%#: %s → %s', (map, status, phase) => expect(phaseOf(map, status)).toBe(phase));
@@ -86,7 +87,8 @@ describe('adapters', () => {
     ['ai_short', { status: 'failed', failed_reason: 'bad script' }, 'failed', 0],
     ['lipsync_v2', { status: 'done', output: 'https://cdn/l.mp4' }, 'done', 1],
     ['product_regen', { status: 'video_generated', generated_video_url: 'https://cdn/p.mp4' }, 'done', 1],
-    ['html_ads', { status: 'done', ads: [{ style_id: 'a', url: 'https://cdn/a.html' }, { style_id: 'b', url: null, status: 'failed' }] }, 'done', 1],
+    // An HTML ad job's files are its items' (HTML_AD_ITEMS below), whichever attempt made them.
+    ['html_ads', { status: 'done', ads: [{ style_id: 'a', url: 'https://cdn/a.html' }, { style_id: 'b', url: null, status: 'failed' }] }, 'done', 0],
     ['asset_generation', { status: 'done', assets: [{ url: 'https://cdn/1.png' }, { url: 'https://cdn/2.png' }] }, 'done', 2],
     ['text_generation', { status: 'done', response_text: 'hello' }, 'done', 1],
     ['persona', { process_status: 'reviewing' }, 'pending', 0],
@@ -95,6 +97,21 @@ describe('adapters', () => {
     const view = ADAPTERS[kind as keyof typeof ADAPTERS].view(resource);
     expect(view.phase).toBe(phase);
     expect(view.outputs).toHaveLength(outputs);
+  });
+
+  test.each([
+    ['made, with its URL', [{ style_id: 'a', status: 'done', url: 'https://cdn/a.html' }], { state: 'done', url: 'https://cdn/a.html', failedReason: null }],
+    ['made, no status given', [{ style_id: 'a', url: 'https://cdn/a.html' }], { state: 'done', url: 'https://cdn/a.html', failedReason: null }],
+    ['failed, with its reason', [{ style_id: 'a', status: 'failed', url: null, failed_reason: 'too large' }], { state: 'failed', url: null, failedReason: 'too large' }],
+    ['done without a URL', [{ style_id: 'a', status: 'done', url: null }], { state: 'failed', url: null, failedReason: 'the ad finished without a file URL' }],
+    ['no item for the style', [{ style_id: 'b', status: 'done', url: 'https://cdn/b.html' }], { state: 'failed', url: null, failedReason: 'the service returned no ad for this style' }],
+    ['an unknown status with a URL', [{ style_id: 'a', status: 'queued', url: 'https://cdn/a.html' }], { state: 'failed', url: null, failedReason: 'the ad ended queued' }],
+  ])('HTML ad items: %s', (_, ads, outcome) => {
+    expect(HTML_AD_ITEMS.read({ status: 'done', ads }, ['a'], null).get('a')).toEqual(outcome);
+  });
+
+  test('HTML ad items: a job that failed whole names its reason for a style with no item', () => {
+    expect(HTML_AD_ITEMS.read({ status: 'failed', ads: [] }, ['a'], 'No ad could be built').get('a')).toEqual({ state: 'failed', url: null, failedReason: 'No ad could be built' });
   });
 
   test('a failed job without a reason still says how it ended', () => {
@@ -202,7 +219,7 @@ describe('the test-only kill hook', () => {
 });
 
 describe('how a stopped run ends', () => {
-  const rendering: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], refused: [], blocked: [], undecided: [], open: { rendering: ['s:1'], toDownload: [], notSubmitted: [], toSearch: [] } };
+  const rendering: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], undecided: [], open: { rendering: ['s:1'], toDownload: [], notSubmitted: [], toSearch: [] } };
   const result = (stop: StopReason, message: string) =>
     ({ stop, stopMessage: message, standing: rendering, credits: { estimated: 0, used: 0, spent: 0, cap: null, overruns: [] } }) as unknown as RunResult;
   test.each<[StopReason, string]>([

@@ -13,11 +13,18 @@ function checkStep(plan: Plan, step: string | undefined): void {
   }
 }
 
-/** Plans the failed and rejected jobs of `plan` (of one step, if given) again; returns how many. */
+/** What `retry` plans again: jobs that failed, were rejected, or made only some of their items. */
+const RETRIED = new Set(['failed', 'rejected', 'partly_failed']);
+
+/**
+ * Plans the failed, rejected and partly failed jobs of `plan` (of one step, if given) again;
+ * returns how many. A partly failed job keeps its made items: its next attempt asks only for the
+ * failed ones (run/submit/items-to-send.ts).
+ */
 export function planFailedAgain(store: StateStore, plan: Plan, step?: string): number {
   checkStep(plan, step);
   const rows = store.jobs(plan.jobs.filter((j) => step === undefined || j.step === step).map((j) => j.key));
-  const again = rows.filter((row) => row.status === 'failed' || row.status === 'rejected');
+  const again = rows.filter((row) => RETRIED.has(row.status));
   store.atomically(() => {
     for (const row of again) store.planAgain(row.key);
   });
@@ -36,9 +43,9 @@ export const registerRetry: RegisterCommand = (program, io, setExit) => {
     addRunFlags(
       program
         .command('retry')
-        .description('resubmit the failed (and rejected) jobs of a manifest, then run it')
+        .description('resubmit the failed, rejected and partly failed jobs of a manifest, then run it')
         .argument('<manifest>', 'the manifest YAML file')
-        .option('--failed', 'retry failed and rejected jobs (the default without --hooks)')
+        .option('--failed', 'retry failed, rejected and partly failed jobs (the default without --hooks); a partly failed job asks only for its failed items')
         .option('--hooks', 'rerun only the failed output hooks (their files stay; nothing is resubmitted)')
         .option('--step <id>', 'only the jobs of this step'),
     ),

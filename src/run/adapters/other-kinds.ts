@@ -1,20 +1,12 @@
 import { LINK_SCRAPE_CREDITS } from '../../pricing/index.js';
 import { ASSET_PHASES, PERSONA_PHASES, SIMPLE_PHASES, VIDEO_JOB_PHASES } from './status-maps.js';
 import type { KindAdapter, OutputSpec, Resource } from './types.js';
+import { HTML_AD_ITEMS } from './html-ad-items.js';
 import { instantView, text, viewOf } from './view.js';
 
 const asResource = (value: unknown) => value as Resource;
 const idOf = (resource: Resource) => text(resource.id);
 const noId = () => undefined;
-
-function htmlAdOutputs(resource: Resource): OutputSpec[] {
-  const ads = Array.isArray(resource.ads) ? (resource.ads as Resource[]) : [];
-  // A failed ad (too large for max_size_mb) has no file and is refunded: it is not an output.
-  return ads.flatMap((ad, index) => {
-    const url = text(ad.url);
-    return url ? [{ media: 'html' as const, url, suffix: String(ad.style_id ?? index) }] : [];
-  });
-}
 
 function assetOutputs(resource: Resource): OutputSpec[] {
   const assets = Array.isArray(resource.assets) ? (resource.assets as Resource[]) : [];
@@ -32,9 +24,11 @@ export const htmlAds: KindAdapter = {
   remoteIdOf: idOf,
   read: async (client, id, call) => asResource(await client.htmlAds.get(id, call)),
   listByIds: async (client, ids) => (await client.htmlAds.list({ ids })).map(asResource),
-  view: (resource) => viewOf(resource, SIMPLE_PHASES, htmlAdOutputs(resource), { needsOutput: false }),
+  // Its files are its items' (run/outputs/job-outputs.ts): each ad's, made by whichever attempt made it.
+  view: (resource) => viewOf(resource, SIMPLE_PHASES, [], { needsOutput: false }),
   reconcile: 'none',
   typicalSeconds: 60,
+  items: HTML_AD_ITEMS,
 };
 
 export const assetGeneration: KindAdapter = {

@@ -1,7 +1,8 @@
 import type { RemotePhase } from './types.js';
 
 /**
- * Every kind's status vocabulary folded into the run's three phases. Why keep unknown names as
+ * Every kind's status vocabulary folded into the run's four phases (a rejected job is not a failed
+ * one: the service refused it, at its review, and the operator fixes the input rather than retrying). Why keep unknown names as
  * `pending`: a status the spec does not list (a new intermediate state) must not end tracking or
  * fail a job; the poll goes on until a known end arrives.
  */
@@ -14,7 +15,7 @@ export const VIDEO_JOB_PHASES: StatusMap = {
   running: 'pending',
   done: 'done',
   failed: 'failed',
-  rejected: 'failed',
+  rejected: 'rejected',
 };
 
 /** HTML ads and text generation. */
@@ -41,7 +42,7 @@ export const PERSONA_PHASES: StatusMap = {
   reviewing: 'pending',
   done: 'done',
   failed: 'failed',
-  rejected: 'failed',
+  rejected: 'rejected',
 };
 
 export function phaseOf(map: StatusMap, status: unknown): RemotePhase {

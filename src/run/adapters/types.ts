@@ -6,7 +6,7 @@ import type { StepKind } from '../../step-kinds.js';
 export type Resource = Record<string, unknown>;
 
 /** The run's own view of a remote status: every kind's many state names fold into four. */
-export type RemotePhase = 'pending' | 'done' | 'failed';
+export type RemotePhase = 'pending' | 'done' | 'failed' | 'rejected';
 
 /** One file a finished job offers. `url` to fetch, or `inline` text to write (text generation). */
 export interface OutputSpec {
@@ -15,6 +15,32 @@ export interface OutputSpec {
   inline?: string;
   /** Tells several files of one job apart: an HTML ad's style, an asset's index. */
   suffix?: string;
+  /** Its place among the job's files when that is not its place in this list (an item's: see ItemsOfKind). */
+  idx?: number;
+}
+
+/** What a remote job made of one item it was asked for. */
+export interface ItemOutcome {
+  state: 'done' | 'failed';
+  url: string | null;
+  failedReason: string | null;
+}
+
+/**
+ * A kind whose job makes several items, each ending on its own (HTML ads: one ad per style). The
+ * job is made when every item has been made by one of its attempts; a retry asks only for the rest.
+ */
+export interface ItemsOfKind {
+  /** The items a request asks for, in order. */
+  requested(request: Record<string, unknown>): string[];
+  /** The request asking for `items` only. */
+  withOnly(request: Record<string, unknown>, items: readonly string[]): Record<string, unknown>;
+  /** What the remote job made of each of `requested` (`jobReason`: why the whole job failed, if it did). */
+  read(resource: Resource, requested: readonly string[], jobReason: string | null): Map<string, ItemOutcome>;
+  /** Credits one item costs by the price rule: a failed item's refund, derived. */
+  creditsEach: number;
+  /** What a made item's file is. */
+  media: OutputMedia;
 }
 
 /** What a read of the job says, in the run's terms. */
@@ -79,4 +105,6 @@ export interface KindAdapter {
   goneMeansDone?: boolean;
   /** Credits when the resource does not carry credits_used (link scraping costs 1, a lookup 0). */
   fixedCredits?: number;
+  /** The job makes items that end one by one (HTML ads). @default none */
+  items?: ItemsOfKind;
 }

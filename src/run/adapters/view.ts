@@ -22,7 +22,7 @@ export function viewOf(
     phase,
     remoteStatus,
     creditsUsed: credits(resource.credits_used),
-    failedReason: phase === 'failed' ? (text(resource.failed_reason) ?? `ended ${remoteStatus} without a reason`) : null,
+    failedReason: phase === 'failed' || phase === 'rejected' ? (text(resource.failed_reason) ?? `ended ${remoteStatus} without a reason`) : null,
     outputs,
   };
 }

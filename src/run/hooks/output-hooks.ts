@@ -101,14 +101,14 @@ function valuesOf(ctx: RunContext, hooks: OutputHooks, job: JobRow, output: Outp
   };
 }
 
-/** The job's status follows its hooks: a failed one (the files stay) is `hook_failed`, else `downloaded`. */
+/** The job's status follows its hooks: a failed one (the files stay) is `hook_failed`, else `downloaded` (or `partly_failed`). */
 function settle(ctx: RunContext, job: JobRow, failed: readonly OutputRow[], latest: Map<number, HookRunRow>): JobOutcome {
   const current = ctx.store.job(job.key) ?? job;
   if (failed.length === 0) {
-    if (current.status === 'hook_failed') announce(ctx, ctx.store.transition(job.key, 'downloaded', {}, 'job:hooks-retry', { hooks: 'ok' }));
+    if (current.status === 'hook_failed') announce(ctx, ctx.store.transition(job.key, ctx.store.madeStatus(job.key), {}, 'job:hooks-retry', { hooks: 'ok' }));
     return 'ok';
   }
-  if (current.status === 'downloaded') {
+  if (current.status === 'downloaded' || current.status === 'partly_failed') {
     const first = latest.get(failed[0]!.idx)!;
     const why = `on_output hook failed for ${failed.length === 1 ? `file ${failed[0]!.path}` : `${failed.length} files`}: ${hookFailureText(first)}`;
     announce(ctx, ctx.store.transition(job.key, 'hook_failed', { failedReason: why }, 'job:hook-failed', { outputs: failed.map((o) => o.idx) }), why);

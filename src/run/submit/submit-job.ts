@@ -8,6 +8,7 @@ import { announce } from '../announce.js';
 import { atThatMoment, namedJob, settleCost, stopForBudget } from '../budget/budget-stop.js';
 import { reservationFor } from '../budget/reservation.js';
 import { mintHookToken } from '../track/webhook-receiver.js';
+import { itemsToSend } from './items-to-send.js';
 import { judgeSubmitError, type SubmitVerdict } from './submit-errors.js';
 
 /** How one submission ended, for the scheduler. */
@@ -42,7 +43,7 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
     return 'rejected';
   }
   if (adapter.mode === 'lookup') return lookup(ctx, planned, adapter, input);
-  if (!reserve(ctx, planned)) return 'not-submitted';
+  if (!reserve(ctx, planned, input.share)) return 'not-submitted';
   // At most as many creations at once as the client has sockets for them: an intent is committed
   // only when its POST can go on the wire at once, so every job in `submitting` truly is sent or
   // about to be, and a crash leaves no queued, never-sent POST looking "in doubt".
@@ -64,7 +65,7 @@ async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
     ctx.store.transition(planned.key, 'submitting', {
       request: input.request,
       pathId: input.pathId ?? null,
-      creditsReserved: reservationFor(planned) ?? 0,
+      creditsReserved: reservationFor(planned, input.share) ?? 0,
     }, 'job:intent', { attempt: id });
     return id;
   });
@@ -172,23 +173,23 @@ export function getsAttemptWebhook(kind: string, mode: string | undefined): bool
  * very POST made, even if its answer is lost. The manifest's own webhook_url wins (then the run
  * neither hears nor needs one).
  */
-function resolveInput(ctx: RunContext, planned: PlannedJob): SubmitInput & { hookToken: string | null } {
+function resolveInput(ctx: RunContext, planned: PlannedJob): SubmitInput & { hookToken: string | null; share: number } {
   const resolved = resolveJob(planned, (jobKey) => ctx.store.job(jobKey)?.result ?? undefined);
-  const request = { ...resolved.request };
+  const { request, share } = itemsToSend(ctx.store, planned, adapterFor(planned.kind, planned.mode), { ...resolved.request });
   let hookToken: string | null = null;
   if (ctx.webhooks && getsAttemptWebhook(planned.kind, planned.mode) && (request.webhook_url === undefined || request.webhook_url === null)) {
     hookToken = mintHookToken();
     request.webhook_url = ctx.webhooks.urlFor(hookToken);
   }
-  return { request, pathId: resolved.pathId, hookToken };
+  return { request, pathId: resolved.pathId, hookToken, share };
 }
 
 /**
  * Policy: under a cap, a job whose cost nobody can estimate is not submitted (the manifest's
  * `estimate_credits` makes it submittable); without a cap it holds no reservation.
  */
-function reserve(ctx: RunContext, planned: PlannedJob): boolean {
-  const amount = reservationFor(planned);
+function reserve(ctx: RunContext, planned: PlannedJob, share: number): boolean {
+  const amount = reservationFor(planned, share);
   if (amount === null && ctx.ledger.cap !== null) {
     stopForBudget(ctx, planned.key, `${namedJob(ctx, planned.key)} has no credit estimate; under a cap, give its step estimate_credits`);
     return false;

@@ -13,6 +13,7 @@ import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 import { deferred, type Deferred } from '../deferred.js';
 import { stopOnLocalFault } from '../local-fault-stop.js';
+import { recordItemOutcomes } from './record-items.js';
 
 /**
  * Why a 404 on reading a submitted job fails it: the service answered that the job does not exist
@@ -25,7 +26,7 @@ function gone(entry: Watched, error: ApiNotFoundError): Resource {
 
 /** How tracking ends for a job the database already has past tracking (no answer moves it back). */
 function settledAs(status: JobRow['status']): TrackOutcome {
-  if (status === 'done' || status === 'downloaded' || status === 'hook_failed') return 'done';
+  if (status === 'done' || status === 'downloaded' || status === 'hook_failed' || status === 'partly_failed') return 'done';
   return status === 'failed' || status === 'rejected' ? 'failed' : 'halted';
 }
 
@@ -385,9 +386,13 @@ export class Tracker {
     }
     const creditsUsed = view.creditsUsed ?? entry.adapter.fixedCredits ?? null;
     const done = view.phase === 'done';
+    // A job the service rejected (at its review) is its own state, charged what it says.
+    const end = done ? 'done' : view.phase === 'rejected' ? 'rejected' : 'failed';
     const now = this.ctx.clock.now();
     this.model.observe(job.step, this.lifeMs(entry).modelled, serviceLifeMs(resource) ?? now - entry.since);
-    entry.job = store.transition(job.key, done ? 'done' : 'failed', {
+    const planned = this.ctx.planned.get(job.key);
+    recordItemOutcomes(store, job, planned, entry.adapter, resource, view);
+    entry.job = store.transition(job.key, end, {
       remoteStatus: view.remoteStatus,
       result: resource,
       creditsUsed,
@@ -395,9 +400,9 @@ export class Tracker {
       ...(creditsUsed === null ? {} : { creditsReserved: 0 }),
       failedReason: view.failedReason,
       finishedAt: this.ctx.clock.now(),
-    }, done ? 'job:done' : 'job:failed', { remoteStatus: view.remoteStatus, creditsUsed, failedReason: view.failedReason });
+    }, done ? 'job:done' : end === 'rejected' ? 'job:rejected' : 'job:failed', { remoteStatus: view.remoteStatus, creditsUsed, failedReason: view.failedReason });
     // Its files' links in the same transaction: the download then commits only what it fetched.
-    if (done) recordOutputLinks(store, job.key, outputsOf(this.ctx.planned.get(job.key), entry.adapter, resource));
+    if (done) recordOutputLinks(store, job.key, outputsOf(store, job.key, planned, entry.adapter, resource));
     settleCost(this.ctx, job.key, creditsUsed);
     announce(this.ctx, entry.job, view.failedReason ?? undefined);
     return done ? 'done' : 'failed';
