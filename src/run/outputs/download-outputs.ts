@@ -7,11 +7,12 @@ import {
   fetchOutput, guardedDispatcher, outputPath, RefreshUnavailableError, stampUnchanged, verifyRecorded, writeInline, type DownloadedFile, type DownloadRequestLine, type RecordedFile,
 } from '../../download/index.js';
 import type { JobRow, OutputRow } from '../../state/index.js';
-import { adapterFor, type OutputSpec } from '../adapters/index.js';
+import { adapterFor, type ItemsOfKind, type KindAdapter, type OutputSpec, type Resource } from '../adapters/index.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 import { outputsOf, recordOutputLinks } from './output-links.js';
 import { downloadFailureReason } from './refused-download.js';
+import { claimPath, inSupersededFolder, restorePlaces } from './superseded-files.js';
 
 /**
  * Brings every output of a finished job onto disk, verified, then marks it `downloaded`. A file
@@ -23,21 +24,22 @@ import { downloadFailureReason } from './refused-download.js';
 export async function downloadOutputs(ctx: RunContext, job: JobRow): Promise<boolean> {
   const planned = ctx.planned.get(job.key);
   const adapter = adapterFor(job.kind, planned?.mode);
-  const outputs = outputsOf(planned, adapter, job.result);
+  const outputs = outputsOf(ctx.store, job.key, planned, adapter, job.result);
   // Recorded already when the job was seen finished; a refreshed or changed answer records them here.
   recordOutputLinks(ctx.store, job.key, outputs);
-  const recorded = ctx.store.outputs(job.key);
+  const recorded = new Map(ctx.store.outputs(job.key).map((row) => [row.idx, row]));
   // The last file's record is committed with the job's move to `downloaded` (one commit, not two);
   // the others each as soon as they land, so a run killed between files fetches only the rest.
   let recordLast: (() => void) | undefined;
   try {
-    for (const [idx, output] of outputs.entries()) {
+    for (const [position, output] of outputs.entries()) {
       if (ctx.stop.halted) return false;
-      if (await stillIntact(ctx, job.key, recorded[idx])) continue;
+      const idx = output.idx ?? position;
+      if (await stillIntact(ctx, job.key, recorded.get(idx))) continue;
       const file = await fetchOne(ctx, job, output, idx);
       ctx.kill('after-download');
       const record = () => ctx.store.recordDownload(job.key, idx, { ...file, path: relative(ctx.outputsDir, file.path) });
-      if (idx === outputs.length - 1) recordLast = record;
+      if (position === outputs.length - 1) recordLast = record;
       else record();
     }
   } catch (error) {
@@ -52,7 +54,8 @@ export async function downloadOutputs(ctx: RunContext, job: JobRow): Promise<boo
     // Downloaded means every recorded file is on disk with its checksum, checked once more at the
     // end: a link refreshed for one file must not have taken another's record with it.
     const missing = ctx.store.outputs(job.key).filter((o) => !o.path || !o.sha256);
-    if (missing.length === 0) return ctx.store.transition(job.key, 'downloaded', { failedReason: null }, 'job:downloaded', { files: outputs.length });
+    // Downloaded — or, when some item it was to make failed, partly failed: its made files are on disk.
+    if (missing.length === 0) return ctx.store.transition(job.key, ctx.store.madeStatus(job.key), { failedReason: null }, 'job:downloaded', { files: outputs.length });
     const message = `${missing.length} file${missing.length === 1 ? '' : 's'} of this job lost ${missing.length === 1 ? 'its' : 'their'} record while another was fetched; the next run fetches ${missing.length === 1 ? 'it' : 'them'}`;
     ctx.store.transition(job.key, 'done', { failedReason: message }, 'job:output-missing', { message });
     return null;
@@ -64,8 +67,10 @@ export async function downloadOutputs(ctx: RunContext, job: JobRow): Promise<boo
 
 /** Whether every file recorded for a downloaded job is still on disk, unchanged (see verifyRecorded). */
 export async function outputsIntact(ctx: RunContext, job: Pick<JobRow, 'key'>): Promise<boolean> {
-  const recorded = ctx.start.outputs.get(job.key) ?? ctx.store.outputs(job.key);
+  let recorded = ctx.start.outputs.get(job.key) ?? ctx.store.outputs(job.key);
   ctx.start.outputs.delete(job.key);
+  // A job back in the plan (an edit undone) takes its files' places back first.
+  if (recorded.some((row) => inSupersededFolder(row.path, job.key)) && restorePlaces(ctx, job.key)) recorded = ctx.store.outputs(job.key);
   for (const row of recorded) if (!(await stillIntact(ctx, job.key, row))) return false;
   return true;
 }
@@ -79,8 +84,9 @@ export async function outputsIntact(ctx: RunContext, job: Pick<JobRow, 'key'>): 
  */
 export function finishedAtStart(ctx: RunContext, key: string): boolean {
   const row = ctx.start.rows.get(key);
-  if (row?.status !== 'downloaded' || (ctx.outputHooks && ctx.outputHooks.commandFor(row.step))) return false;
+  if ((row?.status !== 'downloaded' && row?.status !== 'partly_failed') || (ctx.outputHooks && ctx.outputHooks.commandFor(row.step))) return false;
   const trusted = (ctx.start.outputs.get(key) ?? []).every((row) => {
+    if (inSupersededFolder(row.path, key)) return false;
     const file = recordedFile(ctx, row);
     return file !== null && stampUnchanged(file.path, file.recorded);
   });
@@ -108,7 +114,9 @@ function recordedFile(ctx: RunContext, row: OutputRow | undefined): { path: stri
 async function fetchOne(ctx: RunContext, job: JobRow, output: OutputSpec, idx: number): Promise<DownloadedFile> {
   const name = { step: job.step, name: job.outputName ?? job.key, ...(output.suffix ? { suffix: output.suffix } : {}) };
   if (output.inline !== undefined) {
-    return writeInline(outputPath(ctx.outputsDir, { ...name, ext: 'txt' }), output.inline, ctx.folders);
+    const path = outputPath(ctx.outputsDir, { ...name, ext: 'txt' });
+    claimPath(ctx, job.key, path);
+    return writeInline(path, output.inline, ctx.folders);
   }
   let killedOnce = false;
   // A download is a request to its host like any other: it waits its turn with that host's limiter.
@@ -129,6 +137,8 @@ async function fetchOne(ctx: RunContext, job: JobRow, output: OutputSpec, idx: n
       ctx.kill('mid-download');
     },
     refresh: () => refreshUrl(ctx, job, idx),
+    // An earlier version's file at this name (an edited row's old job) is kept, moved aside.
+    claim: (path) => claimPath(ctx, job.key, path),
     // Each download attempt is a request in the run's log, like the client's, naming the job.
     ...(ctx.logger.isLevelEnabled('debug') ? { onRequest: (line: DownloadRequestLine) => ctx.logger.debug({ ...callFor(ctx, job.key).log, ...line }, 'request') } : {}),
   });
@@ -141,18 +151,42 @@ async function fetchOne(ctx: RunContext, job: JobRow, output: OutputSpec, idx: n
  */
 async function refreshUrl(ctx: RunContext, job: JobRow, idx: number): Promise<string | undefined> {
   const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
+  if (adapter.items) return refreshItemUrl(ctx, job, { ...adapter, items: adapter.items }, idx);
   if (!adapter.read || !job.remoteId) throw new DownloadError(`${job.key}: the output link expired and ${job.kind} jobs cannot be re-read`);
   await ctx.limiter.acquire(ctx.stop.controller.signal);
-  const resource = await adapter.read(ctx.client, job.remoteId, callFor(ctx, job.key)).catch((error: unknown) => {
+  const resource = await readForRefresh(ctx, adapter, job.remoteId, job.key);
+  ctx.store.transition(job.key, 'done', { result: resource }, 'job:status', { refreshed: true });
+  const outputs = adapter.view(resource).outputs;
+  recordOutputLinks(ctx.store, job.key, outputs);
+  return outputs[idx]?.url;
+}
+
+/**
+ * An item's fresh link: its own remote job (the attempt that made it, perhaps an earlier one than
+ * the job's current) is read again, and the item's outcome in that read recorded.
+ */
+async function refreshItemUrl(ctx: RunContext, job: JobRow, adapter: KindAdapter & { items: ItemsOfKind }, idx: number): Promise<string | undefined> {
+  const item = ctx.store.items(job.key).find((i) => i.idx === idx);
+  if (!adapter.read || !item?.remoteId) throw new DownloadError(`${job.key}: the output link expired and its item cannot be re-read`);
+  await ctx.limiter.acquire(ctx.stop.controller.signal);
+  const resource = await readForRefresh(ctx, adapter, item.remoteId, job.key);
+  const fresh = adapter.items.read(resource, [item.item], null).get(item.item);
+  if (fresh?.state !== 'done' || !fresh.url) return undefined;
+  ctx.store.atomically(() => {
+    ctx.store.recordItems(job.key, [{ ...item, url: fresh.url }]);
+    recordOutputLinks(ctx.store, job.key, outputsOf(ctx.store, job.key, ctx.planned.get(job.key), adapter, null));
+  });
+  return fresh.url;
+}
+
+/** A read of `remoteId` for a fresh link; one failing for now is a RefreshUnavailableError (see refreshUrl). */
+async function readForRefresh(ctx: RunContext, adapter: KindAdapter, remoteId: string, key: string): Promise<Resource> {
+  return (adapter.read as NonNullable<KindAdapter['read']>)(ctx.client, remoteId, callFor(ctx, key)).catch((error: unknown) => {
     if (!isTransient(error)) throw error;
     const advised = (error as ApiStatusError).retryAfterSeconds;
     const retryAfterMs = advised === undefined ? undefined : Math.min(advised * 1000, RETRY_DEFAULTS.maxRetryAfterMs);
     throw new RefreshUnavailableError((error as Error).message, retryAfterMs, error);
   });
-  ctx.store.transition(job.key, 'done', { result: resource }, 'job:status', { refreshed: true });
-  const outputs = adapter.view(resource).outputs;
-  recordOutputLinks(ctx.store, job.key, outputs);
-  return outputs[idx]?.url;
 }
 
 /** Why: these say "not now" (rate limited, the service struggling, no answer), not "never". */
