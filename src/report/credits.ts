@@ -1,3 +1,4 @@
+import { apartParts } from '../plan/budget.js';
 import type { PlannedJob } from '../plan/types.js';
 import { formatCredits, plural } from '../util/format.js';
 
@@ -64,3 +65,15 @@ export function overrunOf(job: PlannedJob, charged: number | null | undefined): 
 /** `clone-de (clones:2b75e8f2bb07): charged 168, high estimate 120`. */
 export const overrunText = (o: Overrun) =>
   `${o.label} (${o.key}): charged ${formatCredits(o.charged)}, high estimate ${formatCredits(o.high)}`;
+
+/** What a run (or any set of remote jobs) was charged: `12`, `12 + unknown (1 job)`, `unknown` when nothing known was charged. */
+export const chargedText = (c: { used: number; unknown: number }): string => pairText(c.unknown > 0 && c.used === 0 ? null : c.used, c.unknown);
+
+/**
+ * What is said beside a manifest's credits used: what this run's own requests were charged, when
+ * that is not the whole (a first run's is), and what of it went to no job of the plan.
+ */
+export function usedNotes(c: { used: number | null; unknownUsed: number; thisRun: { used: number; unknown: number }; apart: { superseded: number; removed: number; forgotten: number } }): string[] {
+  const whole = Math.abs(c.thisRun.used - (c.used ?? 0)) < 0.005 && c.thisRun.unknown === c.unknownUsed;
+  return [...(whole ? [] : [`this run ${chargedText(c.thisRun)}`]), ...apartParts(c.apart)];
+}

@@ -1,11 +1,15 @@
 import type Database from 'better-sqlite3';
 import type { Plan } from '../plan/types.js';
-import { openStateDb, openStateDbReadOnly, SCHEMA_VERSION, type JobRow, type JobState, type JobStatus } from '../state/index.js';
+import {
+  openStateDbCurrent, planScope, readEarlierVersions, readItemsByJob, readMoney, type JobItemRow, type JobRow, type JobState, type JobStatus, type MoneyTotals,
+} from '../state/index.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
 
 /** One file of a job, as the state database recorded its download. */
 export interface RecordedOutput {
+  /** Its place among the job's files (an item's place, for a job of items). */
+  idx: number;
   /** Relative to the plan's outputs folder. */
   path: string;
   contentType: string | null;
@@ -35,18 +39,49 @@ export interface JobFacts {
   downloadedAt: number | null;
   /** Files downloaded and verified (a checksum recorded). */
   outputs: readonly RecordedOutput[];
+  /** Its items (an HTML ad per style), each with its end and, when made, its file; empty for other kinds. */
+  items: readonly JobItemFact[];
+  /** Its earlier versions (the jobs of its row before an edit), oldest first, with their kept files. */
+  history: readonly EarlierVersion[];
+}
+
+/** One item of a job, as `status`, the report and the results files show it. */
+export interface JobItemFact {
+  item: string;
+  state: 'done' | 'failed';
+  reason: string | null;
+  /** Credits given back for it (a failed ad); `refundDerived`: from the price rule, the service says none. */
+  refunded: number;
+  refundDerived: boolean;
+  /** Its file, relative to the outputs folder, once downloaded. */
+  path: string | null;
+}
+
+/** An earlier version of a job: another key in its place, before its row was edited. */
+export interface EarlierVersion {
+  key: string;
+  /** What it cost (null: unknown): spent on an earlier version, counted in every total. */
+  creditsUsed: number | null;
+  /** Its files, kept in STEP/superseded/. */
+  outputs: readonly RecordedOutput[];
+}
+
+/** Every job's facts, and the manifest's money over every charge it ever had (state/money.ts). */
+export interface FactsRead {
+  facts: Map<string, JobFacts>;
+  money: MoneyTotals;
 }
 
 /** What the facts are made from: a job's row, as the state database has it (the run's JobState has these too). */
-type Row = Pick<JobState, 'key' | 'step' | 'outputName' | 'status' | 'remoteId' | 'creditsUsed' | 'creditsPrior' | 'failedReason' | 'doubtReason' | 'submittedAt' | 'finishedAt'>;
+type Row = Pick<JobState, 'key' | 'step' | 'outputName' | 'status' | 'remoteId' | 'creditsUsed' | 'failedReason' | 'doubtReason' | 'submittedAt' | 'finishedAt'>;
 
-type RowValues = [string, string, string | null, JobStatus, string | null, number | null, number, string | null, string | null, number | null, number | null];
+type RowValues = [string, string, string | null, JobStatus, string | null, number | null, string | null, string | null, number | null, number | null];
 
-function rowOf([key, step, outputName, status, remoteId, creditsUsed, creditsPrior, failedReason, doubtReason, submittedAt, finishedAt]: RowValues): Row {
-  return { key, step, outputName, status, remoteId, creditsUsed, creditsPrior, failedReason, doubtReason, submittedAt, finishedAt };
+function rowOf([key, step, outputName, status, remoteId, creditsUsed, failedReason, doubtReason, submittedAt, finishedAt]: RowValues): Row {
+  return { key, step, outputName, status, remoteId, creditsUsed, failedReason, doubtReason, submittedAt, finishedAt };
 }
 
-type OutputValues = [jobKey: string, path: string, contentType: string | null, bytes: number | null, downloadedAt: number | null];
+type OutputValues = [jobKey: string, idx: number, path: string, contentType: string | null, bytes: number | null, downloadedAt: number | null];
 
 /**
  * Every job of `plan` as the state database at `dbPath` knows it, in two queries (not one per
@@ -57,27 +92,54 @@ type OutputValues = [jobKey: string, path: string, contentType: string | null, b
  * `known`: the plan's rows as a run read them from this database at its end, after its last
  * write; when they cover every job of the plan, the jobs are not read again (only their files).
  */
-export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | 'jobs'>, known?: readonly Row[]): Map<string, JobFacts> {
+export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | 'jobs'>, known?: readonly Row[]): FactsRead {
   const facts = new Map<string, JobFacts>();
   const db = openCurrent(dbPath);
   if (!db) {
     for (const job of plan.jobs) facts.set(job.key, UNRECORDED);
-    return facts;
+    return { facts, money: NO_MONEY };
   }
   try {
+    const manifest = plan.manifestPath;
     const rows = new Map<string, Row>();
     for (const row of known ?? []) rows.set(row.key, row);
     // A plan job missing from them may be `changed`, which only the other rows of the database say.
-    const slots = known && plan.jobs.every((job) => rows.has(job.key)) ? null : readRows(db, plan.manifestPath, rows);
-    const outputs = outputsByJob(db, plan.manifestPath);
+    const slots = known && plan.jobs.every((job) => rows.has(job.key)) ? null : readRows(db, manifest, rows);
+    const outputs = outputsByJob(db, manifest);
+    const scope = planScope(plan.jobs);
+    // Every figure of money is a sum over the charges (state/money.ts), a job's own too.
+    const money = readMoney(db, manifest, scope);
+    const items = readItemsByJob(db, manifest);
+    const earlier = readEarlierVersions(db, manifest, scope, plan.jobs);
+    // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
+    const usedBy = (key: string) => (money.byJob.has(key) ? (money.byJob.get(key) as number | null) : 0);
+    const versionOf = (key: string): EarlierVersion => ({ key, creditsUsed: usedBy(key), outputs: outputs.get(key) ?? NONE });
     for (const job of plan.jobs) {
       const row = rows.get(job.key);
-      facts.set(job.key, row ? recorded(row, outputs.get(job.key) ?? NONE) : slots?.has(slot(job.step, job.outputName)) ? CHANGED : UNRECORDED);
+      if (!row) {
+        facts.set(job.key, slots?.has(slot(job.step, job.outputName)) ? CHANGED : UNRECORDED);
+        continue;
+      }
+      const files = outputs.get(job.key) ?? NONE;
+      facts.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), (earlier.get(job.key) ?? []).map(versionOf)));
     }
+    return { facts, money: money.totals };
   } finally {
     db.close();
   }
-  return facts;
+}
+
+const NO_MONEY: MoneyTotals = Object.freeze({
+  used: { known: 0, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 }, refunded: { total: 0, derived: 0 }, counted: 0, held: new Map(),
+});
+
+/** A job's items as shown, each with its file once downloaded (the output at its place). */
+function itemFacts(items: readonly JobItemRow[] | undefined, files: readonly RecordedOutput[]): readonly JobItemFact[] {
+  if (!items) return NO_ITEMS;
+  return items.map((i) => ({
+    item: i.item, state: i.state, reason: i.failedReason === null ? null : oneLine(i.failedReason, REASON_MAX), refunded: i.refunded,
+    refundDerived: i.refundDerived, path: files.find((f) => f.idx === i.idx)?.path ?? null,
+  }));
 }
 
 /** Reads the manifest's rows into `rows`; returns the step and output name of every one of them. */
@@ -93,20 +155,22 @@ function readRows(db: Database.Database, manifest: string, rows: Map<string, Row
   return slots;
 }
 
-const SELECT_JOBS = `SELECT key, step, output_name, status, remote_id, credits_used, credits_prior, failed_reason, doubt_reason,
+const SELECT_JOBS = `SELECT key, step, output_name, status, remote_id, credits_used, failed_reason, doubt_reason,
   submitted_at, finished_at FROM jobs WHERE manifest = ?`;
 const NONE: readonly RecordedOutput[] = Object.freeze([]);
+const NO_ITEMS: readonly JobItemFact[] = Object.freeze([]);
+const NO_VERSIONS: readonly EarlierVersion[] = Object.freeze([]);
 const slot = (step: string, name: string | null) => `${step}\u0000${name ?? ''}`;
 const round = (n: number) => Math.round(n * 100) / 100;
 
 function outputsByJob(db: Database.Database, manifest: string): Map<string, RecordedOutput[]> {
   const byJob = new Map<string, RecordedOutput[]>();
-  const select = db.prepare(`SELECT job_key, path, content_type, bytes, downloaded_at FROM outputs
+  const select = db.prepare(`SELECT job_key, idx, path, content_type, bytes, downloaded_at FROM outputs
     WHERE manifest = ? AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key, idx`);
-  for (const [jobKey, path, contentType, bytes, downloadedAt] of select.raw().iterate(manifest) as Iterable<OutputValues>) {
+  for (const [jobKey, idx, path, contentType, bytes, downloadedAt] of select.raw().iterate(manifest) as Iterable<OutputValues>) {
     const list = byJob.get(jobKey) ?? [];
     if (list.length === 0) byJob.set(jobKey, list);
-    list.push({ path, contentType, bytes, downloadedAt });
+    list.push({ idx, path, contentType, bytes, downloadedAt });
   }
   return byJob;
 }
@@ -115,7 +179,7 @@ function outputsByJob(db: Database.Database, manifest: string): Map<string, Reco
 function unrecorded(changed: boolean): Readonly<JobFacts> {
   return Object.freeze({
     state: stateWord(null, changed), status: null, remoteId: null, creditsUsed: 0, creditsCharged: null, failedReason: null,
-    doubtReason: null, submittedAt: null, finishedAt: null, downloadedAt: null, outputs: NONE,
+    doubtReason: null, submittedAt: null, finishedAt: null, downloadedAt: null, outputs: NONE, items: NO_ITEMS, history: NO_VERSIONS,
   });
 }
 const UNRECORDED = unrecorded(false);
@@ -124,13 +188,13 @@ const CHANGED = unrecorded(true);
 /** Characters kept of a reason where there is room for one (status, the report, results files): more than a progress line's. */
 const REASON_MAX = 1000;
 
-function recorded(row: Row, outputs: readonly RecordedOutput[]): JobFacts {
+function recorded(row: Row, used: number | null, outputs: readonly RecordedOutput[], items: readonly JobItemFact[], history: readonly EarlierVersion[]): JobFacts {
   const downloaded = outputs.reduce<number | null>((last, o) => (o.downloadedAt === null ? last : Math.max(last ?? 0, o.downloadedAt)), null);
   return {
     state: stateWord(row.status),
     status: row.status,
     remoteId: row.remoteId,
-    creditsUsed: usedCredits(row),
+    creditsUsed: used,
     creditsCharged: row.creditsUsed,
     // The service's words on one line (a proxy's HTML error page as its text): status, the report
     // and results.csv show them as they show every reason; the full text is in the run's log.
@@ -140,6 +204,8 @@ function recorded(row: Row, outputs: readonly RecordedOutput[]): JobFacts {
     finishedAt: row.finishedAt,
     downloadedAt: downloaded,
     outputs,
+    items,
+    history: history.length ? history : NO_VERSIONS,
   };
 }
 
@@ -153,17 +219,5 @@ export function usedCredits(row: Pick<JobRow, 'status' | 'creditsUsed' | 'credit
   return row.creditsUsed === null ? null : round(row.creditsUsed + row.creditsPrior);
 }
 
-/**
- * Opens the state read-only; a database an older reelpipe left (below SCHEMA_VERSION) is
- * migrated first, once, since these queries need its columns (a run would do the same).
- */
-export function openCurrent(dbPath: string): Database.Database | undefined {
-  const db = openStateDbReadOnly(dbPath);
-  if (!db) return db;
-  const versioned = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
-  const version = versioned ? ((db.prepare('SELECT max(version) FROM schema_version').pluck().get() as number | null) ?? 0) : 0;
-  if (version >= SCHEMA_VERSION) return db;
-  db.close();
-  openStateDb(dbPath).close();
-  return openStateDbReadOnly(dbPath);
-}
+/** The state read-only, migrated first when an older reelpipe left it (see openStateDbCurrent). */
+export const openCurrent = openStateDbCurrent;

@@ -1,5 +1,5 @@
 import { countsText } from '../state/vocabulary.js';
-import { formatCredits } from '../util/format.js';
+import { chargedText } from './credits.js';
 import { formatDuration, isoTime } from '../util/time-format.js';
 import type { PastRun } from './run-history.js';
 
@@ -21,14 +21,13 @@ export function renderRuns(manifest: string, dbPath: string, runs: readonly List
     run.finishedAt === null ? '' : formatDuration(run.finishedAt - run.startedAt),
     run.outcome ?? '—',
     run.exitCode === null ? '—' : String(run.exitCode),
-    run.credits === null ? '?' : formatCredits(run.credits),
+    chargedText(run.credits),
     run.jobs ? countsText(run.jobs) || 'no jobs' : '—',
   ]);
-  const header = ['RUN', 'STARTED', 'ENDED', 'TOOK', 'OUTCOME', 'EXIT', 'COUNTED', 'JOBS AT THE END'];
+  const header = ['RUN', 'STARTED', 'ENDED', 'TOOK', 'OUTCOME', 'EXIT', 'CHARGED', 'JOBS AT THE END'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   for (const row of [header, ...rows]) lines.push(row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  '));
   if (total > runs.length) lines.push(`… and ${total - runs.length} older (--limit ${total} lists them all)`);
-  // Not `status`'s "used": a cost the service never reported is counted at its high estimate.
-  lines.push('COUNTED: credits the run counted against the budget (a cost the service did not report counts at its high estimate)');
+  lines.push('CHARGED: what the service charged for the jobs the run sent, net of refunds, however the run ended (the runs sum to status\'s credits used)');
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,7 @@
 import type { CreditTotal, Plan } from '../plan/types.js';
 import type { JobState, JobStatus } from '../state/index.js';
 import { overrunOf, sumCredits, type CreditSum } from './credits.js';
-import { readJobFacts, type JobFacts } from './job-facts.js';
+import { readJobFacts, type JobFacts, type JobItemFact } from './job-facts.js';
 import { readHookFacts, type HookFacts } from './hook-facts.js';
 import { mediaOf, type Media } from './media.js';
 import { readRun, type RunInfo } from './run-info.js';
@@ -42,6 +42,10 @@ export interface ReportJob {
   inRun: boolean;
   /** Its output hook's newest run per file (docs/hooks.md). */
   hooks: HookFacts[];
+  /** Its items (an HTML ad per style) with their ends and reasons; empty for other kinds. */
+  items: readonly JobItemFact[];
+  /** Its earlier versions (the jobs of its row before an edit): key, cost, kept files. */
+  history: { key: string; used: number | null; outputs: ReportOutput[] }[];
 }
 
 export interface StepSummary {
@@ -66,7 +70,12 @@ export interface ReportData {
   run: RunInfo | null;
   maxCredits: number | null;
   steps: StepSummary[];
-  totals: Omit<StepSummary, 'id' | 'kind' | 'medianSeconds'> & { outputs: number };
+  /**
+   * The plan's jobs summed, but `used`: what the service charged the manifest over every remote job
+   * it ever made (state/money.ts), so it equals the service's own figure; `apart`, what of it went
+   * to no job of the plan; `refunded`, refunds recorded for failed items.
+   */
+  totals: Omit<StepSummary, 'id' | 'kind' | 'medianSeconds'> & { outputs: number; apart: { superseded: number; removed: number; forgotten: number }; refunded: { total: number; derived: number } };
   jobs: ReportJob[];
   /** The manifest's newest on_finish hook run (of an earlier run: a run's own runs after its report). */
   onFinish: HookFacts | null;
@@ -88,7 +97,7 @@ export interface ReportInput {
 
 /** The report's data: the plan joined with what the state database holds. Reads only. */
 export function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: known }: ReportInput): ReportData {
-  const facts = readJobFacts(statePath, plan, known);
+  const { facts, money } = readJobFacts(statePath, plan, known);
   const run = readRun(statePath, plan.manifestPath, runId);
   const hooks = readHookFacts(statePath, plan.manifestPath);
   const jobs = plan.jobs.map((job): ReportJob => {
@@ -100,22 +109,33 @@ export function buildReportData({ plan, statePath, runId, now = Date.now(), jobs
       estimate: job.credits && { low: job.credits.low, expected: job.credits.expected, high: job.credits.high },
       used: f.creditsUsed, overHigh: overrunOf(job, f.creditsCharged) !== null,
       submittedAt: f.submittedAt, finishedAt: f.finishedAt, downloadedAt: f.downloadedAt,
-      outputs: f.outputs.map((o) => ({ path: o.path.split('\\').join('/'), media: mediaOf(o.path, o.contentType), bytes: o.bytes })),
+      outputs: f.outputs.map(reportOutput),
       reason: f.doubtReason ?? f.failedReason,
       inRun: run?.jobKeys.has(job.key) ?? false,
       hooks: hooks.byJob.get(job.key) ?? [],
+      items: f.items,
+      history: f.history.map((v) => ({ key: v.key, used: v.creditsUsed, outputs: v.outputs.map(reportOutput) })),
     };
   });
   const steps = plan.steps.map((s): StepSummary => {
     const mine = jobs.filter((j) => j.step === s.id);
     return { id: s.id, kind: s.kind, ...summarise(mine, s.credits, s.unknownJobs), medianSeconds: medianSeconds(mine) };
   });
-  const totals = { ...summarise(jobs, plan.totals.credits, plan.totals.unknownJobs), outputs: jobs.reduce((n, j) => n + j.outputs.length, 0) };
+  const totals = {
+    ...summarise(jobs, plan.totals.credits, plan.totals.unknownJobs),
+    used: { known: money.used.known, unknownJobs: money.used.unknown, jobs: money.used.unknown + (money.used.known > 0 || money.used.unknown === 0 ? 1 : 0) },
+    outputs: jobs.reduce((n, j) => n + j.outputs.length, 0),
+    apart: money.apart,
+    refunded: money.refunded,
+  };
   return {
     name: plan.name, manifest: plan.manifestPath, outputsDir: plan.outputsDir, stateDb: statePath, generatedAt: now,
     run, maxCredits: plan.budget.maxCredits, steps, totals, jobs, onFinish: hooks.onFinish,
   };
 }
+
+const reportOutput = (o: { path: string; contentType: string | null; bytes: number | null }): ReportOutput =>
+  ({ path: o.path.split('\\').join('/'), media: mediaOf(o.path, o.contentType), bytes: o.bytes });
 
 function summarise(jobs: readonly ReportJob[], estimate: CreditTotal | null, unknownEstimates: number) {
   return {

@@ -1,5 +1,6 @@
 import type { ReportData, ReportJob } from './report-data.js';
 import { utcIsoOrNull as iso } from '../util/time-format.js';
+import { knownOrNull } from './credits.js';
 
 /**
  * results.csv and results.json: one line per job, from the input row it was made from (its
@@ -7,7 +8,7 @@ import { utcIsoOrNull as iso } from '../util/time-format.js';
  * what a marketing-ops user loads into a spreadsheet: the row's own columns come first, verbatim,
  * so it can be matched with the input; reelpipe's columns follow.
  */
-const OURS = ['step', 'label', 'state', 'key', 'remote_id', 'credits_estimated', 'credits_used', 'over_high_estimate', 'outputs', 'reason', 'submitted_at', 'finished_at', 'downloaded_at'] as const;
+const OURS = ['step', 'label', 'state', 'key', 'remote_id', 'credits_estimated', 'credits_used', 'over_high_estimate', 'outputs', 'reason', 'failed_items', 'submitted_at', 'finished_at', 'downloaded_at'] as const;
 
 
 /** results.csv whole (for tests and small reports); writing goes through the chunks. */
@@ -30,7 +31,7 @@ export function* resultsCsvLines(data: ReportData): Generator<string> {
     for (const c of rowColumns) line += `,${cell(job.row?.[c])}`;
     for (const c of matrixColumns) line += `,${cell(job.matrix?.[c])}`;
     line += `,${cell(job.step)},${cell(job.label)},${cell(job.state)},${cell(job.key)},${cell(job.remoteId)},${cell(job.estimate?.expected)}`;
-    line += `,${cell(job.used)},${job.overHigh ? 'yes' : ''},${cell(job.outputs.map((o) => o.path).join(' '))},${cell(defused(job.reason))}`;
+    line += `,${cell(job.used)},${job.overHigh ? 'yes' : ''},${cell(job.outputs.map((o) => o.path).join(' '))},${cell(defused(job.reason))},${cell(defused(failedItemsText(job)))}`;
     yield `${line},${cell(iso(job.submittedAt))},${cell(iso(job.finishedAt))},${cell(iso(job.downloadedAt))}\r\n`;
   }
 }
@@ -45,7 +46,10 @@ export function resultsJson(data: ReportData): string {
  * fields, then `"jobs": [` and each job indented under it.
  */
 export function* resultsJsonChunks(data: ReportData): Generator<string> {
-  const head = { name: data.name, manifest: data.manifest, outputsDir: data.outputsDir, generatedAt: iso(data.generatedAt), run: data.run && { ...data.run, jobKeys: undefined } };
+  const { used, apart, refunded } = data.totals;
+  // The manifest's spend, every remote job it ever made (its jobs' figures below sum to part of it).
+  const credits = { used: knownOrNull({ ...used }), unknownUsed: used.unknownJobs, apart, refunded };
+  const head = { name: data.name, manifest: data.manifest, outputsDir: data.outputsDir, generatedAt: iso(data.generatedAt), run: data.run && { ...data.run, jobKeys: undefined }, credits };
   // Never empty (name is always there), so it ends in "\n}": the jobs go before that brace.
   yield `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "jobs": [`;
   for (const [i, j] of data.jobs.entries()) {
@@ -54,6 +58,8 @@ export function* resultsJsonChunks(data: ReportData): Generator<string> {
       state: j.state, dbStatus: j.status, remoteId: j.remoteId,
       credits: { estimated: j.estimate?.expected ?? null, low: j.estimate?.low ?? null, high: j.estimate?.high ?? null, used: j.used, overHighEstimate: j.overHigh },
       outputs: j.outputs.map((o) => o.path), reason: j.reason,
+      items: j.items.map((i) => ({ item: i.item, state: i.state, reason: i.reason, refunded: i.refunded, refundDerived: i.refundDerived, output: i.path })),
+      history: j.history.map((v) => ({ key: v.key, creditsUsed: v.used, outputs: v.outputs.map((o) => o.path) })),
       hooks: j.hooks.map((h) => ({ output: h.outputIdx, state: h.state, exitCode: h.exitCode, signal: h.signal, timedOut: h.timedOut, durationMs: h.durationMs, error: h.error })),
       submittedAt: iso(j.submittedAt), finishedAt: iso(j.finishedAt), downloadedAt: iso(j.downloadedAt),
     };
@@ -69,6 +75,12 @@ export function* resultsJsonChunks(data: ReportData): Generator<string> {
 const WRAP_HEAD = '{\n  "jobs": [\n    '.length;
 const WRAP_TAIL = '\n  ]\n}'.length;
 const indentedInJobs = (job: object) => JSON.stringify({ jobs: [job] }, null, 2).slice(WRAP_HEAD, -WRAP_TAIL);
+
+/** `red-tile: too large; blue: no ad` — a job's failed items and their reasons, in one cell; null when none failed. */
+function failedItemsText(job: ReportJob): string | null {
+  const failed = job.items.filter((i) => i.state === 'failed');
+  return failed.length === 0 ? null : failed.map((i) => `${i.item}: ${i.reason ?? 'no reason given'}`).join('; ');
+}
 
 /** Every key of the jobs' rows (or combinations), in order of first appearance. */
 function columnsOf(jobs: readonly ReportJob[], of: (job: ReportJob) => Record<string, unknown> | null): string[] {

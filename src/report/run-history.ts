@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { JobStatus } from '../state/index.js';
+import { readRunCredits, type JobStatus } from '../state/index.js';
 import { pidIsAlive } from '../state/lock/lock.js';
 import type { StateWord } from '../state/vocabulary.js';
 import { openCurrent } from './job-facts.js';
@@ -19,13 +19,16 @@ export interface PastRun {
   pid: number;
   /** The manifest's jobs per state when it ended (from its end record); null without one. */
   jobs: Partial<Record<StateWord, number>> | null;
-  /** Credits the run added to the ledger (a cost not reported counts at its reservation); null when not recorded. */
-  credits: number | null;
+  /**
+   * What the remote jobs the run sent were charged, whenever they settled (state/money.ts), a killed
+   * run's too: the runs of a manifest sum to what it was charged. `unknown`: its jobs of a cost not reported (yet).
+   */
+  credits: { used: number; unknown: number };
 }
 
 interface RunRow { id: number; started_at: number; finished_at: number | null; outcome: string | null; host: string; pid: number }
 interface LockRow { run_id: number | null; host: string; pid: number }
-interface Finished { counts?: Partial<Record<JobStatus, number>>; credits?: { thisRun?: unknown } }
+interface Finished { counts?: Partial<Record<JobStatus, number>> }
 
 /**
  * The newest `limit` runs of `manifest` in the state database at `dbPath`, newest first, and how
@@ -41,14 +44,14 @@ export function readRunHistory(dbPath: string, manifest: string, limit: number):
     const ends = db.prepare("SELECT run_id, data FROM events WHERE manifest = ? AND job_key IS NULL AND type = 'run:finished' AND run_id >= ?");
     const finished = new Map((ends.all(manifest, rows.at(-1)?.id ?? 0) as { run_id: number; data: string | null }[]).map((e) => [e.run_id, parse(e.data)]));
     const locks = db.prepare('SELECT run_id, host, pid FROM locks WHERE name = ?').all(manifest) as LockRow[];
-    return { runs: rows.map((row) => pastRun(row, finished.get(row.id), locks)), total };
+    const charged = readRunCredits(db, manifest);
+    return { runs: rows.map((row) => pastRun(row, finished.get(row.id), locks, charged.get(row.id))), total };
   } finally {
     db.close();
   }
 }
 
-function pastRun(row: RunRow, end: Finished | undefined, locks: readonly LockRow[]): PastRun {
-  const thisRun = end?.credits?.thisRun;
+function pastRun(row: RunRow, end: Finished | undefined, locks: readonly LockRow[], charged: { known: number; unknown: number } | undefined): PastRun {
   return {
     id: row.id,
     startedAt: row.started_at,
@@ -58,7 +61,7 @@ function pastRun(row: RunRow, end: Finished | undefined, locks: readonly LockRow
     host: row.host,
     pid: row.pid,
     jobs: end?.counts ? wordCountsOf(end.counts) : null,
-    credits: typeof thisRun === 'number' ? thisRun : null,
+    credits: { used: charged?.known ?? 0, unknown: charged?.unknown ?? 0 },
   };
 }
 

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { readRunCredits } from '../state/index.js';
 import { openCurrent } from './job-facts.js';
 
 /** The run a report is about: when it ran, how it ended, and which jobs it changed. */
@@ -9,8 +10,11 @@ export interface RunInfo {
   /** `OK`, or the code of the error it ended with (BUDGET_EXCEEDED, INTERRUPTED, …); null while running. */
   outcome: string | null;
   maxCredits: number | null;
-  /** What the run's ledger counted against the cap (a cost not reported counts as its reservation). */
-  counted: number | null;
+  /**
+   * What the remote jobs this run sent were charged, whenever they settled (state/money.ts): the
+   * figure `reelpipe runs` gives it, and the runs of a manifest sum to what it was charged.
+   */
+  credits: { used: number; unknown: number };
   jobKeys: Set<string>;
 }
 
@@ -37,18 +41,12 @@ export function readRun(dbPath: string, manifest: string, runId?: number): RunIn
       throw new UsageError(`--run ${runId}: no such run of ${manifest}; its runs are ${ids.length ? ids.join(', ') : 'none yet'} (newest first)`);
     }
     const keys = db.prepare('SELECT DISTINCT job_key FROM events WHERE run_id = ? AND manifest = ? AND job_key IS NOT NULL').pluck().all(row.id, manifest) as string[];
-    const finished = db.prepare("SELECT data FROM events WHERE run_id = ? AND type = 'run:finished' ORDER BY id DESC LIMIT 1").pluck().get(row.id) as string | undefined;
+    const charged = readRunCredits(db, manifest).get(row.id);
     return {
       id: row.id, startedAt: row.started_at, finishedAt: row.finished_at, outcome: row.outcome, maxCredits: row.max_credits,
-      counted: countedOf(finished), jobKeys: new Set(keys),
+      credits: { used: charged?.known ?? 0, unknown: charged?.unknown ?? 0 }, jobKeys: new Set(keys),
     };
   } finally {
     db.close();
   }
-}
-
-function countedOf(data: string | undefined): number | null {
-  if (!data) return null;
-  const spent = (JSON.parse(data) as { credits?: { spent?: unknown } }).credits?.spent;
-  return typeof spent === 'number' ? spent : null;
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
 import type { JobStatus } from '../state/index.js';
 import { formatCredits, plural } from '../util/format.js';
+import { apartParts } from '../plan/budget.js';
 import { overrunOf, pairText } from './credits.js';
 import { totalsOf, type JobTotals } from './job-totals.js';
 import { readJobFacts } from './job-facts.js';
@@ -41,13 +42,38 @@ export interface JobStatusLine {
   doubtReason: string | null;
   /** Its output hook's newest run per file (docs/hooks.md); empty when none ran. */
   hooks: HookFacts[];
+  /** Its items (an HTML ad per style) with their ends, reasons, refunds and files; empty for other kinds. */
+  items: StatusItem[];
+  /** Its earlier versions (the jobs of its row before an edit), with what they cost and their kept files. */
+  history: { key: string; creditsUsed: number | null; outputs: string[] }[];
 }
+
+/** One item of a job, as `status --json` gives it. */
+export interface StatusItem {
+  item: string;
+  state: 'done' | 'failed';
+  reason: string | null;
+  refunded: number;
+  /** The refund comes from the price rule: the service reports only the job's credits_used. */
+  refundDerived: boolean;
+  output: string | null;
+}
+
+/**
+ * The manifest's totals: the jobs' (as every step's), with `creditsUsed` the manifest's whole spend —
+ * every remote job it ever made, so it equals what the service charged — and, of it, what went to no
+ * job of the plan (`creditsApart`) and the refunds recorded (`refunded`).
+ */
+export type StatusTotals = JobTotals & {
+  creditsApart: { superseded: number; removed: number; forgotten: number };
+  refunded: { total: number; derived: number };
+};
 
 export interface StatusReport {
   manifest: string;
   stateDb: string;
   steps: ({ id: string; kind: string } & JobTotals)[];
-  totals: JobTotals;
+  totals: StatusTotals;
   jobs: JobStatusLine[];
   /** The newest run of the manifest's on_finish hook; null when it never ran. */
   onFinish: HookFacts | null;
@@ -56,7 +82,7 @@ export interface StatusReport {
 
 /** Reads (never writes, never locks) the state of every job of `plan`. */
 export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
-  const facts = readJobFacts(dbPath, plan);
+  const { facts, money } = readJobFacts(dbPath, plan);
   const hooks = readHookFacts(dbPath, plan.manifestPath);
   const jobs: JobStatusLine[] = plan.jobs.map((job) => {
     const f = facts.get(job.key);
@@ -80,10 +106,21 @@ export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
       failedReason: f?.failedReason ?? null,
       doubtReason: f?.doubtReason ?? null,
       hooks: hooks.byJob.get(job.key) ?? [],
+      items: (f?.items ?? []).map((i) => ({
+        item: i.item, state: i.state, reason: i.reason, refunded: i.refunded, refundDerived: i.refundDerived, output: i.path && resolve(plan.outputsDir, i.path),
+      })),
+      history: (f?.history ?? []).map((v) => ({ key: v.key, creditsUsed: v.creditsUsed, outputs: v.outputs.map((o) => resolve(plan.outputsDir, o.path)) })),
     };
   });
   const steps = plan.steps.map((step) => ({ id: step.id, kind: step.kind, ...totalsOf(jobs.filter((j) => j.step === step.id)) }));
-  return { manifest: plan.manifestPath, stateDb: dbPath, steps, totals: totalsOf(jobs), jobs, onFinish: hooks.onFinish };
+  const totals: StatusTotals = {
+    ...totalsOf(jobs),
+    creditsUsed: money.used.unknown > 0 && money.used.known === 0 ? null : money.used.known,
+    unknownUsed: money.used.unknown,
+    creditsApart: money.apart,
+    refunded: money.refunded,
+  };
+  return { manifest: plan.manifestPath, stateDb: dbPath, steps, totals, jobs, onFinish: hooks.onFinish };
 }
 
 /** `credits used 12, estimated unknown`, and how many jobs cost more than their high estimate. */
@@ -98,7 +135,8 @@ export function renderStatus(report: StatusReport): string {
   for (const step of report.steps) {
     lines.push(`  ${step.id.padEnd(20)} ${step.kind.padEnd(18)} ${countsText(step.counts).padEnd(36)} ${creditLine(step)}`);
   }
-  lines.push(`total: ${plural(report.totals.jobs, 'job')} — ${countsText(report.totals.counts)}; ${creditLine(report.totals)}`);
+  const apart = apartParts(report.totals.creditsApart);
+  lines.push(`total: ${plural(report.totals.jobs, 'job')} — ${countsText(report.totals.counts)}; ${creditLine(report.totals)}${apart.length ? ` (of the credits used: ${apart.join(', ')})` : ''}`);
   lines.push('jobs:');
   for (const job of report.jobs) {
     const credits = job.creditsUsed === null ? (job.dbStatus === null ? '' : ' cost unknown') : ` ${formatCredits(job.creditsUsed)} cr`;
@@ -106,11 +144,17 @@ export function renderStatus(report: StatusReport): string {
     const files = job.outputs.length ? `  ${job.outputs.join(', ')}` : '';
     const reason = job.doubtReason ? `  in doubt: ${job.doubtReason}` : job.failedReason ? `  ${job.failedReason}` : '';
     lines.push(`  ${job.label}  ${job.key}  ${job.kind}  ${job.state}${job.remoteId ? `  ${job.remoteId}` : ''}${credits}${over}${files}${reason}`);
+    for (const item of job.items) if (item.state === 'failed') lines.push(`    item ${item.item} FAILED: ${item.reason ?? 'no reason given'}${refundText(item)}`);
+    for (const version of job.history) lines.push(`    earlier version ${version.key}: ${version.creditsUsed === null ? 'cost unknown' : `${formatCredits(version.creditsUsed)} cr`}${version.outputs.length ? `  ${version.outputs.join(', ')}` : ''}`);
     for (const hook of job.hooks) lines.push(...hookLines(`on_output file ${hook.outputIdx ?? 0}`, hook));
   }
   if (report.onFinish) lines.push(...hookLines(`on_finish${report.onFinish.runId === null ? '' : ` (run #${report.onFinish.runId})`}`, report.onFinish, ''));
   return `${lines.join('\n')}\n`;
 }
+
+/** `; refunded 10 (derived from the price rule)`, or nothing. */
+export const refundText = (item: Pick<StatusItem, 'refunded' | 'refundDerived'>): string =>
+  item.refunded > 0 ? `; refunded ${formatCredits(item.refunded)}${item.refundDerived ? ' (derived from the price rule)' : ''}` : '';
 
 /** Why up to 5 lines: enough for the message a failing command ends with; --json has the whole tail. */
 const TAIL_LINES = 5;

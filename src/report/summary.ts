@@ -2,8 +2,7 @@ import type { Plan } from '../plan/types.js';
 import type { RunResult } from '../run/execute-plan.js';
 import { formatCredits } from '../util/format.js';
 import { oneLine } from '../util/one-line.js';
-import { creditsText, overrunOf, overrunText, sumCredits } from './credits.js';
-import { usedCredits } from './job-facts.js';
+import { creditsText, overrunOf, overrunText, pairText, usedNotes } from './credits.js';
 import { countsText, wordCountsOf } from '../state/vocabulary.js';
 
 /** Failures listed in full up to this many; a long list is cut so the summary stays readable. */
@@ -22,7 +21,7 @@ export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number):
   const named = (key: string) => `${byKey.get(key)?.label ?? key} (${key})`;
   const lines = [
     `${plan.name}: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} — ${countsText(wordCountsOf(result.counts)) || 'nothing to do'}`,
-    creditsLine(plan, result, rows.map(usedCredits)),
+    creditsLine(plan, result),
     `outputs: ${plan.outputsDir}`,
     `time: ${(elapsedMs / 1000).toFixed(1)} s`,
   ];
@@ -30,7 +29,9 @@ export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number):
   const reasons = (status: 'failed' | 'rejected') =>
     rows.filter((r) => r.status === status).map((r) => `${named(r.key)}  ${r.failedReason ? oneLine(r.failedReason) : 'no reason given'}`);
   section(lines, 'failed', reasons('failed'));
-  section(lines, 'rejected (nothing made, nothing charged: fix the input the reason names)', reasons('rejected'));
+  const partly = rows.filter((r) => r.status === 'partly_failed').map((r) => `${named(r.key)}  ${itemsText(result.failedItems.get(r.key) ?? [])}`);
+  section(lines, 'partly failed (the made items are on disk; reelpipe retry asks only for the failed ones)', partly);
+  section(lines, 'rejected by the service (fix the input the reason names)', reasons('rejected'));
   const overruns = rows.flatMap((r) => {
     const job = byKey.get(r.key);
     const over = job && overrunOf(job, r.creditsUsed);
@@ -49,15 +50,24 @@ export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number):
 }
 
 /**
- * `credits: estimated 300, used 12 (cap 1,500)`. `used` is what the service reported; the cap
- * counts a cost it did not report at the job's reservation, so when the two differ both are said.
+ * `credits: estimated 300, used 694 (this run 14; 5 on earlier versions of changed rows) (cap 1,500)`.
+ * `used` is what the service charged the manifest, every remote job it ever made; what this run's
+ * own requests were charged, and spend on no job of the plan, are said beside it. The cap counts a
+ * cost the service did not report at the job's reservation, so when that differs both are said.
  */
-function creditsLine(plan: Plan, result: RunResult, used: (number | null)[]): string {
+function creditsLine(plan: Plan, result: RunResult): string {
   const estimated = { known: plan.totals.credits?.expected ?? 0, unknownJobs: plan.totals.unknownJobs, jobs: plan.totals.jobs };
-  const usedSum = sumCredits(used);
-  const { cap, spent } = result.credits;
-  const counted = cap !== null && Math.abs(spent - usedSum.known) > 0.005 ? `, ${formatCredits(spent)} counted against it (a cost not reported counts at its high estimate)` : '';
-  return `credits: estimated ${creditsText(estimated)}, used ${creditsText(usedSum)}` + (cap === null ? '' : `; cap ${formatCredits(cap)}${counted}`);
+  const { cap, spent, used, unknownUsed } = result.credits;
+  const counted = cap !== null && (Math.abs(spent - (used ?? 0)) > 0.005 || unknownUsed > 0)
+    ? `, ${formatCredits(spent)} counted against it (a cost not reported counts at its high estimate)` : '';
+  const notes = usedNotes(result.credits).join('; ');
+  return `credits: estimated ${creditsText(estimated)}, used ${pairText(used, unknownUsed)}${notes ? ` (${notes})` : ''}` + (cap === null ? '' : `; cap ${formatCredits(cap)}${counted}`);
+}
+
+/** `red-tile: the ad does not fit within 5 MB; blue: …`: failed items with their reasons, on one line. */
+function itemsText(items: readonly { item: string; failedReason: string | null }[]): string {
+  // A reason's closing full stop goes: the next item follows after a semicolon.
+  return items.map((i) => `${i.item}: ${i.failedReason ? oneLine(i.failedReason).replace(/\.$/, '') : 'no reason given'}`).join('; ');
 }
 
 function section(lines: string[], title: string, items: readonly string[]): void {

@@ -2,12 +2,11 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { CREATING_CONNECTIONS, type ServiceClient } from '../api/index.js';
 import { OutputFolders } from '../download/index.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
-import type { JobRow, JobState, JobStatus, NewJob, StateStore } from '../state/index.js';
+import type { JobItemRow, JobRow, JobState, JobStatus, NewJob, StateStore } from '../state/index.js';
+import { adapterFor } from './adapters/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
-import { knownOrNull, sumCredits } from '../report/credits.js';
-import { usedCredits } from '../report/job-facts.js';
 import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
 import { deferred, type Deferred } from './deferred.js';
 import { DownloadBacklog } from './download-backlog.js';
@@ -77,12 +76,12 @@ export interface RunResult {
   stopMessage: string | null;
   /** Credits, unknown never counted as 0 (see RunCredits). */
   credits: RunCredits;
-  /** What the ledger counted as spent on the plan's jobs when the run started (credits.spent at its end, less this, is the run's own). */
-  spentAtStart: number;
   requests: { reads: number };
   outcomes: Map<string, JobOutcome>;
   /** The plan's jobs as the state database has them at the end (the summary is written from these). */
   jobs: JobState[];
+  /** The failed items of jobs that have some (a partly failed HTML ad job's styles), by job key. */
+  failedItems: Map<string, JobItemRow[]>;
   /**
    * When `--max-wait` ended (or ends), in the clock's milliseconds: what else the run does before it
    * exits (its notifications) is bounded by it; undefined without one.
@@ -91,17 +90,24 @@ export interface RunResult {
 }
 
 /**
- * A run's credits, summed as `status --json` totals them: `estimated` and `used` are the known
- * figures summed — null when every job's is unknown, never 0 for unknown — with the jobs left out
- * counted beside them (`unknownEstimates`: nobody prices them; `unknownUsed`: the service has not
- * reported their cost). `spent` is what the ledger counts against the cap (a cost not reported
- * counts at its high estimate); `overruns`: jobs whose real cost passed their high estimate.
+ * A run's credits, summed as `status --json` totals them: `estimated` is the plan's, `used` what
+ * the service charged the manifest, over every charge it ever had (state/money.ts) — null when
+ * every charge's cost is unknown, never 0 for unknown — with what is left out counted beside them
+ * (`unknownEstimates`: jobs nobody prices; `unknownUsed`: remote jobs whose cost the service has
+ * not reported). `thisRun`: what the remote jobs this run sent were charged, whenever they settle.
+ * `apart`: the part of `used` spent on no job of the plan (an edited row's earlier version, a row
+ * gone from the manifest, a forgotten job). `spent` is what the ledger counts against the cap (a
+ * cost not reported counts at its high estimate); `overruns`: jobs whose real cost passed their
+ * high estimate.
  */
 export interface RunCredits {
   estimated: number | null;
   unknownEstimates: number;
   used: number | null;
   unknownUsed: number;
+  thisRun: { used: number; unknown: number };
+  apart: { superseded: number; removed: number; forgotten: number };
+  refunded: { total: number; derived: number };
   spent: number;
   cap: number | null;
   overruns: (Overrun & { label: string })[];
@@ -133,7 +139,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   // 10,000-job manifest re-runs with two queries, not 20,000).
   const planned = new Set(plan.jobs.map((j) => j.key));
   const states = deps.store.jobStates().filter((row) => planned.has(row.key));
-  const ctx = buildContext(plan, deps, options, states);
+  const ctx = buildContext(plan, deps, options);
   for (const row of states) ctx.start.rows.set(row.key, row);
   for (const row of recoverInterrupted(ctx, plan)) ctx.start.rows.set(row.key, row);
   ctx.start.outputs = ctx.store.allOutputs();
@@ -248,7 +254,13 @@ function deskFor(deps: RunDeps): DeliveryDesk | null {
   return desk;
 }
 
-function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, rows: readonly JobState[]): RunContext {
+/** The budget ledger at the run's start: every charge the manifest ever had counts (state/money.ts). */
+function ledgerFor(store: StateStore, plan: Plan, options: ResolvedRunOptions): BudgetLedger {
+  const { totals } = store.money(plan.jobs);
+  return new BudgetLedger({ cap: options.maxCredits, spent: totals.counted, held: totals.held });
+}
+
+function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): RunContext {
   const clock = deps.clock ?? systemClock;
   const stop = deps.stop ?? new StopState();
   const events = deps.events ?? new RunEvents();
@@ -265,7 +277,7 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, ro
     limiter,
     limiters: new HostLimiters(limiter, hostOf(deps.client.baseUrl), () => limiterFor(options, clock)),
     webhooks: deskFor(deps),
-    ledger: new BudgetLedger({ cap: options.maxCredits, jobs: rows }),
+    ledger: ledgerFor(deps.store, plan, options),
     events,
     kill: deps.kill ?? noKill,
     options,
@@ -371,26 +383,36 @@ function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome
     undownloaded: standing.open.toDownload,
     stop: ctx.stop.reason,
     stopMessage: ctx.stop.message,
-    credits: runCredits(ctx, plan, rows),
-    spentAtStart: ctx.ledger.spentAtStart,
+    credits: runCredits(ctx, plan),
     requests: { reads: tracker.reads },
     outcomes,
     jobs: rows,
+    failedItems: failedItemsOf(ctx, rows),
   };
 }
 
-function runCredits(ctx: RunContext, plan: Plan, rows: readonly JobState[]): RunCredits {
-  const byKey = new Map(rows.map((row) => [row.key, row]));
-  // A job the database never recorded cost nothing, as status says.
-  const used = sumCredits(plan.jobs.map((job) => {
-    const row = byKey.get(job.key);
-    return row ? usedCredits(row) : 0;
-  }));
+/** Each job's failed items, for the jobs that may have some: partly failed, or failed whole (a kind of items). */
+function failedItemsOf(ctx: RunContext, rows: readonly JobState[]): Map<string, JobItemRow[]> {
+  const byKey = new Map<string, JobItemRow[]>();
+  for (const row of rows) {
+    if (row.status !== 'partly_failed' && !(row.status === 'failed' && adapterFor(row.kind).items)) continue;
+    const failed = ctx.store.items(row.key).filter((item) => item.state === 'failed');
+    if (failed.length) byKey.set(row.key, failed);
+  }
+  return byKey;
+}
+
+function runCredits(ctx: RunContext, plan: Plan): RunCredits {
+  const { totals } = ctx.store.money(plan.jobs);
+  const thisRun = ctx.store.runId === null ? undefined : ctx.store.runCredits().get(ctx.store.runId);
   return {
     estimated: plan.totals.credits?.expected ?? null,
     unknownEstimates: plan.totals.unknownJobs,
-    used: knownOrNull(used),
-    unknownUsed: used.unknownJobs,
+    used: totals.used.unknown > 0 && totals.used.known === 0 ? null : totals.used.known,
+    unknownUsed: totals.used.unknown,
+    thisRun: { used: thisRun?.known ?? 0, unknown: thisRun?.unknown ?? 0 },
+    apart: totals.apart,
+    refunded: totals.refunded,
     spent: ctx.ledger.spent,
     cap: ctx.ledger.cap,
     overruns: ctx.ledger.overruns.map((o) => ({ ...o, label: ctx.planned.get(o.key)?.label ?? o.key })),

@@ -3,7 +3,7 @@ import type { ServiceClient } from '../api/index.js';
 import { LocalFaultError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
 import { assertBudget, budgetView, planManifest, type Plan } from '../plan/index.js';
-import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readStateIdentity, resolveStatePath, StateStore, type JobMoneyRow } from '../state/index.js';
+import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readStateIdentity, resolveStatePath, StateStore, type RecordedJobMoney } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -85,9 +85,9 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   // weighed against the wrong (or an emptied) database means nothing, and it is left unwritten.
   checkOutputs(manifestPlan.outputsDir, readStateIdentity(statePath, manifestPlan.manifestPath));
   // The jobs' money is read only where it decides something: a step selection or a cap to weigh.
-  let money: Map<string, JobMoneyRow> | undefined;
-  const moneyOf = (key: string) => (money ??= readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs.map((j) => j.key))).get(key);
-  const plan = selected(manifestPlan, input, (key) => moneyOf(key)?.status);
+  let money: RecordedJobMoney | undefined;
+  const recorded = () => (money ??= readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs));
+  const plan = selected(manifestPlan, input, (key) => recorded().job(key)?.status);
   const options = resolveRunOptions(
     { ...input, timeScale: input.timeScale ?? (input.sandbox ? 1 / input.sandbox.speed : 1) },
     { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits },
@@ -96,7 +96,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   // The one budget gate, before anything is created, locked or sent: what is still to submit,
   // weighed against what the database says is spent or held — the same verdict `plan` prints.
   // Without a cap the verdict is "no cap" whatever was spent: nothing to read for it.
-  assertBudget(plan, budgetView(plan, options.maxCredits, options.maxCredits === null ? undefined : moneyOf));
+  assertBudget(plan, budgetView(plan, options.maxCredits, options.maxCredits === null ? undefined : recorded()));
   if (options.webhook) for (const message of ownWebhookUrlWarnings(manifest, plan)) input.progress.emit('run:note', { message });
   const store = openStore(statePath, clock).useManifest(plan.manifestPath);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
@@ -114,10 +114,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     });
     const result = await runLocked(input, plan, options, { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), logger: log?.logger });
     const error = runOutcome(result, input.manifestFile);
-    // What this run added to the ledger (its `runs` line): spent at the end less spent at the start,
-    // both over the jobs it was given (with --step, the other steps' spending is not this run's).
-    const thisRun = Math.round((result.credits.spent - result.spentAtStart) * 100) / 100;
-    finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: { ...result.credits, thisRun } });
+    finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
     return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
   } catch (error) {
     finish(store, input.progress, (error as ReelpipeError).code ?? 'INTERNAL', {});

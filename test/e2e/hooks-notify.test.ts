@@ -103,7 +103,10 @@ steps:
   expect(run.exitCode, run.stderr).toBe(0);
   const status = JSON.parse((await project.cli(['status', 'unknown.yaml', '--json'])).stdout) as { totals: Record<string, unknown> };
   expect(status.totals).toMatchObject({ creditsEstimated: 5, unknownEstimates: 1, creditsUsed: 5, unknownUsed: 1 });
-  const credits = { estimated: 5, unknownEstimates: 1, used: 5, unknownUsed: 1, cap: null };
+  const credits = {
+    estimated: 5, unknownEstimates: 1, used: 5, unknownUsed: 1, cap: null,
+    thisRun: { used: 5, unknown: 1 }, apart: { superseded: 0, removed: 0, forgotten: 0 },
+  };
   const sent = JSON.parse(server.requests[0]?.body ?? '{}') as { text: string; summary: { credits: unknown } };
   expect(sent.summary.credits).toEqual(credits);
   expect(sent.text).toContain('credits used 5 + unknown (1 job) (estimated 5 + unknown (1 job))');

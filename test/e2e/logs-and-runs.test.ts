@@ -90,6 +90,8 @@ describe('reelpipe runs', () => {
     expect(killed.signal).toBe('SIGKILL');
     const died = JSON.parse((await project.cli(['runs', 'crashy.yaml', '--json'])).stdout) as { runs: Record<string, unknown>[] };
     expect(died.runs).toEqual([expect.objectContaining({ state: 'died', finishedAt: null, outcome: null, exitCode: null, jobs: null })]);
+    // A killed run's credits are never "?": what its jobs were charged so far, and how many are not priced yet.
+    expect(died.runs[0]!.credits).toEqual({ used: expect.any(Number), unknown: expect.any(Number) });
     const again = await project.cli(['run', 'crashy.yaml', '--time-scale', TIME_SCALE]);
     expect(again.exitCode, again.stderr).toBe(0);
     const listed = await project.cli(['runs', 'crashy.yaml', '--json']);
@@ -99,18 +101,18 @@ describe('reelpipe runs', () => {
     expect(newest).toMatchObject({ state: 'finished', outcome: 'OK', exitCode: 0, jobs: { done: 3 }, log: expect.stringMatching(/state\/logs\/\d+\.ndjson$/) });
     expect(existsSync(newest!.log as string)).toBe(true);
     expect(oldest).toMatchObject({ state: 'died', exitCode: null });
-    // A run's credits are what it added to the ledger: every job finished in the second run
-    // (the killed one recorded none), 3 shorts at 5 credits.
-    expect(newest!.credits).toBe(15);
+    // A run's credits are what the jobs it sent were charged, whenever they settled: the killed run
+    // sent the 3 shorts (5 credits each), the second finished them and sent none; the runs sum to 15.
+    expect([oldest!.credits, newest!.credits]).toEqual([{ used: 15, unknown: 0 }, { used: 0, unknown: 0 }]);
 
     const text = await project.cli(['runs', 'crashy.yaml']);
     expect(text.exitCode).toBe(0);
     const rows = text.stdout.trimEnd().split('\n');
     expect(rows[0]).toBe(`${join(project.dir, 'crashy.yaml')} (state ${join(project.dir, 'state', 'reelpipe.db')}): 2 runs`);
-    expect(rows[1]).toMatch(/^RUN +STARTED +ENDED +TOOK +OUTCOME +EXIT +COUNTED +JOBS AT THE END$/);
-    expect(rows[2]).toMatch(/^\d+ +\d{4}-\S+ +\d{4}-\S+ +\d+s +OK +0 +[\d.]+ +3 done$/);
-    expect(rows[3]).toMatch(/^\d+ +\d{4}-\S+ +died +— +— +\? +—$/);
-    expect(rows[4]).toMatch(/^COUNTED: credits the run counted against the budget/);
+    expect(rows[1]).toMatch(/^RUN +STARTED +ENDED +TOOK +OUTCOME +EXIT +CHARGED +JOBS AT THE END$/);
+    expect(rows[2]).toMatch(/^\d+ +\d{4}-\S+ +\d{4}-\S+ +\d+s +OK +0 +0 +3 done$/);
+    expect(rows[3]).toMatch(/^\d+ +\d{4}-\S+ +died +— +— +15 +—$/);
+    expect(rows[4]).toMatch(/^CHARGED: what the service charged for the jobs the run sent/);
   });
 
   test("a --step run's credits are its own: another step's earlier spending is not taken off them", async () => {
@@ -126,6 +128,6 @@ describe('reelpipe runs', () => {
     }
     const { runs } = JSON.parse((await project.cli(['runs', 'steps.yaml', '--json'])).stdout) as { runs: Record<string, unknown>[] };
     // 3 shorts at 5 credits each run; the second was once counted as 15 − 15 = 0.
-    expect(runs.map((r) => r.credits)).toEqual([15, 15]);
+    expect(runs.map((r) => r.credits)).toEqual([{ used: 15, unknown: 0 }, { used: 15, unknown: 0 }]);
   });
 });

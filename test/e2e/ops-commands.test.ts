@@ -138,11 +138,14 @@ describe('reelpipe forget', () => {
     // In the words every view uses: the database's `downloaded` is the state `done`; credits are `used`.
     expect(result.stdout).toMatch(/^forgot TR2-RED \(shorts:[0-9a-f]{12}\): it was done, remote id [0-9a-f-]{36}, 5 credits used$/m);
     expect(result.stdout).toMatch(/^the next run plans it again as new and submits it: it will be paid for again \(about 5 credits\)$/m);
-    expect(result.stdout).toMatch(/^its 5 credits no longer count against budget\.max_credits \(they stay in the event log\)$/m);
+    expect(result.stdout).toMatch(/^its 5 credits stay counted in every total and against budget\.max_credits, as spent on a forgotten job$/m);
     expect(statusCounts(project)).toEqual({ downloaded: 1 });
     const again = await project.cli(['run', 'm.yaml', ...fast]);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(project.sandbox.stats().created).toEqual({ ai_short: 3 });
+    // Paid twice, on purpose: both payments stay in every figure, the forgotten one said apart.
+    const { totals } = JSON.parse((await project.cli(['status', 'm.yaml', '--json'])).stdout) as { totals: { creditsUsed: number; creditsApart: { forgotten: number } } };
+    expect(totals).toMatchObject({ creditsUsed: project.sandbox.stats().credits.charged, creditsApart: { forgotten: 5 } });
   });
 
   test.each([

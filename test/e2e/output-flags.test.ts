@@ -60,7 +60,10 @@ describe('plan --json and status --json', () => {
     type Totals = Record<string, unknown>;
     const status = JSON.parse((await project.cli(['status', 'shape.yaml', '--json'])).stdout) as { steps: Totals[]; totals: Totals };
     const plan = JSON.parse((await project.cli(['plan', 'shape.yaml', '--json'])).stdout) as { steps: Totals[]; totals: Totals };
-    expect(status.totals).toEqual({ jobs: 4, counts: { done: 4 }, creditsEstimated: 15, creditsUsed: 15, unknownEstimates: 1, unknownUsed: 1, overHighEstimate: 0 });
+    expect(status.totals).toEqual({
+      jobs: 4, counts: { done: 4 }, creditsEstimated: 15, creditsUsed: 15, unknownEstimates: 1, unknownUsed: 1, overHighEstimate: 0,
+      creditsApart: { superseded: 0, removed: 0, forgotten: 0 }, refunded: { total: 0, derived: 0 },
+    });
     expect(plan.totals).toEqual({ ...status.totals, creditsLow: 15, creditsHigh: 15 });
     expect(plan.steps).toHaveLength(status.steps.length);
     status.steps.forEach((step, i) => expect(plan.steps[i]).toMatchObject(step));

@@ -131,8 +131,8 @@ describe('refusals', () => {
 `);
     const run = await project.cli(['run', 'mixed.yaml', '--time-scale', TIME_SCALE]);
     expect(run.exitCode, run.stderr).toBe(1);
-    expect(run.stdout).toMatch(/\nrejected \(nothing made, nothing charged[^\n]*:\n {2}broken \(broken:\w+\) {2}.*link: The link must contain at least one image/);
-    expect(run.stderr).toMatch(/1 job was rejected \(nothing made, nothing charged\)/);
+    expect(run.stdout).toMatch(/\nrejected by the service[^\n]*:\n {2}broken \(broken:\w+\) {2}.*link: The link must contain at least one image/);
+    expect(run.stderr).toMatch(/1 job was rejected by the service/);
     expect(statusCounts(project)).toEqual({ downloaded: 1, rejected: 1 });
   });
 });

@@ -10,11 +10,11 @@ describe('results.csv', () => {
   test('puts the row\'s own columns first, verbatim, then the job\'s', () => {
     const csv = resultsCsv(reportData([reportJob()]));
     expect(csv.split('\r\n')[0]).toBe(
-      'origin,sku,script,step,label,state,key,remote_id,credits_estimated,credits_used,over_high_estimate,outputs,reason,submitted_at,finished_at,downloaded_at',
+      'origin,sku,script,step,label,state,key,remote_id,credits_estimated,credits_used,over_high_estimate,outputs,reason,failed_items,submitted_at,finished_at,downloaded_at',
     );
     expect(parsed(csv)).toEqual([{
       origin: 'scripts.csv:2', sku: 'A', script: 'Hello', step: 'shorts', label: 'short-A', state: 'done', key: 'shorts:000000000001',
-      remote_id: 'r-1', credits_estimated: '5', credits_used: '5', over_high_estimate: '', outputs: 'shorts/short-A.mp4', reason: '',
+      remote_id: 'r-1', credits_estimated: '5', credits_used: '5', over_high_estimate: '', outputs: 'shorts/short-A.mp4', reason: '', failed_items: '',
       submitted_at: '1970-01-01T00:00:01.000Z', finished_at: '1970-01-01T00:00:05.000Z', downloaded_at: '1970-01-01T00:00:06.000Z',
     }]);
   });
@@ -23,6 +23,19 @@ describe('results.csv', () => {
     const row = { sku: 'A,1', script: 'She said "run",\nthen ran. ', note: ' lead' };
     const [back] = parsed(resultsCsv(reportData([reportJob({ row })])));
     expect([back?.sku, back?.script, back?.note]).toEqual([row.sku, row.script, row.note]);
+  });
+
+  test('a partly failed job stays one line, its failed items and their reasons in failed_items', () => {
+    const items = [
+      { item: 'red-tile', state: 'failed' as const, reason: 'The ad does not fit within 5 MB', refunded: 10, refundDerived: true, path: null },
+      { item: 'blue', state: 'done' as const, reason: null, refunded: 0, refundDerived: false, path: 'ads/ad-blue.html' },
+      { item: 'green', state: 'failed' as const, reason: '=too large', refunded: 10, refundDerived: true, path: null },
+    ];
+    const rows = parsed(resultsCsv(reportData([reportJob({ state: 'partly failed', items })])));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.failed_items).toBe('red-tile: The ad does not fit within 5 MB; green: =too large');
+    const json = JSON.parse(resultsJson(reportData([reportJob({ state: 'partly failed', items })]))) as { jobs: { items: unknown[] }[] };
+    expect(json.jobs[0]?.items).toEqual(items.map(({ path, ...i }) => ({ ...i, output: path })));
   });
 
   test('leaves unknown credits empty, never 0', () => {

@@ -21,16 +21,45 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A job this run sends: its intent (the charge opens), its answer, and — with `cost` — its end at that cost. */
+function send(key: string, cost?: number | null): void {
+  store.syncPlan(MANIFEST, [{ key, step: 's', kind: 'ai_short', outputName: key, request: { script: key }, creditsEstimated: 5 }]);
+  store.insertAttempt(key, { script: key });
+  store.transition(key, 'submitting', { creditsReserved: 5 }, 'job:intent');
+  store.transition(key, 'submitted', { remoteId: `r-${key}` }, 'job:answered');
+  if (cost !== undefined) store.transition(key, 'done', { creditsUsed: cost, creditsReserved: 0 }, 'job:done');
+}
+
 describe('past runs of a manifest', () => {
-  test('a finished run: its outcome, its jobs per state in the vocabulary, and the credits it counted', () => {
+  test('a finished run: its outcome, its jobs per state in the vocabulary, and what its jobs were charged', () => {
     store.startRun(MANIFEST, hostname(), process.pid, null);
+    send('a', 7.5);
+    send('b', 5);
     clock.advance(60_000);
-    store.finishRun('JOBS_FAILED', { counts: { downloaded: 2, done: 1, failed: 1, rejected: 1 }, credits: { spent: 40, thisRun: 12.5 } });
+    store.finishRun('JOBS_FAILED', { counts: { downloaded: 2, done: 1, failed: 1, rejected: 1 } });
     const { runs, total } = readRunHistory(dbPath, MANIFEST, 20);
     expect(total).toBe(1);
     expect(runs).toEqual([
-      { id: 1, startedAt: Date.UTC(2026, 10, 23), finishedAt: Date.UTC(2026, 10, 23, 0, 1), state: 'finished', outcome: 'JOBS_FAILED', host: hostname(), pid: process.pid, jobs: { done: 2, finished: 1, failed: 1, rejected: 1 }, credits: 12.5 },
+      {
+        id: 1, startedAt: Date.UTC(2026, 10, 23), finishedAt: Date.UTC(2026, 10, 23, 0, 1), state: 'finished', outcome: 'JOBS_FAILED', host: hostname(), pid: process.pid,
+        jobs: { done: 2, finished: 1, failed: 1, rejected: 1 }, credits: { used: 12.5, unknown: 0 },
+      },
     ]);
+  });
+
+  test('a killed run\'s jobs are charged to it when they settle, whichever run reads them: the runs sum to the whole', () => {
+    store.startRun(MANIFEST, hostname(), process.pid, null);
+    send('a', 5);
+    send('b');
+    // Killed here: b was at the service, its cost unknown.
+    expect(readRunHistory(dbPath, MANIFEST, 20).runs[0]!.credits).toEqual({ used: 5, unknown: 1 });
+    store.startRun(MANIFEST, hostname(), process.pid, null);
+    store.transition('b', 'done', { creditsUsed: 5, creditsReserved: 0 }, 'job:done');
+    send('c', 5);
+    store.finishRun('OK', {});
+    const [second, first] = readRunHistory(dbPath, MANIFEST, 20).runs;
+    expect([first!.credits, second!.credits]).toEqual([{ used: 10, unknown: 0 }, { used: 5, unknown: 0 }]);
+    expect(store.money([]).totals.used).toEqual({ known: 15, unknown: 0 });
   });
 
   test.each([
@@ -39,7 +68,7 @@ describe('past runs of a manifest', () => {
   ])('a run with no end %s', (_, pid, state) => {
     store.startRun(MANIFEST, hostname(), pid(), null);
     const lock = acquireLock(store, { name: MANIFEST, pid: pid(), heartbeatMs: 3_600_000 });
-    expect(readRunHistory(dbPath, MANIFEST, 20).runs[0]).toMatchObject({ state, finishedAt: null, outcome: null, jobs: null, credits: null });
+    expect(readRunHistory(dbPath, MANIFEST, 20).runs[0]).toMatchObject({ state, finishedAt: null, outcome: null, jobs: null, credits: { used: 0, unknown: 0 } });
     lock.release();
   });
 

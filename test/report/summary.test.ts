@@ -22,11 +22,15 @@ describe('the summary', () => {
       const result: RunResult = {
         counts: { rejected: 1 }, standing: standingOf(plan, rows, new Map()), blocked: [], heldInDoubt: [], undownloaded: [],
         stop: 'budget', stopMessage: `the cap\nstopped it: ${HTML_500}`,
-        credits: { estimated: 3, unknownEstimates: 0, used: 0, unknownUsed: 0, spent: 0, cap: null, overruns: [] }, spentAtStart: 0, requests: { reads: 0 }, outcomes: new Map(), jobs: rows,
+        credits: {
+          estimated: 3, unknownEstimates: 0, used: 0, unknownUsed: 0, thisRun: { used: 0, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 },
+          refunded: { total: 0, derived: 0 }, spent: 0, cap: null, overruns: [],
+        },
+        requests: { reads: 0 }, outcomes: new Map(), jobs: rows, failedItems: new Map(),
       };
       const lines = renderSummary(plan, result, 1000).trimEnd().split('\n');
       expect(lines.slice(-3)).toEqual([
-        'rejected (nothing made, nothing charged: fix the input the reason names):',
+        'rejected by the service (fix the input the reason names):',
         `  teaser (${key})  HTTP 500: 502 Bad Gateway Bad Gateway upstream reset`,
         'stopped early: the cap stopped it: HTTP 500: 502 Bad Gateway Bad Gateway upstream reset',
       ]);

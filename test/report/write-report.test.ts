@@ -25,16 +25,18 @@ async function recordedRun(): Promise<{ plan: Plan; statePath: string; clock: Ma
     store.startRun(plan.manifestPath, 'host', 1, null);
     const [a, b] = plan.jobs;
     const t = clock.now();
+    store.insertAttempt(a!.key, a!.request);
     store.transition(a!.key, 'submitting', {}, 'job:intent');
     store.transition(a!.key, 'submitted', { remoteId: 'r-a', submittedAt: t }, 'job:answered');
     store.transition(a!.key, 'done', { creditsUsed: 5, finishedAt: t + 4000, result: {} }, 'job:done');
     store.setOutputs(a!.key, ['https://cdn/a.mp4']);
     store.recordDownload(a!.key, 0, { path: 'shorts/short-A.mp4', bytes: 10, sha256: 'x', contentType: 'video/mp4', statStamp: '10:0:0' });
     store.transition(a!.key, 'downloaded', {}, 'job:downloaded');
+    store.insertAttempt(b!.key, b!.request);
     store.transition(b!.key, 'submitting', {}, 'job:intent');
     store.transition(b!.key, 'submitted', { remoteId: 'r-b', submittedAt: t }, 'job:answered');
     store.transition(b!.key, 'failed', { failedReason: 'Render failed: bad frame', finishedAt: t + 2000 }, 'job:failed');
-    store.finishRun('JOBS_FAILED', { credits: { spent: 5 } });
+    store.finishRun('JOBS_FAILED', {});
   } finally {
     store.close();
   }
@@ -48,8 +50,9 @@ describe('writeRunReport', () => {
     const folder = join(plan.outputsDir, 'report');
     expect(written).toEqual({ html: join(folder, 'index.html'), csv: join(folder, 'results.csv'), json: join(folder, 'results.json'), jobs: 3, outputs: 1 });
     expect(readdirSync(folder).sort()).toEqual(['index.html', 'results.csv', 'results.json']);
-    const json = JSON.parse(readFileSync(written.json, 'utf8')) as { run: { id: number; outcome: string; counted: number }; jobs: { label: string; state: string; credits: { used: number | null }; reason: string | null; submittedAt: string | null }[] };
-    expect(json.run).toMatchObject({ id: 1, outcome: 'JOBS_FAILED', counted: 5 });
+    const json = JSON.parse(readFileSync(written.json, 'utf8')) as { run: { id: number; outcome: string; credits: { used: number; unknown: number } }; jobs: { label: string; state: string; credits: { used: number | null }; reason: string | null; submittedAt: string | null }[] };
+    // What the run's jobs were charged: a's 5, and b's not reported (unknown, never 0).
+    expect(json.run).toMatchObject({ id: 1, outcome: 'JOBS_FAILED', credits: { used: 5, unknown: 1 } });
     expect(json.jobs.map((j) => [j.label, j.state, j.credits.used, j.reason])).toEqual([
       ['short-A', 'done', 5, null],
       ['short-B', 'failed', null, 'Render failed: bad frame'],

@@ -24,7 +24,7 @@ afterEach(() => {
 
 const summary: RunSummary = {
   name: 'nightly', manifest: '/p/m.yaml', runId: 3, ending: 'failure', exitCode: 1, message: 'x', jobs: 4,
-  counts: { done: 2, 'hook failed': 1, 'in doubt': 1 }, credits: { estimated: 20, unknownEstimates: 0, used: 17.5, unknownUsed: 0, cap: null },
+  counts: { done: 2, 'hook failed': 1, 'in doubt': 1 }, credits: { estimated: 20, unknownEstimates: 0, used: 17.5, unknownUsed: 0, cap: null, thisRun: { used: 0, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 } },
   report: '/o.sandbox/report/index.html', outputs: '/o.sandbox', elapsedSeconds: 1,
 };
 const manifest = (argv: HookArg[]): Pick<Manifest, 'file' | 'name' | 'hooks'> => ({

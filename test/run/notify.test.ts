@@ -15,7 +15,7 @@ const clock: Clock = { now: () => 0, sleep: async (ms) => void waits.push(ms) };
 const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
   name: 'nightly', manifest: '/srv/p/nightly.yaml', runId: 7, ending: 'failure', exitCode: 1,
   message: '2 jobs failed: see the summary, then `reelpipe retry nightly.yaml` (key super-secret-key)', jobs: 5,
-  counts: { done: 3, failed: 2 }, credits: { estimated: 50, unknownEstimates: 0, used: 42, unknownUsed: 0, cap: 100 }, report: '/srv/p/out/report/index.html',
+  counts: { done: 3, failed: 2 }, credits: { estimated: 50, unknownEstimates: 0, used: 42, unknownUsed: 0, cap: 100, thisRun: { used: 42, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 } }, report: '/srv/p/out/report/index.html',
   outputs: '/srv/p/out', elapsedSeconds: 12.5, ...over,
 });
 
@@ -66,6 +66,9 @@ describe('the body', () => {
     expect(body.summary).toMatchObject({ name: 'nightly', runId: 7, ending: 'failure', exitCode: 1, counts: { done: 3, failed: 2 } });
     expect(request?.body).not.toContain('super-secret-key');
     expect(summaryText(summary({ onFinish: { ok: false, exitCode: 2, error: null } }))).toContain('on_finish hook failed: exit 2');
+    // Spend the plan's jobs did not make is said apart; what this run's requests cost, when it is not the whole.
+    const later = summary({ credits: { ...summary().credits, used: 47, thisRun: { used: 10, unknown: 0 }, apart: { superseded: 5, removed: 0, forgotten: 0 } } });
+    expect(summaryText(later).split('\n')[1]).toBe('credits used 47 of a cap of 100 (estimated 50; this run 10; 5 on earlier versions of changed rows)');
   });
 });
 

@@ -10,7 +10,8 @@ import type { RegisterCommand } from './index.js';
  * `reelpipe forget MANIFEST JOB`: drops one job's record (by key or label) from the state
  * database, so the next run plans it again as new — and pays for it again. Refused (exit 2) while
  * the job is being submitted, at the service, or in doubt (state/forget-job.ts says why); refused
- * (exit 75) while a run holds the manifest's lock. Its files on disk and its events are kept.
+ * (exit 75) while a run holds the manifest's lock. Its files on disk, its events and its charges
+ * (what it cost: state/charges.ts) are kept.
  */
 export const registerForget: RegisterCommand = (program, io) => {
   addStateFlags(
@@ -79,8 +80,8 @@ function forgottenText(job: string, row: JobRow, plan: Plan | undefined): string
   return [
     `forgot ${planned?.label ?? job} (${row.key}): it was ${stateWord(row.status)}${row.remoteId ? `, remote id ${row.remoteId}` : ''}${spent > 0 ? `, ${formatCredits(spent)} credits used` : ''}`,
     `the next run plans it again as new and submits it: it will be paid for again (${again})`,
-    // Why say it: the budget gate counts what the database holds, so the old spend leaves the count.
-    ...(spent > 0 ? [`its ${formatCredits(spent)} credits no longer count against budget.max_credits (they stay in the event log)`] : []),
+    // Why say it: what was paid stays paid; its charges are kept and every total counts them.
+    ...(spent > 0 ? [`its ${formatCredits(spent)} credits stay counted in every total and against budget.max_credits, as spent on a forgotten job`] : []),
     'its files on disk are left as they are; its history stays in the event log (job:forgotten)',
     '',
   ].join('\n');

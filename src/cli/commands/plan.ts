@@ -39,7 +39,10 @@ export const registerPlan: RegisterCommand = (program, io) => {
     if (flags.json) {
       // One object, with the budget gate's verdict in it: on a refusal the exit code (3) follows it.
       const refusal = budgetRefusal(() => planner.assertBudget(plan, budget));
-      for (const chunk of planner.planJsonChunks(plan, (key) => known.facts.get(key), { stateDb: known.dbPath, ...outcomeJson(refusal) })) io.stdout(chunk);
+      const spent = { credits: budget.spent, apart: budget.apart, held: budget.held };
+      const { used, apart, refunded } = known.money.totals;
+      const frame = { stateDb: known.dbPath, spent, money: { used, apart, refunded }, ...outcomeJson(refusal) };
+      for (const chunk of planner.planJsonChunks(plan, (key) => known.facts.get(key), frame)) io.stdout(chunk);
       if (refusal) throw refusal;
       return;
     } else if (flags.quiet) {
@@ -57,7 +60,7 @@ async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
   const known = await stateOf(whole, io, flags);
   const plan = flags.step ? await selection(whole, flags.step, known.money, io) : whole;
   // The run's own gate, weighing what is still to submit against what is already spent.
-  return { plan, known, budget: planner.budgetView(plan, plan.budget.maxCredits, (key) => known.money.get(key)) };
+  return { plan, known, budget: planner.budgetView(plan, plan.budget.maxCredits, known.money) };
 }
 
 /**
@@ -73,13 +76,13 @@ async function stateOf(plan: Plan, io: CliIo, flags: PlanFlags) {
   ]);
   const dbPath = await statePathOf(plan.manifestPath, io, flags);
   checkOutputs(plan.outputsDir, readStateIdentity(dbPath, plan.manifestPath));
-  return { dbPath, facts: readJobFacts(dbPath, plan), money: readJobMoney(dbPath, plan.manifestPath, plan.jobs.map((j) => j.key)) };
+  return { dbPath, facts: readJobFacts(dbPath, plan).facts, money: readJobMoney(dbPath, plan.manifestPath, plan.jobs) };
 }
 
 /** The `--step` selection, said on stderr (stdout stays the plan, or its JSON). */
-async function selection(plan: Plan, steps: string[], money: Map<string, { status: string }>, io: CliIo): Promise<Plan> {
+async function selection(plan: Plan, steps: string[], money: { job(key: string): { status: string } | undefined }, io: CliIo): Promise<Plan> {
   const { selectSteps } = await import('../../run/select-steps.js');
-  const chosen = selectSteps(plan, steps, (key) => money.get(key)?.status);
+  const chosen = selectSteps(plan, steps, (key) => money.job(key)?.status);
   io.stderr(`--step: ${chosen.jobs.length} of the manifest's ${plan.jobs.length} jobs (step ${chosen.steps.map((s) => s.id).join(', ')})\n`);
   return chosen;
 }

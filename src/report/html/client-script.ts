@@ -10,7 +10,7 @@ export const CLIENT_SCRIPT = String.raw`
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
   var PAGE = 48;
-  var STATE_COLOUR = { 'done': '#1f9d6b', 'finished': '#7cc4a4', 'failed': '#d93a3a', 'rejected': '#d93a3a', 'in doubt': '#c77c02' };
+  var STATE_COLOUR = { 'done': '#1f9d6b', 'finished': '#7cc4a4', 'failed': '#d93a3a', 'partly failed': '#e07b22', 'rejected': '#d93a3a', 'in doubt': '#c77c02' };
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -86,6 +86,14 @@ export const CLIENT_SCRIPT = String.raw`
     if (job.x) line.appendChild(el('span', { 'class': 'over' }, ' over the high estimate'));
     meta.appendChild(line);
     meta.appendChild(el('a', { href: href(card.path) }, card.path));
+    // Its failed items (an HTML ad's styles), each with its reason.
+    (job.i || []).forEach(function (item) { meta.appendChild(el('div', { 'class': 'over' }, item[0] + ' failed: ' + item[1])); });
+    // Its earlier versions' files (the row before an edit), kept in STEP/superseded/.
+    (job.v || []).forEach(function (version) {
+      var line = el('div', { 'class': 'muted history' }, 'earlier version ' + version[0] + ': ');
+      version[1].forEach(function (path) { line.appendChild(el('a', { href: href(path) }, path.split('/').pop())); });
+      meta.appendChild(line);
+    });
     node.appendChild(media);
     node.appendChild(meta);
     return node;

@@ -60,6 +60,9 @@ function clientData(data: ReportData, options: RenderOptions): object {
     k: j.key, l: j.label, s: stepIndex.get(j.step), st: stateIndex.get(j.state), o: j.origin,
     u: j.used, e: j.estimate?.expected ?? null, x: j.overHigh ? 1 : 0, r: j.inRun ? 1 : 0,
     t: [j.submittedAt, j.finishedAt, j.downloadedAt], f: j.outputs.map((o) => [o.path, o.media]),
+    // Only when there are some: most jobs have neither, and 10,000 of them are read at every load.
+    ...(j.items.some((i) => i.state === 'failed') ? { i: j.items.filter((i) => i.state === 'failed').map((i) => [i.item, i.reason ?? 'no reason given']) } : {}),
+    ...(j.history.length ? { v: j.history.map((v) => [v.key, v.outputs.map((o) => o.path)]) } : {}),
   });
   return { base: options.outputsHref, now: data.generatedAt, steps, states: STATE_WORDS, jobs: data.jobs.map(job) };
 }

@@ -1,5 +1,7 @@
 import { formatCredits } from '../../util/format.js';
-import { creditsText } from '../credits.js';
+import { apartParts } from '../../plan/budget.js';
+import { chargedText, creditsText } from '../credits.js';
+import { refundText } from '../status-report.js';
 import type { ReportData, ReportJob, StepSummary } from '../report-data.js';
 import { NEEDS_ATTENTION, STATE_WORDS, VOCABULARY, type StateWord } from '../../state/vocabulary.js';
 import { escapeHtml as h } from './escape.js';
@@ -42,7 +44,10 @@ export function budgetSection(d: ReportData): string {
     `high ${d.totals.estimate ? formatCredits(d.totals.estimate.high) : 'unknown'}`,
     `used ${h(creditsText(d.totals.used))}${share(used, cap)}`,
   ];
-  if (cap !== null && d.run?.counted !== null && d.run?.counted !== undefined) figures.push(`counted against the cap by run #${d.run.id}: ${formatCredits(d.run.counted)}`);
+  const apart = apartParts(d.totals.apart);
+  if (apart.length) figures.push(`of what was used: ${apart.join(', ')}`);
+  if (d.totals.refunded.total > 0) figures.push(`refunded ${formatCredits(d.totals.refunded.total)}${d.totals.refunded.derived > 0 ? ' (derived from the price rule for failed items)' : ''}`);
+  if (d.run) figures.push(`charged for run #${d.run.id}'s requests: ${h(chargedText(d.run.credits))}`);
   const over = cap !== null && used > cap + 1e-9 ? `<p class="over">used is over the cap by ${formatCredits(used - cap)} credits</p>` : '';
   const bar = cap === null ? '' : `<div class="budget-bar" title="used against the cap">
 <i style="width:${pct(expected ?? 0, cap)}%;background:#c9d8f5"></i><i style="width:${pct(used, cap)}%;background:var(--used)"></i></div>`;
@@ -65,7 +70,7 @@ export function stepsSection(d: ReportData, chart: string): string {
 
 /** Listed in full up to this many; the rest are in results.csv (a long list would bury the page). */
 const ATTENTION_MAX = 200;
-const ATTENTION: readonly StateWord[] = ['failed', 'rejected', 'in doubt', 'hook failed', 'finished'];
+const ATTENTION: readonly StateWord[] = ['failed', 'partly failed', 'rejected', 'in doubt', 'hook failed', 'finished'];
 
 export function attentionSection(d: ReportData): string {
   const jobs = d.jobs.filter((j) => ATTENTION.includes(j.state));
@@ -77,9 +82,15 @@ export function attentionSection(d: ReportData): string {
 
 function attentionItem(j: ReportJob, manifest: string): string {
   const remote = j.remoteId ? ` · remote id ${h(j.remoteId)}` : '';
-  const reason = j.reason ?? (j.state === 'finished' ? 'its files are not all downloaded' : 'no reason given');
+  const failedItems = j.items.filter((i) => i.state === 'failed').length;
+  const reason = j.reason ?? (j.state === 'finished' ? 'its files are not all downloaded' : j.state === 'partly failed' ? `${failedItems} of its ${j.items.length} items failed` : 'no reason given');
   return `<li>${badge(j.state)} <b>${h(j.label)}</b> <span class="muted">${h(j.key)}${j.origin ? ` · ${h(j.origin)}` : ''}${remote}</span>
-<span class="why">reason: ${h(reason)}</span><span class="why">what to do: ${h(VOCABULARY[j.state].next.replaceAll('MANIFEST', manifest))}</span>${j.hooks.filter((x) => x.state !== 'ok').map(hookItem).join('')}</li>`;
+<span class="why">reason: ${h(reason)}</span>${j.items.filter((i) => i.state === 'failed').map(failedItem).join('')}<span class="why">what to do: ${h(VOCABULARY[j.state].next.replaceAll('MANIFEST', manifest))}</span>${j.hooks.filter((x) => x.state !== 'ok').map(hookItem).join('')}</li>`;
+}
+
+/** One failed item of a job (an HTML ad's style): why, and what was refunded. */
+function failedItem(i: ReportJob['items'][number]): string {
+  return `<span class="why item">${h(i.item)} failed: ${h(i.reason ?? 'no reason given')}${h(refundText(i))}</span>`;
 }
 
 /** A hook that did not succeed: how it ended, what it ran, and the end of what it printed. */

@@ -21,7 +21,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:var(--muted)}
 .badge{display:inline-block;border-radius:9px;padding:0 8px;font-size:12px;background:#e8ecf3;color:var(--ink)}
 .badge.done{background:#dcf3e8;color:#126445}.badge.failed,.badge.rejected{background:#fbe0e0;color:#9d1c1c}
-.badge.in-doubt{background:#fff0d6;color:#8a5300}.badge.hook-failed{background:#f6e3f7;color:#7a1d7e}
+.badge.in-doubt{background:#fff0d6;color:#8a5300}.badge.partly-failed{background:#fde8d4;color:#8a3f00}.badge.hook-failed{background:#f6e3f7;color:#7a1d7e}
 .hook-tail{margin:4px 0 0;padding:6px 8px;background:#f6f7f9;border-radius:6px;font-size:12px;white-space:pre-wrap;max-height:12em;overflow:auto}
 .budget-bar{position:relative;height:18px;width:min(640px,100%);background:#e8ecf3;border-radius:9px;overflow:hidden;margin:8px 0}
 .budget-bar i{position:absolute;top:0;bottom:0;left:0;display:block}

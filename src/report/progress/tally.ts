@@ -39,9 +39,9 @@ export interface StepTally {
 /** Words of a job still to be made: what the estimate of time left counts. */
 const TO_MAKE = new Set<StateWord>(['not submitted', 'changed', 'submitting', 'submitted', 'running']);
 /** Words of a job whose end is known. */
-const SETTLED = new Set<StateWord>(['done', 'failed', 'rejected']);
+const SETTLED = new Set<StateWord>(['done', 'partly failed', 'failed', 'rejected']);
 /** Statuses whose cost is final (or never coming): a job still in flight has no cost yet, only its earlier attempts'. */
-const COSTED = new Set<JobStatus>(['done', 'downloaded', 'failed', 'rejected']);
+const COSTED = new Set<JobStatus>(['done', 'downloaded', 'partly_failed', 'failed', 'rejected']);
 
 /** What the tally needs of a plan (a whole Plan will do). */
 export interface PlanShape {

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import type { NotifyEvent } from '../../manifest/check/hooks-schema.js';
-import { pairText } from '../../report/credits.js';
+import { pairText, usedNotes } from '../../report/credits.js';
 import { countsText, wordCountsOf, type StateWord } from '../../state/vocabulary.js';
 import { formatCredits } from '../../util/format.js';
 import { redactSecrets } from '../../util/logger.js';
@@ -34,9 +34,14 @@ export interface RunSummary {
   counts: Partial<Record<StateWord, number>>;
   /**
    * As `status --json` totals them: the known figures summed (null when every job's is unknown,
-   * never 0 for unknown) and the jobs left out of each (see RunCredits in run/execute-plan.ts).
+   * never 0 for unknown) and the jobs left out of each; `used` is what the service charged the
+   * manifest, every remote job it ever made; `thisRun`, what this run's requests were charged;
+   * `apart`, what of `used` went to no job of the plan (see RunCredits in run/execute-plan.ts).
    */
-  credits: { estimated: number | null; unknownEstimates: number; used: number | null; unknownUsed: number; cap: number | null };
+  credits: {
+    estimated: number | null; unknownEstimates: number; used: number | null; unknownUsed: number; cap: number | null;
+    thisRun: { used: number; unknown: number }; apart: { superseded: number; removed: number; forgotten: number };
+  };
   /** The report's index.html; null when it could not be written. */
   report: string | null;
   outputs: string;
@@ -62,6 +67,8 @@ export function buildRunSummary(output: RunManifestOutput, exitCode: number, rep
       used: result.credits.used,
       unknownUsed: result.credits.unknownUsed,
       cap: result.credits.cap,
+      thisRun: result.credits.thisRun,
+      apart: result.credits.apart,
     },
     report,
     outputs: plan.outputsDir,
@@ -74,7 +81,7 @@ export function summaryText(s: RunSummary): string {
   const cap = s.credits.cap === null ? '' : ` of a cap of ${formatCredits(s.credits.cap)}`;
   const lines = [
     `reelpipe ${s.name} (${basename(s.manifest)}): ${s.ending.replace('_', ' ')} (exit ${s.exitCode}) — ${countsText(s.counts) || 'nothing to do'}`,
-    `credits used ${pairText(s.credits.used, s.credits.unknownUsed)}${cap} (estimated ${pairText(s.credits.estimated, s.credits.unknownEstimates)})`,
+    `credits used ${pairText(s.credits.used, s.credits.unknownUsed)}${cap} (${[`estimated ${pairText(s.credits.estimated, s.credits.unknownEstimates)}`, ...usedNotes({ ...s.credits, unknownUsed: s.credits.unknownUsed })].join('; ')})`,
     `report: ${s.report ?? 'not written'}`,
   ];
   if (s.message) lines.push(s.message.split('\n')[0] ?? '');
