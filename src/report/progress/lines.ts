@@ -51,6 +51,10 @@ export const readFailedText = (e: RunEventMap['job:read-failed'], named: Named) 
 export const stoppingText = (e: RunEventMap['run:stopping']) => `stopping: ${oneLine(e.message)}`;
 export const noteText = (e: RunEventMap['run:note']) => oneLine(e.message);
 
+/** The jobs a run began with in doubt and still holds there, in one line rather than one each. */
+export const stillInDoubtText = (jobs: number, manifest: string) =>
+  `still in doubt from earlier runs: ${plural(jobs, 'job')} (reelpipe doubt ${printable(manifest)} lists them)`;
+
 /** Steps listed one by one at most; more are summed into one line. Why 10: the block must fit a terminal. */
 export const MAX_STEP_LINES = 10;
 
