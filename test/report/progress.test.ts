@@ -55,6 +55,13 @@ describe('plain progress (no terminal)', () => {
     expect(output()).not.toContain('\x1b');
   });
 
+  test('a stop caused by a signal names it in parentheses: "stopping" is said once', () => {
+    const { events, progress, output } = open('plain');
+    events.emit('run:stopping', { reason: 'interrupted', cause: 'SIGTERM', message: 'no new jobs are sent; requests in flight settle first' });
+    progress.close();
+    expect(output().trimEnd().split('\n').at(-1)!.replace(ISO, '<t>  ')).toBe('<t>  stopping (SIGTERM): no new jobs are sent; requests in flight settle first');
+  });
+
   test('a status line every interval, with counts, credits and time left; none after close', async () => {
     const { clock, events, progress, output } = open('plain', { statusEveryMs: 5000 });
     events.emit('job:status', { key: 'shorts:1', step: 'shorts', kind: 'ai_short', status: 'downloaded', creditsUsed: 5, creditsPrior: 0, submittedAt: clock.now(), finishedAt: clock.now() + 4000 });
