@@ -6,6 +6,7 @@ import type { JobRow, JobState, JobStatus, NewJob, StateStore } from '../state/i
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
+import { formatDuration } from '../util/time-format.js';
 import { knownOrNull, sumCredits } from '../report/credits.js';
 import { usedCredits } from '../report/job-facts.js';
 import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
@@ -348,7 +349,7 @@ function watchDeadline(ctx: RunContext, tracker: Tracker): { cancel: () => void;
   ctx.clock
     .sleep(ctx.options.maxWaitMs, AbortSignal.any([controller.signal, ctx.stop.controller.signal]))
     .then(() => {
-      const message = `--max-wait of ${ctx.options.maxWaitMs} ms reached`;
+      const message = `--max-wait of ${formatDuration(ctx.options.maxWaitMs ?? 0)} reached`;
       if (ctx.stop.stop('deadline', message)) ctx.events.emit('run:stopping', { reason: 'deadline', message });
       tracker.halt();
     })
