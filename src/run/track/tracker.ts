@@ -8,7 +8,7 @@ import { expectedSeconds } from './expected-duration.js';
 import { lateAfterMs, pollDelayMs, predictedDelayMs } from './poll-schedule.js';
 import { failedReadDelayMs, MAX_READ_FAILURES } from './read-failures.js';
 import { DurationModel, serviceLifeMs } from './duration-model.js';
-import { outputsOf, recordOutputLinks } from '../outputs/output-links.js';
+import { recordEnd } from './record-end.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 import { deferred, type Deferred } from '../deferred.js';
@@ -383,22 +383,13 @@ export class Tracker {
       if (job.status !== 'running') announce(this.ctx, entry.job, view.remoteStatus);
       return undefined;
     }
-    const creditsUsed = view.creditsUsed ?? entry.adapter.fixedCredits ?? null;
     const done = view.phase === 'done';
     const now = this.ctx.clock.now();
     this.model.observe(job.step, this.lifeMs(entry).modelled, serviceLifeMs(resource) ?? now - entry.since);
-    entry.job = store.transition(job.key, done ? 'done' : 'failed', {
-      remoteStatus: view.remoteStatus,
-      result: resource,
-      creditsUsed,
-      // With no reported cost the reservation stays on the row: it is what the ledger counts.
-      ...(creditsUsed === null ? {} : { creditsReserved: 0 }),
-      failedReason: view.failedReason,
-      finishedAt: this.ctx.clock.now(),
-    }, done ? 'job:done' : 'job:failed', { remoteStatus: view.remoteStatus, creditsUsed, failedReason: view.failedReason });
-    // Its files' links in the same transaction: the download then commits only what it fetched.
-    if (done) recordOutputLinks(store, job.key, outputsOf(this.ctx.planned.get(job.key), entry.adapter, resource));
-    settleCost(this.ctx, job.key, creditsUsed);
+    const ending = { key: job.key, planned: this.ctx.planned.get(job.key), adapter: entry.adapter };
+    const ended = recordEnd(store, ending, done ? 'done' : 'failed', { resource, view, at: now }, { type: done ? 'job:done' : 'job:failed' });
+    entry.job = ended.row;
+    settleCost(this.ctx, job.key, ended.creditsUsed);
     announce(this.ctx, entry.job, view.failedReason ?? undefined);
     return done ? 'done' : 'failed';
   }
