@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { ServiceClient } from '../../api/index.js';
 import type { Plan, PlannedJob } from '../../plan/types.js';
@@ -5,6 +6,7 @@ import { DEFAULT_SANDBOX_SPEED } from '../../run/defaults.js';
 import type { Decision } from '../../run/reconcile/resolve-doubt.js';
 import type { JobRow, StateStore } from '../../state/index.js';
 import { stateWord } from '../../state/vocabulary.js';
+import { plural } from '../../util/format.js';
 import { oneLine } from '../../util/one-line.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
@@ -14,10 +16,16 @@ import { jobNamed, manifestTarget } from './target.js';
 interface ResolveFlags extends StateFlags {
   adopt?: string;
   absent?: boolean;
+  from?: string;
 }
 
-/** The one decision the flags give; anything else is a usage error. */
-function decisionOf(flags: ResolveFlags): Decision {
+/** The one decision the flags give for one job, or the file that gives many; anything else is a usage error. */
+function decisionOf(name: string | undefined, flags: ResolveFlags): Decision | { from: string } {
+  if (flags.from !== undefined) {
+    if (name !== undefined || flags.adopt || flags.absent) throw new UsageError('--from FILE settles the jobs its lines name: give no JOB, --adopt or --absent with it');
+    return { from: flags.from };
+  }
+  if (name === undefined) throw new UsageError('name the job in doubt (its key or label, see reelpipe doubt), or give --from FILE to settle many');
   if (Boolean(flags.adopt) === Boolean(flags.absent)) throw new UsageError('give one decision: --adopt REMOTE_ID (it exists) or --absent (it was never created)');
   return flags.adopt ? { adopt: flags.adopt } : { absent: true };
 }
@@ -40,26 +48,36 @@ function settledText(job: PlannedJob, row: JobRow, decision: Decision, manifest:
 }
 
 /**
- * `reelpipe resolve MANIFEST JOB --adopt REMOTE_ID | --absent`: the operator's decision on a job
- * in doubt (see src/run/reconcile/resolve-doubt.ts). Takes the manifest's lock: never while a run of it is going
- * (exit 75). An adopted id is checked at the service first (with --sandbox, the embedded sandbox
- * the runs used).
+ * `reelpipe resolve MANIFEST JOB --adopt REMOTE_ID | --absent`, or `resolve MANIFEST --from FILE`:
+ * the operator's decision on jobs in doubt (see src/run/reconcile/resolve-doubt.ts; many at once,
+ * all or nothing: resolve-many.ts). Under the manifest's lock (underLock); an adopted id is
+ * checked at the service first.
  */
 export const registerResolve: RegisterCommand = (program, io) => {
   addStateFlags(
     program
       .command('resolve')
-      .description('settle a job in doubt: --adopt the remote job that was found, or say it is --absent')
+      .description('settle a job in doubt: --adopt the remote job that was found, or say it is --absent; many at once with --from FILE')
       .argument('<manifest>', 'the manifest YAML file')
-      .argument('<job>', 'the job, by key or label (see reelpipe doubt)')
+      .argument('[job]', 'the job, by key or label (see reelpipe doubt)')
       .option('--adopt <remote-id>', 'the remote job the POST made (checked by a GET: kind, body, owner); recorded in the state the GET shows')
-      .option('--absent', 'nothing was created: the next run submits the job (and pays for it)'),
-  ).action(async (file: string, name: string, flags: ResolveFlags) => {
-    const asked = decisionOf(flags);
+      .option('--absent', 'nothing was created: the next run submits the job (and pays for it)')
+      .option('--from <file>', 'one decision a line, `JOB,REMOTE_ID` or `JOB,absent` (# comments); each checked as one resolve, all recorded or none'),
+  ).action(async (file: string, name: string | undefined, flags: ResolveFlags) => {
+    const asked = decisionOf(name, flags);
     const { plan, statePath } = await manifestTarget(io, file, flags);
-    const { resolveDoubt } = await import('../../run/reconcile/resolve-doubt.js');
+    const [{ decidedBy, resolveDoubt }, { readDecisionFile }, { resolveMany }] = await Promise.all([
+      import('../../run/reconcile/resolve-doubt.js'), import('../../run/reconcile/decision-file.js'), import('../../run/reconcile/resolve-many.js'),
+    ]);
     const target = { io, plan, statePath, sandbox: flags.sandbox };
-    const job = jobNamed(plan, name);
+    if ('from' in asked) {
+      const read = readDecisionFile(resolve(io.cwd, asked.from), asked.from);
+      const adopts = read.lines.some((line) => 'adopt' in line.decision);
+      const settled = await underLock(target, adopts, (store, client) => resolveMany(store, client, (named) => jobNamed(plan, named), { display: asked.from, ...read }, decidedBy()));
+      say(io, [...settled.map((s) => settledText(s.settlement.job, s.row, s.settlement.decision, file)), `${asked.from}: ${plural(settled.length, 'job')} settled, in one transaction`]);
+      return;
+    }
+    const job = jobNamed(plan, name as string);
     const row = await underLock(target, 'adopt' in asked, (store, client) => resolveDoubt(store, client, job, asked));
     say(io, [settledText(job, row, asked, file)]);
   });
