@@ -32,7 +32,10 @@ export interface ProgressOptions {
 export interface Progress {
   /** The plan, and its jobs as the state database has them when the run starts: the counting begins. */
   begin(plan: PlanShape, rows: readonly Pick<JobFacts, 'key' | 'status' | 'creditsUsed' | 'creditsPrior' | 'submittedAt' | 'finishedAt'>[]): void;
-  /** The run is over: a last redraw (live), and every timer stopped. */
+  /**
+   * The run is over: the jobs it began with in doubt and still holds there said in one line (each
+   * printed on its own only when it changes), a last redraw (live), and every timer stopped.
+   */
   close(): void;
 }
 
@@ -41,7 +44,8 @@ export interface Progress {
  * per step with its jobs per state, credits so far and time left, and the total — redrawn in
  * place; what needs a person (failures, jobs in doubt, stops, notes) prints above it. Plain (no
  * terminal): no escape codes at all; the header, then every event as a line starting with its
- * ISO time, and a status line every `statusEveryMs`.
+ * ISO time, and a status line every `statusEveryMs`. Either way a job in doubt gets one line when
+ * it falls in doubt, not another each time a run holds it there (see close).
  */
 export function startProgress(events: RunEvents, options: ProgressOptions): Progress {
   const clock = options.clock ?? systemClock;
@@ -56,12 +60,20 @@ export function startProgress(events: RunEvents, options: ProgressOptions): Prog
   };
   const sink = options.mode === 'live' ? liveSink(options, clock, () => (tally ? view() : null), () => concurrency) : plainSink(options, clock, () => (tally ? view() : null));
 
+  let manifest = '';
+  // Jobs in doubt when the run began, and in doubt still since: said together at the end, not one by one.
+  const doubtedBefore = new Set<string>();
   events.on('run:started', (e) => {
     concurrency = e.concurrency;
+    manifest = e.manifest;
     sink.header(say.headerLine(e, options.version, clock.now()));
   });
   events.on('job:status', (e) => {
+    const before = tally?.statusOf(e.key);
     tally?.update(e);
+    // Held in doubt again is not news: a job already in doubt that stays so gets no second line.
+    if (e.status === 'in_doubt' && before === 'in_doubt') return sink.refresh();
+    doubtedBefore.delete(e.key);
     // A terminal shows status changes in the block; only what needs a person gets a line of its own.
     if (options.mode === 'plain' || say.mattersToPeople(e.status)) sink.line(say.statusText(e, named));
     else sink.refresh();
@@ -71,13 +83,19 @@ export function startProgress(events: RunEvents, options: ProgressOptions): Prog
   always('job:read-failed', (e) => say.readFailedText(e, named));
   always('run:stopping', say.stoppingText);
   always('run:note', say.noteText);
+  let closed = false;
   return {
     begin: (plan, rows) => {
       for (const job of plan.jobs) labels.set(job.key, job.label);
       tally = new ProgressTally(plan, concurrency, rows);
+      for (const row of rows) if (row.status === 'in_doubt' && labels.has(row.key)) doubtedBefore.add(row.key);
       sink.refresh();
     },
-    close: () => sink.close(),
+    close: () => {
+      if (!closed && doubtedBefore.size > 0) sink.line(say.stillInDoubtText(doubtedBefore.size, manifest));
+      closed = true;
+      sink.close();
+    },
   };
 }
 

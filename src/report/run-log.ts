@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import type { RunEvents, RunEventMap } from '../run/run-events.js';
 import { countWords, stateWord } from '../state/vocabulary.js';
 import { createLogger, type Logger } from '../util/logger.js';
+import { stoppingWords } from './progress/lines.js';
 
 /** The state database every command uses by default: its runs' logs need no prefix. */
 const DEFAULT_DB = 'reelpipe.db';
@@ -123,7 +124,7 @@ function recordEvents(events: RunEvents, logger: Logger, labelOf: (key: string) 
     },
     'job:download-failed': (e) => logger.warn({ ...job(e.key, e.step), error: e.message }, 'download failed'),
     'job:read-failed': (e) => logger.warn({ ...job(e.key, e.step), error: e.message, giveUp: e.giveUp }, e.giveUp ? 'read given up' : 'read failed'),
-    'run:stopping': (e) => logger.warn({ reason: e.reason }, `stopping: ${e.message}`),
+    'run:stopping': (e) => logger.warn({ reason: e.reason }, stoppingWords(e)),
     'run:note': (e) => logger.info(e.message),
     'run:jobs': (e) => logger.info({ jobs: e.jobs.length, states: countWords(e.jobs.map((j) => stateWord(j.status))) }, 'jobs at start'),
     'run:finished': (e) => logger[e.outcome === 'OK' ? 'info' : 'warn']({ outcome: e.outcome }, 'run finished'),

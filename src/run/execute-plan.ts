@@ -7,6 +7,7 @@ import { adapterFor } from './adapters/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
+import { formatDuration } from '../util/time-format.js';
 import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
 import { deferred, type Deferred } from './deferred.js';
 import { DownloadBacklog } from './download-backlog.js';
@@ -360,7 +361,7 @@ function watchDeadline(ctx: RunContext, tracker: Tracker): { cancel: () => void;
   ctx.clock
     .sleep(ctx.options.maxWaitMs, AbortSignal.any([controller.signal, ctx.stop.controller.signal]))
     .then(() => {
-      const message = `--max-wait of ${ctx.options.maxWaitMs} ms reached`;
+      const message = `--max-wait of ${formatDuration(ctx.options.maxWaitMs ?? 0)} reached`;
       if (ctx.stop.stop('deadline', message)) ctx.events.emit('run:stopping', { reason: 'deadline', message });
       tracker.halt();
     })

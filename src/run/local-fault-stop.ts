@@ -9,7 +9,8 @@ import type { RunContext } from './run-context.js';
  */
 export function stopOnLocalFault(ctx: RunContext, error: unknown): boolean {
   if (!isLocalFault(error)) return false;
-  const message = `a local fault stopped the run: ${error instanceof Error ? error.message : String(error)}`;
-  if (ctx.stop.stop('local-fault', message)) ctx.events.emit('run:stopping', { reason: 'local-fault', message });
+  const fault = error instanceof Error ? error.message : String(error);
+  // Said after `stopping: ` as the fault alone; the run's end names it as what stopped the run.
+  if (ctx.stop.stop('local-fault', `a local fault stopped the run: ${fault}`)) ctx.events.emit('run:stopping', { reason: 'local-fault', message: `a local fault: ${fault}` });
   return true;
 }

@@ -25,7 +25,11 @@ export interface RunEventMap {
   'job:download-failed': { key: string; step: string; message: string };
   /** A read of a tracked job failed: said at the first failure, and when the run gives up on it. */
   'job:read-failed': { key: string; step: string; message: string; giveUp: boolean };
-  'run:stopping': { reason: StopReason; message: string };
+  /**
+   * Submitting stops. `message` says why and what happens now, read after `stopping: `; `cause`,
+   * when the message does not name it (a signal), is read in parentheses: `stopping (SIGINT): …`.
+   */
+  'run:stopping': { reason: StopReason; message: string; cause?: string };
   /** The run has its row (its id) and its log, before the lock is taken: what a header names. */
   'run:started': RunStarted;
   /** The run's row records how it ended: `OK` or the error code. */

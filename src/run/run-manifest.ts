@@ -7,6 +7,7 @@ import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMo
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
+import { formatDuration } from '../util/time-format.js';
 import { executePlan, type ReceiverLink, type RunResult } from './execute-plan.js';
 import { killHookFromEnv } from './kill-hook.js';
 import { openService } from './open-service.js';
@@ -147,7 +148,7 @@ async function runLocked(input: RunManifestInput, plan: Plan, options: ResolvedR
     onFault: (error) => halt('local-fault', `the state database ${held.statePath} could not be written (${error.message}); nothing more can be recorded safely`),
     waitMs: options.waitForLockMs,
     signal: stop.controller.signal,
-    onWait: (refusal) => input.progress.emit('run:note', { message: `${refusal.message}; waiting up to ${Math.round(options.waitForLockMs / 1000)} s for it (--wait-for-lock)` }),
+    onWait: (refusal) => input.progress.emit('run:note', { message: `${refusal.message}; waiting up to ${formatDuration(options.waitForLockMs)} for it (--wait-for-lock)` }),
   });
   closers.unshift(() => lock.release());
   input.prepare?.(store, plan);

@@ -34,7 +34,7 @@ export function watchHealth(client: ServiceClient, clock: Clock, afterMs: number
     if (silentMs < afterMs || told) return;
     told = true;
     const message = error instanceof Error ? error.message : String(error);
-    onUnreachable(`the service gave no answer for ${Math.round(silentMs / 1000)} s (last: ${message}); stopping`);
+    onUnreachable(`the service gave no answer for ${Math.round(silentMs / 1000)} s (last: ${message})`);
   };
   const wrapped: Record<string, unknown> = {};
   for (const [group, operations] of Object.entries(client)) {

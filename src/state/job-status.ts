@@ -12,6 +12,7 @@ import { StateError } from '../errors.js';
  *   in_doubt ──(reconcile found the job the intent created)──▶ submitted
  *   in_doubt ──(reconcile proved nothing was created, or --resubmit-in-doubt)──▶ planned
  *   in_doubt ──(kind cannot be reconciled)──▶ in_doubt (held, reported, exit 4)
+ *   in_doubt ──(`resolve --adopt` of a remote job that already failed / was rejected)──▶ failed | rejected
  *   submitted ──(read: pending / in_queue / running …)──▶ running
  *   submitted | running ──(read: finished, output URL present)──▶ done
  *   submitted | running ──(read: failed)──▶ failed
@@ -54,7 +55,7 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
   planned: ['submitting', 'done', 'rejected'],
   submitting: ['submitted', 'rejected', 'planned', 'in_doubt', 'done'],
-  in_doubt: ['submitted', 'planned', 'in_doubt', 'done'],
+  in_doubt: ['submitted', 'planned', 'in_doubt', 'done', 'failed', 'rejected'],
   submitted: ['running', 'done', 'failed', 'rejected', 'submitted'],
   running: ['running', 'done', 'failed', 'rejected'],
   done: ['downloaded', 'partly_failed', 'done'],

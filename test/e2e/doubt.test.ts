@@ -69,9 +69,11 @@ describe('reelpipe doubt and resolve', () => {
     expect(mismatch.stderr).toContain(`boreal ${stranger.id} does not match what the attempt asked for`);
 
     const made = project.sandbox.jobs().find((j) => j.kind === 'boreal' && j.id !== stranger.id);
+    // Once the job the POST made has finished at the service, adopting it records it finished.
+    while (project.sandbox.jobs().find((j) => j.id === made?.id)?.status !== 'done') await new Promise((resolve) => setTimeout(resolve, 20));
     const adopted = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', String(made?.id)]);
     expect(adopted.exitCode, adopted.stderr).toBe(0);
-    expect(adopted.stdout).toMatch(/adopted .* \(now submitted\); the next run tracks and downloads it, paying nothing more/);
+    expect(adopted.stdout).toMatch(/adopted .* \(finished\); the next run downloads its outputs, paying nothing more/);
     const resolved = project.query<{ data: string }>("SELECT data FROM events WHERE type = 'job:resolved'");
     expect(JSON.parse(resolved[0]!.data)).toMatchObject({ decision: 'adopt', remoteId: made?.id, by: expect.stringMatching(/.+@.+/) });
 

@@ -37,6 +37,6 @@ steps:
     const run = await runCli(['run', 'm.yaml', '--max-wait', '2s', '--time-scale', '0.001'], { cwd: dir, env, timeout: 20_000 });
     expect(run.signal, run.stderr).toBeUndefined();
     expect(run.exitCode, run.stderr).toBe(4);
-    expect(run.stderr).toMatch(/--max-wait of 2000 ms reached; 1 job left \(1 still rendering at the service\)/);
+    expect(run.stderr).toMatch(/--max-wait of 2s reached; 1 job left \(1 still rendering at the service\)/);
   }, 30_000);
 });

@@ -204,7 +204,7 @@ describe('reelpipe forget', () => {
 });
 
 describe('reelpipe resolve', () => {
-  test('adopting a job finished at creation says it is now finished, the word every view uses (not the database\'s done)', async () => {
+  test('adopting a job finished at creation says it is finished, the word every view uses (not the database\'s done)', async () => {
     project = await openProject();
     project.write('link.yaml', `
 version: 1
@@ -224,7 +224,7 @@ steps:
     db.close();
     const adopted = await project.cli(['resolve', 'link.yaml', 'product', '--adopt', row!.remote_id]);
     expect(adopted.exitCode, adopted.stderr).toBe(0);
-    expect(adopted.stdout).toBe(`product (${row!.key}): adopted ${row!.remote_id} (now finished); the next run downloads its outputs, paying nothing more`);
+    expect(adopted.stdout).toBe(`product (${row!.key}): adopted ${row!.remote_id} (finished); the next run downloads its outputs, paying nothing more`);
   });
 });
 

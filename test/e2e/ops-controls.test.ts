@@ -169,12 +169,12 @@ describe('--wait-for-lock', () => {
     const holder = holdLock(project, manifest);
     const run = project.cli(['run', 'm.yaml', '--wait-for-lock', '60s', ...fast]);
     let said = '';
-    await new Promise<void>((resolve) => run.stderr?.on('data', (chunk: Buffer) => (said += String(chunk)).includes('waiting up to 60 s') && resolve()));
+    await new Promise<void>((resolve) => run.stderr?.on('data', (chunk: Buffer) => (said += String(chunk)).includes('waiting up to 1m00s') && resolve()));
     expect(project.sandbox.stats().requests).toEqual({});
     holder.release();
     const result = await run;
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/another run \(pid \d+ on .+\) is working on .*m\.yaml; try again when it has finished; waiting up to 60 s for it/);
+    expect(result.stderr).toMatch(/another run \(pid \d+ on .+\) is working on .*m\.yaml; try again when it has finished; waiting up to 1m00s for it \(--wait-for-lock\)/);
   });
 
   test('gives up when the wait is over: exit 75, saying how long it waited, nothing sent', async () => {
@@ -184,7 +184,7 @@ describe('--wait-for-lock', () => {
     try {
       const result = await project.cli(['run', 'm.yaml', '--wait-for-lock', '300ms', ...fast]);
       expect(result.exitCode).toBe(75);
-      expect(result.stderr).toMatch(/waited 0 s for it \(--wait-for-lock, 2 tries\)/);
+      expect(result.stderr).toMatch(/waited 0s for it \(--wait-for-lock, 2 tries\)/);
       expect(project.sandbox.stats().requests).toEqual({});
     } finally {
       holder.release();

@@ -192,6 +192,8 @@ describe('locking and interruption', () => {
     const ended = await first;
     expect(ended.exitCode).toBe(4);
     expect(ended.stderr).toMatch(/interrupted by SIGINT/);
+    // Said as a person would: what stopped it, then what happens now — "stopping" once.
+    expect(ended.stderr).toMatch(/ {2}stopping \(SIGINT\): no new jobs are sent; requests in flight settle first\n/);
     const inFlight = statusCounts(project);
     expect((inFlight.submitted ?? 0) + (inFlight.running ?? 0)).toBeGreaterThan(0);
 

@@ -55,6 +55,13 @@ describe('plain progress (no terminal)', () => {
     expect(output()).not.toContain('\x1b');
   });
 
+  test('a stop caused by a signal names it in parentheses: "stopping" is said once', () => {
+    const { events, progress, output } = open('plain');
+    events.emit('run:stopping', { reason: 'interrupted', cause: 'SIGTERM', message: 'no new jobs are sent; requests in flight settle first' });
+    progress.close();
+    expect(output().trimEnd().split('\n').at(-1)!.replace(ISO, '<t>  ')).toBe('<t>  stopping (SIGTERM): no new jobs are sent; requests in flight settle first');
+  });
+
   test('a status line every interval, with counts, credits and time left; none after close', async () => {
     const { clock, events, progress, output } = open('plain', { statusEveryMs: 5000 });
     events.emit('job:status', { key: 'shorts:1', step: 'shorts', kind: 'ai_short', status: 'downloaded', creditsUsed: 5, creditsPrior: 0, submittedAt: clock.now(), finishedAt: clock.now() + 4000 });
@@ -143,5 +150,54 @@ describe('live progress (a terminal)', () => {
     // Three rows of four: the bottom of the block, the total last.
     expect(rows.slice(-3).map((r) => r.split(' ')[0])).toEqual(['step-with-a-rather-long…', '+6', 'total']);
     expect(rows.filter((r) => r.startsWith('step-'))).toHaveLength(1);
+  });
+});
+
+describe('jobs in doubt', () => {
+  const row = (key: string, status: 'planned' | 'in_doubt') => ({ key, status, creditsUsed: null, creditsPrior: 0, submittedAt: null, finishedAt: null });
+  const inDoubt = (key: string, detail: string) => ({ key, step: 'shorts', kind: 'ai_short', status: 'in_doubt' as const, detail });
+  const said = (output: string) => output.trimEnd().split('\n').slice(1).map((l) => l.replace(ISO, '<t>  '));
+
+  test('a job that falls in doubt and is then held there is one line in a cron log, not two', () => {
+    const { events, progress, output } = open('plain');
+    events.emit('job:status', { key: 'shorts:1', step: 'shorts', kind: 'ai_short', status: 'submitting' });
+    events.emit('job:status', inDoubt('shorts:1', 'no answer after the request was sent'));
+    events.emit('job:status', inDoubt('shorts:1', 'held in doubt: ai_short jobs cannot be listed'));
+    progress.close();
+    expect(said(output())).toEqual([
+      '<t>  submitting    short-TR1  shorts:1',
+      '<t>  IN DOUBT      short-TR1  shorts:1  no answer after the request was sent',
+    ]);
+  });
+
+  test('on a terminal too, held in doubt again prints nothing above the block', () => {
+    const { events, progress, output } = open('live', { size: () => ({ columns: 120, rows: 40 }) });
+    events.emit('job:status', inDoubt('shorts:1', 'no answer after the request was sent'));
+    events.emit('job:status', inDoubt('shorts:1', 'held in doubt: ai_short jobs cannot be listed'));
+    progress.close();
+    const rows = replayTerminal(output(), 120).rows;
+    expect(rows.filter((r) => r.includes('IN DOUBT'))).toEqual(['02:00:00  IN DOUBT      short-TR1  shorts:1  no answer after the request was sent']);
+  });
+
+  test('a run that begins with jobs in doubt and still holds them at its end says so in one line, not one per job', () => {
+    const { events, progress, output } = open('plain');
+    progress.begin(PLAN, [row('shorts:1', 'in_doubt'), row('shorts:2', 'in_doubt'), row('clones:1', 'in_doubt')]);
+    for (const key of ['shorts:1', 'shorts:2', 'clones:1']) events.emit('job:status', inDoubt(key, 'held in doubt: ai_short jobs cannot be listed'));
+    // One of them is settled in this run: its change is a line of its own, and it is no longer held.
+    events.emit('job:status', { key: 'clones:1', step: 'clones', kind: 'ad_clone', status: 'submitted', remoteId: 'r-9', detail: 'reconciled: found r-9' });
+    progress.close();
+    progress.close();
+    expect(said(output())).toEqual([
+      '<t>  submitted     clone-de  clones:1  r-9  reconciled: found r-9',
+      '<t>  still in doubt from earlier runs: 2 jobs (reelpipe doubt /p/m.yaml lists them)',
+    ]);
+  });
+
+  test('a run that settles every job it began with in doubt says nothing more at its end', () => {
+    const { events, progress, output } = open('plain');
+    progress.begin(PLAN, [row('shorts:1', 'in_doubt')]);
+    events.emit('job:status', { key: 'shorts:1', step: 'shorts', kind: 'ai_short', status: 'planned', detail: 'reconciled: absent' });
+    progress.close();
+    expect(output()).not.toContain('still in doubt');
   });
 });

@@ -35,6 +35,7 @@ describe("a run's log file", () => {
     events.emit('job:status', { key: 'shorts:1', step: 'shorts', kind: 'ai_short', status: 'submitted', remoteId: 'r-1' });
     events.emit('job:status', { key: 'shorts:1', step: 'shorts', kind: 'ai_short', status: 'failed', detail: 'render failed' });
     events.emit('run:stopping', { reason: 'budget', message: 'the cap' });
+    events.emit('run:stopping', { reason: 'interrupted', cause: 'SIGINT', message: 'no new jobs are sent' });
     events.emit('run:finished', { runId: 7, outcome: 'JOBS_FAILED' });
     log.close();
     expect(log.file).toBe(join(dir, 'state', 'logs', '7.ndjson'));
@@ -42,6 +43,7 @@ describe("a run's log file", () => {
       { level: 30, runId: 7, key: 'shorts:1', label: 'short-TR1', step: 'shorts', kind: 'ai_short', dbStatus: 'submitted', remoteId: 'r-1', msg: 'submitted' },
       { level: 40, runId: 7, key: 'shorts:1', label: 'short-TR1', step: 'shorts', kind: 'ai_short', dbStatus: 'failed', remoteId: null, detail: 'render failed', msg: 'failed' },
       { level: 40, runId: 7, reason: 'budget', msg: 'stopping: the cap' },
+      { level: 40, runId: 7, reason: 'interrupted', msg: 'stopping (SIGINT): no new jobs are sent' },
       { level: 40, runId: 7, outcome: 'JOBS_FAILED', msg: 'run finished' },
     ]);
   });

@@ -5,8 +5,10 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createClient, type ServiceClient } from '../../src/api/index.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { planManifest, type Plan } from '../../src/plan/index.js';
+import { stoppingText } from '../../src/report/progress/lines.js';
 import { executePlan } from '../../src/run/execute-plan.js';
 import type { KillHook, KillPoint } from '../../src/run/kill-hook.js';
+import { RunEvents } from '../../src/run/run-events.js';
 import { resolveRunOptions } from '../../src/run/run-options.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { StateStore } from '../../src/state/index.js';
@@ -46,13 +48,13 @@ async function planOf(yaml: string): Promise<Plan> {
   return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
 }
 
-/** Throws (a bug, not a kill) the first time the run reaches `point`. */
-function throwOnce(point: KillPoint): KillHook {
+/** Throws (a bug, not a kill; with `code`, a fault of the machine) the first time the run reaches `point`. */
+function throwOnce(point: KillPoint, code?: string): KillHook {
   let fired = false;
   return (p) => {
     if (p !== point || fired) return;
     fired = true;
-    throw new Error(`boom at ${p}`);
+    throw Object.assign(new Error(`boom at ${p}`), code ? { code } : {});
   };
 }
 
@@ -85,5 +87,18 @@ describe('an unexpected error ends only its own job', () => {
     const second = await run(plan);
     expect(second.counts).toEqual({ downloaded: 3 });
     expect(sandbox.stats().created.ai_short).toBe(3);
+  });
+
+  test('a fault of the machine stops the whole run instead, said as a person would: "stopping: a local fault: …", "stopping" once', async () => {
+    const plan = await planOf(THREE);
+    const events = new RunEvents();
+    const said: string[] = [];
+    events.on('run:stopping', (e) => said.push(stoppingText(e)));
+    const options = resolveRunOptions({ ratePerSecond: 1000, timeScale: 1 / 2000 }, { concurrency: 3, maxCredits: null });
+    const result = await executePlan(plan, { store, client, events, kill: throwOnce('before-post', 'ENOSPC') }, options);
+    expect(result.stop).toBe('local-fault');
+    expect(said).toEqual(['stopping: a local fault: boom at before-post']);
+    // The run's end names it as what stopped the run.
+    expect(result.stopMessage).toBe('a local fault stopped the run: boom at before-post');
   });
 });

@@ -66,7 +66,7 @@ describe('--wait-for-lock', () => {
     }
     const error = await outcome;
     expect(error).toBeInstanceOf(LockedError);
-    expect((error as Error).message).toMatch(/working on m\.yaml; try again when it has finished; waited 10 s for it \(--wait-for-lock, 5 tries\)$/);
+    expect((error as Error).message).toMatch(/working on m\.yaml; try again when it has finished; waited 10s for it \(--wait-for-lock, 5 tries\)$/);
   });
 
   test('the pause doubles up to its ceiling, and never sleeps past the deadline', async () => {

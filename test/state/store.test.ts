@@ -70,6 +70,8 @@ describe('the job status machine', () => {
     ['submitting', 'rejected'],
     ['in_doubt', 'submitted'],
     ['in_doubt', 'planned'],
+    ['in_doubt', 'failed'],
+    ['in_doubt', 'rejected'],
     ['submitted', 'running'],
     ['running', 'done'],
     ['running', 'failed'],
@@ -82,7 +84,7 @@ describe('the job status machine', () => {
     ['submitted', 'planned'],
     ['running', 'submitting'],
     ['downloaded', 'planned'],
-    ['in_doubt', 'failed'],
+    ['in_doubt', 'downloaded'],
     ['failed', 'done'],
   ];
   test.each(allowed)('%s → %s is allowed', (from, to) => expect(canTransition(from, to)).toBe(true));

@@ -35,7 +35,9 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
   const onSignal = (signal: NodeJS.Signals) => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    if (stop.stop('interrupted', `${signal} received`)) events.emit('run:stopping', { reason: 'interrupted', message: `${signal}: stopping; requests in flight settle first` });
+    if (stop.stop('interrupted', `${signal} received`)) {
+      events.emit('run:stopping', { reason: 'interrupted', cause: signal, message: 'no new jobs are sent; requests in flight settle first' });
+    }
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

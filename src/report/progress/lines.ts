@@ -48,8 +48,14 @@ export function statusText(e: RunEventMap['job:status'], named: Named): string {
 export const downloadFailedText = (e: RunEventMap['job:download-failed'], named: Named) => `download failed  ${named(e.key)}  ${oneLine(e.message)}`;
 export const readFailedText = (e: RunEventMap['job:read-failed'], named: Named) =>
   `${e.giveUp ? 'READ GIVEN UP' : 'read failed'}  ${named(e.key)}  ${oneLine(e.message)}`;
-export const stoppingText = (e: RunEventMap['run:stopping']) => `stopping: ${oneLine(e.message)}`;
+/** `stopping (SIGINT): no new jobs are sent; …`, or `stopping: MESSAGE` when the message names its cause; `message` as it is said. */
+export const stoppingWords = (e: RunEventMap['run:stopping'], message = e.message) => `stopping${e.cause ? ` (${printable(e.cause)})` : ''}: ${message}`;
+export const stoppingText = (e: RunEventMap['run:stopping']) => stoppingWords(e, oneLine(e.message));
 export const noteText = (e: RunEventMap['run:note']) => oneLine(e.message);
+
+/** The jobs a run began with in doubt and still holds there, in one line rather than one each. */
+export const stillInDoubtText = (jobs: number, manifest: string) =>
+  `still in doubt from earlier runs: ${plural(jobs, 'job')} (reelpipe doubt ${printable(manifest)} lists them)`;
 
 /** Steps listed one by one at most; more are summed into one line. Why 10: the block must fit a terminal. */
 export const MAX_STEP_LINES = 10;

@@ -78,6 +78,11 @@ export class ProgressTally {
     }
   }
 
+  /** The job's status as last known (null: not recorded yet); undefined for a key the plan does not have. */
+  statusOf(key: string): JobStatus | null | undefined {
+    return this.facts.get(key)?.status;
+  }
+
   /** A job changed status; fields the event does not carry keep their last value. */
   update(change: Partial<JobFacts> & { key: string; status: JobStatus }): void {
     const known = this.facts.get(change.key);

@@ -6,6 +6,7 @@ import { settleCost } from '../budget/budget-stop.js';
 import { matchesIntent } from './match-intent.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
+import { recordEnd } from '../track/record-end.js';
 import { utcIso } from '../../util/time-format.js';
 
 /**
@@ -116,20 +117,14 @@ function adoptRecorded(ctx: RunContext, job: JobRow, remoteId: string): Reconcil
   return 'found';
 }
 
-function adoptInstant(ctx: RunContext, job: JobRow, adapter: KindAdapter, result: Resource, remoteId: string): ReconcileResult {
-  const view = adapter.view(result);
-  const creditsUsed = view.creditsUsed ?? adapter.fixedCredits ?? null;
-  const row = ctx.store.durably(() =>
-    ctx.store.transition(job.key, 'done', {
-      remoteId,
-      remoteStatus: view.remoteStatus,
-      result,
-      creditsUsed,
-      // With no known cost the reservation stays on the row: it is what the ledger counts.
-      ...(creditsUsed === null ? {} : { creditsReserved: 0 }),
-      submittedAt: job.submittedAt ?? ctx.clock.now(),
-      finishedAt: ctx.clock.now(),
-    }, 'job:reconciled', { recorded: remoteId }),
+function adoptInstant(ctx: RunContext, job: JobRow, adapter: KindAdapter, resource: Resource, remoteId: string): ReconcileResult {
+  const now = ctx.clock.now();
+  const { row, creditsUsed } = ctx.store.durably(() =>
+    recordEnd(ctx.store, { key: job.key, planned: ctx.planned.get(job.key), adapter }, 'done', { resource, view: adapter.view(resource), at: now }, {
+      type: 'job:reconciled',
+      data: { recorded: remoteId },
+      extra: { remoteId, submittedAt: job.submittedAt ?? now },
+    }),
   );
   settleCost(ctx, job.key, creditsUsed);
   announce(ctx, row, `reconciled: the kept answer of ${remoteId} finished it`);

@@ -1,5 +1,5 @@
 import type { PlannedJob } from '../../plan/types.js';
-import type { JobItemRow, JobRow, StateStore } from '../../state/index.js';
+import type { JobItemRow, StateStore } from '../../state/index.js';
 import type { KindAdapter, RemoteView, Resource } from '../adapters/index.js';
 
 /**
@@ -9,22 +9,31 @@ import type { KindAdapter, RemoteView, Resource } from '../adapters/index.js';
  * from the price rule: see adapters/html-ad-items.ts). Items of earlier attempts that this one did
  * not ask for keep their records. Runs inside the transaction that moves the job.
  */
-export function recordItemOutcomes(store: StateStore, job: JobRow, planned: PlannedJob | undefined, adapter: KindAdapter, resource: Resource, view: RemoteView): void {
+export function recordItemOutcomes(
+  store: StateStore,
+  key: string,
+  planned: Pick<PlannedJob, 'request'> | undefined,
+  adapter: KindAdapter,
+  seen: { resource: Resource; view: RemoteView; remoteId?: string | null | undefined },
+): void {
   const kind = adapter.items;
-  if (!kind) return;
+  const job = store.job(key);
+  if (!kind || !job) return;
+  // The request this attempt sent (the job's row holds the last one sent), and the remote job it made.
   const asked = kind.requested(job.request);
+  const remoteId = seen.remoteId ?? job.remoteId;
   const places = planned ? kind.requested(planned.request) : asked;
-  const outcomes = kind.read(resource, asked, view.phase === 'done' ? null : view.failedReason);
+  const outcomes = kind.read(seen.resource, asked, seen.view.phase === 'done' ? null : seen.view.failedReason);
   const items: Omit<JobItemRow, 'jobKey'>[] = asked.map((item, i) => {
     const outcome = outcomes.get(item) ?? { state: 'failed' as const, url: null, failedReason: 'the service returned no ad for this item' };
     const place = places.indexOf(item);
     const failed = outcome.state === 'failed';
     return {
-      idx: place === -1 ? places.length + i : place, item, state: outcome.state, failedReason: outcome.failedReason, attemptId: null, remoteId: job.remoteId,
+      idx: place === -1 ? places.length + i : place, item, state: outcome.state, failedReason: outcome.failedReason, attemptId: null, remoteId,
       url: outcome.url, refunded: failed ? kind.creditsEach : 0, refundDerived: failed,
     };
   });
-  store.recordItems(job.key, items);
+  store.recordItems(key, items);
   const refunded = items.reduce((sum, item) => sum + item.refunded, 0);
-  if (job.remoteId && refunded > 0) store.charges.refund(job.key, job.remoteId, refunded, true);
+  if (remoteId && refunded > 0) store.charges.refund(key, remoteId, refunded, true);
 }

@@ -8,12 +8,11 @@ import { expectedSeconds } from './expected-duration.js';
 import { lateAfterMs, pollDelayMs, predictedDelayMs } from './poll-schedule.js';
 import { failedReadDelayMs, MAX_READ_FAILURES } from './read-failures.js';
 import { DurationModel, serviceLifeMs } from './duration-model.js';
-import { outputsOf, recordOutputLinks } from '../outputs/output-links.js';
+import { endOf, recordEnd } from './record-end.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 import { deferred, type Deferred } from '../deferred.js';
 import { stopOnLocalFault } from '../local-fault-stop.js';
-import { recordItemOutcomes } from './record-items.js';
 
 /**
  * Why a 404 on reading a submitted job fails it: the service answered that the job does not exist
@@ -384,26 +383,15 @@ export class Tracker {
       if (job.status !== 'running') announce(this.ctx, entry.job, view.remoteStatus);
       return undefined;
     }
-    const creditsUsed = view.creditsUsed ?? entry.adapter.fixedCredits ?? null;
     const done = view.phase === 'done';
-    // A job the service rejected (at its review) is its own state, charged what it says.
-    const end = done ? 'done' : view.phase === 'rejected' ? 'rejected' : 'failed';
+    const end = endOf(view);
     const now = this.ctx.clock.now();
     this.model.observe(job.step, this.lifeMs(entry).modelled, serviceLifeMs(resource) ?? now - entry.since);
-    const planned = this.ctx.planned.get(job.key);
-    recordItemOutcomes(store, job, planned, entry.adapter, resource, view);
-    entry.job = store.transition(job.key, end, {
-      remoteStatus: view.remoteStatus,
-      result: resource,
-      creditsUsed,
-      // With no reported cost the reservation stays on the row: it is what the ledger counts.
-      ...(creditsUsed === null ? {} : { creditsReserved: 0 }),
-      failedReason: view.failedReason,
-      finishedAt: this.ctx.clock.now(),
-    }, done ? 'job:done' : end === 'rejected' ? 'job:rejected' : 'job:failed', { remoteStatus: view.remoteStatus, creditsUsed, failedReason: view.failedReason });
-    // Its files' links in the same transaction: the download then commits only what it fetched.
-    if (done) recordOutputLinks(store, job.key, outputsOf(store, job.key, planned, entry.adapter, resource));
-    settleCost(this.ctx, job.key, creditsUsed);
+    const ending = { key: job.key, planned: this.ctx.planned.get(job.key), adapter: entry.adapter };
+    const type = done ? 'job:done' : end === 'rejected' ? 'job:rejected' : 'job:failed';
+    const ended = recordEnd(store, ending, end, { resource, view, at: now }, { type });
+    entry.job = ended.row;
+    settleCost(this.ctx, job.key, ended.creditsUsed);
     announce(this.ctx, entry.job, view.failedReason ?? undefined);
     return done ? 'done' : 'failed';
   }

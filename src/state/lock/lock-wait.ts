@@ -1,4 +1,5 @@
 import { LockedError } from '../../errors.js';
+import { formatDuration } from '../../util/time-format.js';
 import { acquireLock, type HeldLock, type LockOptions } from './lock.js';
 import type { StateStore } from '../store.js';
 
@@ -50,5 +51,5 @@ export async function acquireLockWaiting(store: StateStore, options: LockWaitOpt
 }
 
 function gaveUp(refusal: LockedError, waitMs: number, tries: number): LockedError {
-  return new LockedError(`${refusal.message}; waited ${Math.round(waitMs / 1000)} s for it (--wait-for-lock, ${tries} tries)`);
+  return new LockedError(`${refusal.message}; waited ${formatDuration(waitMs)} for it (--wait-for-lock, ${tries} tries)`);
 }
