@@ -113,7 +113,8 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
       concurrency: options.concurrency, sandbox,
     });
     const result = await runLocked(input, plan, options, { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), logger: log?.logger });
-    const error = runOutcome(result, input.manifestFile);
+    const labels = new Map(plan.jobs.map((job) => [job.key, job.label]));
+    const error = runOutcome(result, input.manifestFile, (key) => labels.get(key));
     // What this run added to the ledger (its `runs` line): spent at the end less spent at the start,
     // both over the jobs it was given (with --step, the other steps' spending is not this run's).
     const thisRun = Math.round((result.credits.spent - result.spentAtStart) * 100) / 100;

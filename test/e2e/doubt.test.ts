@@ -100,6 +100,49 @@ describe('reelpipe doubt and resolve', () => {
   });
 });
 
+describe('jobs planned behind a job in doubt that no run can settle', () => {
+  test('end the run with exit 5, naming which jobs wait on which, not exit 4 run after run; once it is resolved they run', async () => {
+    project = await openProject();
+    project.write('chain.yaml', `
+version: 1
+name: chain
+outputs: out
+steps:
+  - id: short
+    kind: ai_short
+    with: { script: "Every trail starts with one step.", style: 3D, aspect_ratio: 9x16 }
+  - id: teasers
+    kind: boreal
+    needs: [short]
+    matrix: { seconds: [5, 10] }
+    with: { prompt: A shoe in a stream, resolution: 720p, duration: "{{ matrix.seconds }}" }
+  - id: final
+    kind: ai_short
+    needs: [teasers]
+    with: { script: "The trail goes on.", style: 3D, aspect_ratio: 9x16 }
+`);
+    // The short's POST is the run's first (everything else waits for it): killed after it, the
+    // short is found submitting by the next run and held in doubt, as an AI Short cannot be searched.
+    const killed = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: 'after-post:1' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    for (let night = 0; night < 2; night++) {
+      const held = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE]);
+      expect(held.exitCode, held.stderr).toBe(5);
+      expect(held.stderr).toMatch(/1 job in doubt needs a decision — .*; 3 jobs wait on 1 job in doubt: short \(short:\w{12}\) ← teasers · 5, teasers · 10, final$/m);
+      expect(held.stdout).toMatch(/^not submitted, waiting on a job in doubt \(they start once it is resolved: reelpipe doubt, then reelpipe resolve\):\n {2}teasers · 5 \(teasers:\w{12}\) {2}waits on short \(short:\w{12}\)\n.*\n {2}final \(final:\w{12}\) {2}waits on short /m);
+    }
+    expect(project.sandbox.stats().created).toEqual({ ai_short: 1 });
+
+    const made = project.sandbox.jobs().find((j) => j.kind === 'ai_short');
+    const adopted = await project.cli(['resolve', 'chain.yaml', 'short', '--adopt', String(made?.id)]);
+    expect(adopted.exitCode, adopted.stderr).toBe(0);
+    const last = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE]);
+    expect(last.exitCode, last.stderr).toBe(0);
+    expect(statusCounts(project)).toEqual({ downloaded: 4 });
+    expect(project.sandbox.stats().created).toEqual({ ai_short: 2, boreal: 2 });
+  });
+});
+
 describe('webhooks settle what polling cannot', () => {
   test('on the hostile profile with every delivery arriving, every creation whose answer was lost is adopted from its delivery (custom templates too): none left in doubt, zero duplicates, failures only on the service\'s word', async () => {
     // Every hostile rate, but no dropped deliveries (and Retry-After 0, which changes no outcome),

@@ -144,6 +144,7 @@ describe('the exit code is decided from where the jobs stand', () => {
     hookFailed: over.hookFailed ?? [],
     refused: over.refused ?? [],
     blocked: over.blocked ?? [],
+    waitingOnDoubt: over.waitingOnDoubt ?? [],
     undecided: over.undecided ?? [],
     open: { rendering: over.rendering ?? [], toDownload: over.toDownload ?? [], notSubmitted: over.notSubmitted ?? [], toSearch: over.toSearch ?? [] },
   });
@@ -156,6 +157,8 @@ describe('the exit code is decided from where the jobs stand', () => {
     ['jobs still rendering beside failures', standing({ rendering: ['r'], failed: ['x'] }), null, 'UNFINISHED', /1 job left .*; 1 job failed/],
     ['an in-doubt job that can be searched for', standing({ toSearch: ['s'] }), null, 'UNFINISHED', /in doubt, to be searched for/],
     ['only undecided doubts and failures', standing({ undecided: ['u'], failed: ['x'] }), null, 'JOBS_IN_DOUBT', /reelpipe doubt m\.yaml.*1 job failed/],
+    ['an undecided doubt and the jobs planned behind it', standing({ undecided: ['u'], waitingOnDoubt: [{ key: 'w', on: ['u'] }] }), null, 'JOBS_IN_DOUBT', /reelpipe doubt m\.yaml.*; 1 job waits on 1 job in doubt: u ← w$/],
+    ['jobs planned behind a searchable doubt: the next run moves them on', standing({ toSearch: ['s'], notSubmitted: ['n'] }), null, 'UNFINISHED', /^2 jobs left \(1 not submitted yet, 1 in doubt, to be searched for at the service\): run the same command again/],
     ['a rejection beside a failure: each named for what it is', standing({ failed: ['x'], rejected: ['y', 'z'] }), null, 'JOBS_FAILED', /^1 job failed and 2 jobs were rejected \(nothing made, nothing charged\): see the summary, then `reelpipe retry m\.yaml`$/],
     ['only failures and the jobs they block', standing({ failed: ['x'], blocked: ['y'] }), null, 'JOBS_FAILED', /1 job failed and 1 job not started because a job they need failed: .*reelpipe retry m\.yaml/],
     ['only jobs whose output hook failed (files on disk)', standing({ hookFailed: ['h'] }), null, 'JOBS_FAILED', /^1 job finished with its files on disk but an output hook failed: see `reelpipe status m\.yaml`, then `reelpipe retry m\.yaml --hooks`$/],
@@ -174,6 +177,29 @@ describe('the exit code is decided from where the jobs stand', () => {
     const error = runOutcome(result(s, stop), 'm.yaml');
     expect(error?.code).toBe(code);
     if (message) expect(error?.message).toMatch(message);
+  });
+});
+
+describe('a message naming the jobs planned behind jobs in doubt', () => {
+  const labelOf = (key: string) => (key === 'links:abc123' ? 'product-link' : key.startsWith('shorts:') ? `short-${key.slice(7)}` : undefined);
+  const waiting = (keys: string[], on: string[]) => keys.map((key) => ({ key, on }));
+  const standing = (undecided: string[], waitingOnDoubt: Standing['waitingOnDoubt']): Standing => ({
+    finished: [], failed: [], rejected: [], hookFailed: [], refused: [], blocked: [], waitingOnDoubt, undecided,
+    open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] },
+  });
+  const outcome = (s: Standing) => runOutcome({ standing: s, stop: null, stopMessage: null } as unknown as RunResult, 'm.yaml', labelOf);
+
+  test.each<[string, Standing, string]>([
+    ['names each job in doubt by label and key, and the jobs waiting on it by label, at most five', standing(['links:abc123'], waiting(['shorts:1', 'shorts:2', 'shorts:3', 'shorts:4', 'shorts:5', 'shorts:6', 'shorts:7'], ['links:abc123'])),
+      '7 jobs wait on 1 job in doubt: product-link (links:abc123) ← short-1, short-2, short-3, short-4, short-5 and 2 more'],
+    ['a job waiting on two is listed under each; a job without a label is named by its key', standing(['links:abc123', 'boreal:b'], [{ key: 'shorts:1', on: ['links:abc123', 'boreal:b'] }, { key: 'final:f', on: ['boreal:b'] }]),
+      '2 jobs wait on 2 jobs in doubt: product-link (links:abc123) ← short-1; boreal:b ← short-1, final:f'],
+    ['at most three jobs in doubt are named', standing(['a:1', 'a:2', 'a:3', 'a:4'], ['a:1', 'a:2', 'a:3', 'a:4'].map((on, i) => ({ key: `shorts:${i}`, on: [on] }))),
+      '4 jobs wait on 4 jobs in doubt: a:1 ← short-0; a:2 ← short-1; a:3 ← short-2; and 1 more job in doubt'],
+  ])('%s', (_, s, text) => {
+    const error = outcome(s);
+    expect(error?.code).toBe('JOBS_IN_DOUBT');
+    expect(error?.message.slice(-text.length - 2)).toBe(`; ${text}`);
   });
 });
 
