@@ -43,7 +43,8 @@ interface Said {
  *   5. everything finished and on disk                          → 0
  *
  * A stop with nothing left to do is not an error: a finished manifest whose past spend is over
- * a lowered cap, or a SIGINT after the last download, exits 0.
+ * a lowered cap, or a SIGINT after the last download, exits 0. The message gives one instruction
+ * for each thing that needs the operator, the main verdict's first, never the same one twice.
  */
 export function runOutcome(result: RunResult, manifest: string, labelOf: LabelOf = () => undefined): ReelpipeError | undefined {
   const said: Said = { standing: result.standing, manifest, labelOf };
@@ -53,7 +54,7 @@ export function runOutcome(result: RunResult, manifest: string, labelOf: LabelOf
     return new LockedError(`${message}; this run stopped at once, its work is recorded and the other run carries on`);
   }
   if (openCount(standing) > 0) return stoppedEarly(result, said) ?? new UnfinishedError(`${openText(standing)}: run the same command again to resume${alsoText(said)}`);
-  if (standing.undecided.length > 0) return new JobsInDoubtError(doubtText(said) + failedNote(said));
+  if (standing.undecided.length > 0) return new JobsInDoubtError(doubtText(said) + failedNote(said, false));
   if (needsAFix(standing) > 0) return new JobsFailedError(failedText(said));
   return undefined;
 }
@@ -62,24 +63,29 @@ function stoppedEarly(result: RunResult, said: Said): ReelpipeError | undefined 
   const message = result.stopMessage ?? '';
   // The stop's message starts with the signal's name when a signal stopped the run ("SIGTERM received").
   const signal = /^SIG[A-Z]+/.exec(message)?.[0] ?? 'a signal';
-  const left = `${openText(said.standing)}${alsoText(said)}`;
+  const left = openText(said.standing);
+  const also = alsoText(said);
   switch (result.stop) {
     case 'interrupted':
-      return new InterruptedError(signal, left);
+      return new InterruptedError(signal, left, also);
     case 'auth':
       return new ReelpipeError('API_UNAUTHORIZED', `the service refused the credentials; nothing more was submitted: ${message}`);
     case 'credits':
-      return new InsufficientCreditsError(`the account ran out of credits; submitting stopped: ${message}; ${left}`);
+      return new InsufficientCreditsError(`the account ran out of credits; submitting stopped: ${message}; ${left}${also}`);
     case 'budget':
-      return new BudgetExceededError(`${budgetMessage(result, message)}; ${left}`);
+      return new BudgetExceededError(`${budgetMessage(result, message)}; ${left}${also}`);
     case 'deadline':
     case 'unreachable':
-      return new UnfinishedError(`${message}; ${left}: the next run carries on`);
+      return new UnfinishedError(`${message}; ${left}: the next run carries on${also}`);
     case 'local-fault':
-      return new LocalFaultError(`${message}; ${left}: fix the machine, then run the same command again`);
-    // The failures are why the run stopped: read them first (exit 1); retry then resubmits them and runs the rest.
-    case 'halt-after':
-      return new JobsFailedError(`${message}; ${left}: see the summary, fix the cause, then \`reelpipe retry ${said.manifest}\` (it resubmits the failed jobs and runs the rest)`);
+      return new LocalFaultError(`${message}; ${left}: fix the machine, then run the same command again${also}`);
+    // The failures are why the run stopped: read them first (exit 1); retry then resubmits them and
+    // runs the rest, so it is the one instruction for both (and the failures are said once, here).
+    case 'halt-after': {
+      const retry = `see the summary, fix the cause, then \`reelpipe retry ${said.manifest}\` (it resubmits the failed jobs and runs the rest)`;
+      const failed = failedText(said, retry, true) || retry;
+      return new JobsFailedError(`${message}; ${left}; ${failed}${doubtNote(said)}`);
+    }
     default:
       return undefined;
   }
@@ -97,10 +103,13 @@ function openText(standing: Standing): string {
   return `${plural(openCount(standing), 'job')} left (${said.join(', ')})`;
 }
 
-/** What else needs the operator, said after the main verdict. */
+/** What else needs the operator, said after a main verdict that leads to another run (refused files are not told to run again twice). */
 function alsoText(said: Said): string {
-  const doubt = said.standing.undecided.length > 0 ? `; also ${doubtText(said)}` : '';
-  return doubt + failedNote(said);
+  return doubtNote(said) + failedNote(said, true);
+}
+
+function doubtNote(said: Said): string {
+  return said.standing.undecided.length > 0 ? `; also ${doubtText(said)}` : '';
 }
 
 function doubtText(said: Said): string {
@@ -146,12 +155,17 @@ function needsAFix(standing: Standing): number {
   return standing.failed.length + standing.rejected.length + standing.blocked.length + standing.hookFailed.length + standing.refused.length;
 }
 
-function failedNote(said: Said): string {
-  return needsAFix(said.standing) > 0 ? `; ${failedText(said)}` : '';
+/** `runAgainSaid`: the main verdict already tells the operator to run again (see refusedText). */
+function failedNote(said: Said, runAgainSaid: boolean): string {
+  return needsAFix(said.standing) > 0 ? `; ${failedText(said, undefined, runAgainSaid)}` : '';
 }
 
-function failedText(said: Said): string {
-  const hooks = [hookFailedText(said), refusedText(said)].filter(Boolean).join('; ');
+/**
+ * The jobs that need a fix and what to do about each kind. `retry`: the instruction for failed,
+ * rejected and blocked jobs (the halt-after stop words its own).
+ */
+function failedText(said: Said, retry = `see the summary, then \`reelpipe retry ${said.manifest}\``, runAgainSaid = false): string {
+  const hooks = [hookFailedText(said), refusedText(said, runAgainSaid)].filter(Boolean).join('; ');
   const { failed, rejected, blocked } = said.standing;
   if (failed.length + rejected.length + blocked.length === 0) return hooks;
   const what = [
@@ -159,16 +173,20 @@ function failedText(said: Said): string {
     ...(rejected.length > 0 ? [`${plural(rejected.length, 'job')} ${rejected.length === 1 ? 'was' : 'were'} rejected (nothing made, nothing charged)`] : []),
     ...(blocked.length > 0 ? [`${plural(blocked.length, 'job')} not started because a job they need failed`] : []),
   ];
-  return `${what.join(' and ')}: see the summary, then \`reelpipe retry ${said.manifest}\`${hooks ? `; ${hooks}` : ''}`;
+  return `${what.join(' and ')}: ${retry}${hooks ? `; ${hooks}` : ''}`;
 }
 
-/** Refused files are not a failed job: it was made and paid for; after the fix, a plain run fetches them. */
-function refusedText(said: Said): string {
+/**
+ * Refused files are not a failed job: it was made and paid for; after the fix, a plain run fetches
+ * them. After a verdict that already says to run again, that is not said a second time.
+ */
+function refusedText(said: Said, runAgainSaid: boolean): string {
   const n = said.standing.refused.length;
   if (n === 0) return '';
+  const fix = runAgainSaid ? 'fix it, and the next run fetches them without paying again' : 'fix it, then run the same command again — it fetches them without paying again';
   return (
     `${plural(n, 'job')} finished at the service but ${n === 1 ? 'its files were' : 'their files were'} refused (too large, at a private address, or behind a link in the outputs folder): ` +
-    `see the reason in \`reelpipe status ${said.manifest}\`, fix it, then run the same command again — it fetches them without paying again`
+    `see the reason in \`reelpipe status ${said.manifest}\`, ${fix}`
   );
 }
 

@@ -178,6 +178,39 @@ describe('the exit code is decided from where the jobs stand', () => {
     expect(error?.code).toBe(code);
     if (message) expect(error?.message).toMatch(message);
   });
+
+  // Each thing to do is said once, the stop's own instruction right after what is left.
+  const RETRY = 'see the summary, then `reelpipe retry m.yaml`';
+  const FETCH = 'see the reason in `reelpipe status m.yaml`, fix it, and the next run fetches them without paying again';
+  test.each<[string, Standing, StopReason | null, string]>([
+    ['--halt-after with jobs left: one retry, which also runs the rest', standing({ failed: ['x', 'y'], notSubmitted: ['n'] }), 'halt-after',
+      'halt-after happened; 1 job left (1 not submitted yet); 2 jobs failed: see the summary, fix the cause, then `reelpipe retry m.yaml` (it resubmits the failed jobs and runs the rest)'],
+    ['--halt-after beside refused files and a job in doubt', standing({ failed: ['x'], refused: ['z'], notSubmitted: ['n'], undecided: ['u'] }), 'halt-after',
+      'halt-after happened; 1 job left (1 not submitted yet); 1 job failed: see the summary, fix the cause, then `reelpipe retry m.yaml` (it resubmits the failed jobs and runs the rest); ' +
+        `1 job finished at the service but its files were refused (too large, at a private address, or behind a link in the outputs folder): ${FETCH}; also 1 job in doubt needs a decision`],
+    ['a signal beside failures', standing({ rendering: ['r'], failed: ['x'] }), 'interrupted',
+      `interrupted by a signal; 1 job left (1 still rendering at the service): run the same command again to resume; 1 job failed: ${RETRY}`],
+    ['a signal beside refused files', standing({ rendering: ['r'], refused: ['z'] }), 'interrupted',
+      'interrupted by a signal; 1 job left (1 still rendering at the service): run the same command again to resume; 1 job finished at the service but its files were refused ' +
+        `(too large, at a private address, or behind a link in the outputs folder): ${FETCH}`],
+    ['--max-wait beside failures', standing({ rendering: ['r'], failed: ['x'] }), 'deadline',
+      `deadline happened; 1 job left (1 still rendering at the service): the next run carries on; 1 job failed: ${RETRY}`],
+    ['an unreachable service beside a failed hook', standing({ rendering: ['r'], hookFailed: ['h'] }), 'unreachable',
+      'unreachable happened; 1 job left (1 still rendering at the service): the next run carries on; 1 job finished with its files on disk but an output hook failed: see `reelpipe status m.yaml`, then `reelpipe retry m.yaml --hooks`'],
+    ['a local fault beside failures', standing({ toDownload: ['d'], failed: ['x'] }), 'local-fault',
+      `local-fault happened; 1 job left (1 finished, files not yet downloaded): fix the machine, then run the same command again; 1 job failed: ${RETRY}`],
+    ['the budget beside failures', standing({ notSubmitted: ['n'], failed: ['x'] }), 'budget', `; 1 job left (1 not submitted yet); 1 job failed: ${RETRY}`],
+    ['the credits beside failures', standing({ notSubmitted: ['n'], failed: ['x'] }), 'credits',
+      `the account ran out of credits; submitting stopped: credits happened; 1 job left (1 not submitted yet); 1 job failed: ${RETRY}`],
+    ['jobs rendering beside refused files', standing({ rendering: ['r'], refused: ['z'] }), null,
+      '1 job left (1 still rendering at the service): run the same command again to resume; 1 job finished at the service but its files were refused ' +
+        `(too large, at a private address, or behind a link in the outputs folder): ${FETCH}`],
+  ])('one instruction for each thing to do: %s', (_, s, stop, text) => {
+    const message = runOutcome(result(s, stop), 'm.yaml')?.message ?? '';
+    expect(message.includes(text), message).toBe(true);
+    expect(message.split('reelpipe retry m.yaml`').length - 1, message).toBeLessThanOrEqual(1);
+    expect(message.split('run the same command again').length - 1, message).toBeLessThanOrEqual(1);
+  });
 });
 
 describe('a message naming the jobs planned behind jobs in doubt', () => {
