@@ -132,6 +132,8 @@ steps:
       expect(held.stdout).toMatch(/^not submitted, waiting on a job in doubt \(they start once it is resolved: reelpipe doubt, then reelpipe resolve\):\n {2}teasers · 5 \(teasers:\w{12}\) {2}waits on short \(short:\w{12}\)\n.*\n {2}final \(final:\w{12}\) {2}waits on short /m);
     }
     expect(project.sandbox.stats().created).toEqual({ ai_short: 1 });
+    const status = await project.cli(['status', 'chain.yaml']);
+    expect(status.stdout).toMatch(/^ {2}final {2}final:\w{12} {2}ai_short {2}not submitted.* {2}waits on a job in doubt: short \(short:\w{12}\)$/m);
 
     const made = project.sandbox.jobs().find((j) => j.kind === 'ai_short');
     const adopted = await project.cli(['resolve', 'chain.yaml', 'short', '--adopt', String(made?.id)]);
