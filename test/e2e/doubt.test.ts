@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CREATING_CONNECTIONS } from '../../src/api/index.js';
 import { FAULT_PROFILES } from '../../src/sandbox/index.js';
+import { CHAIN_MANIFEST } from '../helpers/chain-manifest.js';
 import { webhookFlags } from '../helpers/free-port.js';
 import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
 
@@ -103,26 +104,8 @@ describe('reelpipe doubt and resolve', () => {
 describe('jobs planned behind a job in doubt that no run can settle', () => {
   test('end the run with exit 5, naming which jobs wait on which, not exit 4 run after run; once it is resolved they run', async () => {
     project = await openProject();
-    project.write('chain.yaml', `
-version: 1
-name: chain
-outputs: out
-steps:
-  - id: short
-    kind: ai_short
-    with: { script: "Every trail starts with one step.", style: 3D, aspect_ratio: 9x16 }
-  - id: teasers
-    kind: boreal
-    needs: [short]
-    matrix: { seconds: [5, 10] }
-    with: { prompt: A shoe in a stream, resolution: 720p, duration: "{{ matrix.seconds }}" }
-  - id: final
-    kind: ai_short
-    needs: [teasers]
-    with: { script: "The trail goes on.", style: 3D, aspect_ratio: 9x16 }
-`);
-    // The short's POST is the run's first (everything else waits for it): killed after it, the
-    // short is found submitting by the next run and held in doubt, as an AI Short cannot be searched.
+    project.write('chain.yaml', CHAIN_MANIFEST);
+    // Killed after the short's POST, the next run finds it submitting and holds it in doubt.
     const killed = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: 'after-post:1' });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     for (let night = 0; night < 2; night++) {

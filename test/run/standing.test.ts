@@ -7,33 +7,14 @@ import { planManifest, type Plan } from '../../src/plan/index.js';
 import { dependencies } from '../../src/run/dependencies.js';
 import { standingOf } from '../../src/run/standing.js';
 import type { JobRow } from '../../src/state/index.js';
-
-/** A short, two teasers that need it, and a final short that needs the teasers: a chain of three steps. */
-const CHAIN = `
-version: 1
-name: chain
-outputs: out
-steps:
-  - id: short
-    kind: ai_short
-    with: { script: "Every trail starts with one step.", style: 3D, aspect_ratio: 9x16 }
-  - id: teasers
-    kind: boreal
-    needs: [short]
-    matrix: { seconds: [5, 10] }
-    with: { prompt: A shoe in a stream, resolution: 720p, duration: "{{ matrix.seconds }}" }
-  - id: final
-    kind: ai_short
-    needs: [teasers]
-    with: { script: "The trail goes on.", style: 3D, aspect_ratio: 9x16 }
-`;
+import { CHAIN_MANIFEST } from '../helpers/chain-manifest.js';
 
 let dir: string;
 let plan: Plan;
 let keys: { short: string; teaser5: string; teaser10: string; final: string };
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-standing-'));
-  writeFileSync(join(dir, 'm.yaml'), CHAIN);
+  writeFileSync(join(dir, 'm.yaml'), CHAIN_MANIFEST);
   plan = planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
   const [short, teaser5, teaser10, final] = plan.jobs.map((job) => job.key) as [string, string, string, string];
   keys = { short, teaser5, teaser10, final };
