@@ -14,3 +14,4 @@ export * from './lock/lock-wait.js';
 export * from './lock/lock-holder.js';
 export * from './forget-job.js';
 export * from './hook-runs.js';
+export * from './refused-start.js';
