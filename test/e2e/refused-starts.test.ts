@@ -2,6 +2,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { acquireLock, StateStore } from '../../src/state/index.js';
+import { CHAIN_MANIFEST } from '../helpers/chain-manifest.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { openProject, TIME_SCALE, type Project } from './harness.js';
 
@@ -66,13 +67,17 @@ async function withoutQuiz(): Promise<Record<string, string>> {
   return { REELPIPE_BASE_URL: service.url };
 }
 
-/** Each refusal: the manifest, what is set up first (returning the environment to run with and what to undo), the exit code, outcome and recorded line. */
-const REFUSALS: [string, string, (p: Project) => Promise<{ env?: Record<string, string>; undo?: () => void }>, number, string, RegExp][] = [
+interface SetUp { env?: Record<string, string>; args?: string[]; undo?: () => void }
+
+/** Each refusal: the manifest, what is set up first (the environment and flags to run with, what to undo), the exit code, outcome and recorded line. */
+const REFUSALS: [string, string, (p: Project) => Promise<SetUp>, number, string, RegExp][] = [
   ['another run holds the lock', SHORT, async (p) => ({ undo: holdLock(p) }), 75, 'LOCKED', /^another run \(pid \d+ on .+\) is working on .*m\.yaml; try again when it has finished$/],
   ['the credentials are missing', SHORT, async () => ({ env: { REELPIPE_API_KEY: '' } }), 2, 'MISSING_CONFIG', /^REELPIPE_API_KEY is not set: the account API key/],
   ['the manifest does not validate', SHORT.replace('style: 3D', 'style: Watercolour'), async () => ({}), 2, 'INVALID_INPUT', /^m\.yaml: 1 problem$/],
   ['its data file does not validate', ROWS, async (p) => (p.write('rows.csv', 'sku,script\nTR-1,"Every trail starts here."\nTR-2\n'), {}), 2, 'INVALID_INPUT', /^m\.yaml: 1 problem$/],
   ['the live style check fails', ADS, async () => ({ env: await withoutQuiz() }), 2, 'INVALID_INPUT', /^playables: HTML ad styles the service does not offer; nothing was submitted$/],
+  ['a --step is refused', CHAIN_MANIFEST, async () => ({ args: ['--step', 'final'] }), 2, 'USAGE', /^step final needs jobs of step teasers that are not finished: add --step teasers to run it too \(nothing was submitted\)$/],
+  ['the budget gate refuses', SHORT.replace('outputs: out', 'outputs: out\nbudget: { max_credits: 1 }'), async () => ({}), 3, 'BUDGET_EXCEEDED', /^plan one expects 5 credits for the 1 job still to submit \(low 5, high 5\), over the budget of 1 by 4\. Nothing was submitted/],
 ];
 
 describe('a refused start', () => {
@@ -82,8 +87,8 @@ describe('a refused start', () => {
     project.write('first.yaml', SHORT);
     expect((await project.cli(['run', 'first.yaml', '--time-scale', TIME_SCALE])).exitCode).toBe(0);
     project.write('m.yaml', manifest);
-    const { env, undo } = await setUp(project);
-    const refused = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE], env).finally(() => undo?.());
+    const { env, args = [], undo } = await setUp(project);
+    const refused = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE, ...args], env).finally(() => undo?.());
     expect(refused.exitCode, refused.stderr).toBe(exit);
     // Said as before: the line recorded is the first of the message on the terminal.
     expect(refused.stderr).toMatch(new RegExp(`reelpipe: ${refusal.source.slice(1)}`, 'm'));
