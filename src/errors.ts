@@ -123,10 +123,13 @@ export class UnfinishedError extends ReelpipeError {
   }
 }
 
-/** A run stopped on SIGINT/SIGTERM after persisting its state. `left`: what remains, if known. */
+/**
+ * A run stopped on SIGINT/SIGTERM after persisting its state. `left`: what remains, if known;
+ * `also`: what else needs the operator, said after the instruction to resume (`; …`).
+ */
 export class InterruptedError extends ReelpipeError {
-  constructor(signal: string, left?: string) {
-    super('INTERRUPTED', `interrupted by ${signal}${left ? `; ${left}` : ''}; run the same command again to resume`);
+  constructor(signal: string, left?: string, also = '') {
+    super('INTERRUPTED', `interrupted by ${signal}${left ? `; ${left}` : ''}: run the same command again to resume${also}`);
   }
 }
 

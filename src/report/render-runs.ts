@@ -1,5 +1,6 @@
 import { countsText } from '../state/vocabulary.js';
 import { chargedText } from './credits.js';
+import { plural } from '../util/format.js';
 import { formatDuration, isoTime } from '../util/time-format.js';
 import type { PastRun } from './run-history.js';
 
@@ -7,22 +8,24 @@ import type { PastRun } from './run-history.js';
 export type ListedRun = PastRun & { exitCode: number | null; log: string };
 
 /**
- * `reelpipe runs` for people: a header naming the manifest and database, then a line per run,
- * newest first: id, start (ISO, with the zone), end or `running`/`died`, how long, outcome and
- * exit code, jobs per state at its end, credits it counted.
+ * `reelpipe runs` for people: a header naming the manifest and database (and how many refused
+ * starts are left out), then a line per run, newest first: id, start (ISO, with the zone), end or
+ * `running`/`died`/`refused`, how long, outcome and exit code, jobs per state at its end (for a
+ * refused start, why), credits it counted.
  */
-export function renderRuns(manifest: string, dbPath: string, runs: readonly ListedRun[], total: number): string {
-  const lines = [`${manifest} (state ${dbPath}): ${total === 0 ? 'no runs yet' : `${total} run${total === 1 ? '' : 's'}`}`];
+export function renderRuns(manifest: string, dbPath: string, runs: readonly ListedRun[], total: number, refusedHidden = 0): string {
+  const hidden = refusedHidden === 0 ? '' : ` (${plural(refusedHidden, 'refused start')} hidden: --all shows them)`;
+  const lines = [`${manifest} (state ${dbPath}): ${total === 0 ? 'no runs yet' : plural(total, 'run')}${hidden}`];
   if (runs.length === 0) return `${lines[0]}\n`;
   const rows = runs.map((run) => [
     String(run.id),
     isoTime(run.startedAt),
-    run.finishedAt === null ? run.state : isoTime(run.finishedAt),
-    run.finishedAt === null ? '' : formatDuration(run.finishedAt - run.startedAt),
+    run.finishedAt === null || run.state === 'refused' ? run.state : isoTime(run.finishedAt),
+    run.finishedAt === null || run.state === 'refused' ? '' : formatDuration(run.finishedAt - run.startedAt),
     run.outcome ?? '—',
     run.exitCode === null ? '—' : String(run.exitCode),
     chargedText(run.credits),
-    run.jobs ? countsText(run.jobs) || 'no jobs' : '—',
+    run.refusal ?? (run.jobs ? countsText(run.jobs) || 'no jobs' : '—'),
   ]);
   const header = ['RUN', 'STARTED', 'ENDED', 'TOOK', 'OUTCOME', 'EXIT', 'CHARGED', 'JOBS AT THE END'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));

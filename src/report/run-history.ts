@@ -11,8 +11,11 @@ export interface PastRun {
   startedAt: number;
   /** null while it runs, or when it died without recording its end. */
   finishedAt: number | null;
-  /** `finished`; `running` (its lock is held by a live process); `died` (no end recorded, and nobody holds its lock). */
-  state: 'finished' | 'running' | 'died';
+  /**
+   * `finished`; `running` (its lock is held by a live process); `died` (no end recorded, and nobody
+   * holds its lock); `refused` (its start was refused before any job moved: see `refusal`).
+   */
+  state: 'finished' | 'running' | 'died' | 'refused';
   /** `OK` or the code of the error it ended with; null without an end. */
   outcome: string | null;
   host: string;
@@ -24,28 +27,42 @@ export interface PastRun {
    * run's too: the runs of a manifest sum to what it was charged. `unknown`: its jobs of a cost not reported (yet).
    */
   credits: { used: number; unknown: number };
+  /** Why its start was refused: the first line of the message, credentials redacted; null for a run that started. */
+  refusal: string | null;
 }
 
-interface RunRow { id: number; started_at: number; finished_at: number | null; outcome: string | null; host: string; pid: number }
+/** `total`: the runs of the kinds listed (refused starts only with `all`), however many `limit` lets through; `refusedHidden`: refused starts left out. */
+export interface RunHistory {
+  runs: PastRun[];
+  total: number;
+  refusedHidden: number;
+}
+
+interface RunRow { id: number; started_at: number; finished_at: number | null; outcome: string | null; host: string; pid: number; refusal: string | null }
 interface LockRow { run_id: number | null; host: string; pid: number }
 interface Finished { counts?: Partial<Record<JobStatus, number>> }
 
 /**
- * The newest `limit` runs of `manifest` in the state database at `dbPath`, newest first, and how
- * many there are in all. Read-only; a missing database has no runs.
+ * The newest `limit` runs of `manifest` in the state database at `dbPath`, newest first. Refused
+ * starts are left out (and counted) unless `all`: cron refused every few minutes (a lock held
+ * through the night) would push the runs that did something off the list. Read-only; a missing
+ * database has no runs.
  */
-export function readRunHistory(dbPath: string, manifest: string, limit: number): { runs: PastRun[]; total: number } {
+export function readRunHistory(dbPath: string, manifest: string, limit: number, all = false): RunHistory {
   const db = openCurrent(dbPath);
-  if (!db) return { runs: [], total: 0 };
+  if (!db) return { runs: [], total: 0, refusedHidden: 0 };
   try {
-    const total = db.prepare('SELECT count(*) FROM runs WHERE manifest = ?').pluck().get(manifest) as number;
-    const rows = db.prepare('SELECT id, started_at, finished_at, outcome, host, pid FROM runs WHERE manifest = ? ORDER BY id DESC LIMIT ?').all(manifest, limit) as RunRow[];
+    const counts = db.prepare('SELECT count(*) AS runs, count(refusal) AS refused FROM runs WHERE manifest = ?').get(manifest) as { runs: number; refused: number };
+    const rows = db
+      .prepare('SELECT id, started_at, finished_at, outcome, host, pid, refusal FROM runs WHERE manifest = ? AND (? OR refusal IS NULL) ORDER BY id DESC LIMIT ?')
+      .all(manifest, all ? 1 : 0, limit) as RunRow[];
     // Run-level events have no job key: the (manifest, job_key) index finds them without reading the jobs' events.
     const ends = db.prepare("SELECT run_id, data FROM events WHERE manifest = ? AND job_key IS NULL AND type = 'run:finished' AND run_id >= ?");
     const finished = new Map((ends.all(manifest, rows.at(-1)?.id ?? 0) as { run_id: number; data: string | null }[]).map((e) => [e.run_id, parse(e.data)]));
     const locks = db.prepare('SELECT run_id, host, pid FROM locks WHERE name = ?').all(manifest) as LockRow[];
+    const refusedHidden = all ? 0 : counts.refused;
     const charged = readRunCredits(db, manifest);
-    return { runs: rows.map((row) => pastRun(row, finished.get(row.id), locks, charged.get(row.id))), total };
+    return { runs: rows.map((row) => pastRun(row, finished.get(row.id), locks, charged.get(row.id))), total: counts.runs - refusedHidden, refusedHidden };
   } finally {
     db.close();
   }
@@ -56,12 +73,13 @@ function pastRun(row: RunRow, end: Finished | undefined, locks: readonly LockRow
     id: row.id,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
-    state: row.finished_at !== null ? 'finished' : holdsLock(row, locks) ? 'running' : 'died',
+    state: row.refusal !== null ? 'refused' : row.finished_at !== null ? 'finished' : holdsLock(row, locks) ? 'running' : 'died',
     outcome: row.outcome,
     host: row.host,
     pid: row.pid,
     jobs: end?.counts ? wordCountsOf(end.counts) : null,
     credits: { used: charged?.known ?? 0, unknown: charged?.unknown ?? 0 },
+    refusal: row.refusal,
   };
 }
 

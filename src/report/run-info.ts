@@ -21,8 +21,9 @@ export interface RunInfo {
 interface RunRow { id: number; started_at: number; finished_at: number | null; outcome: string | null; max_credits: number | null }
 
 /**
- * The run `runId` of `manifest` (default: its newest), or null when it has none. A run id the
- * manifest does not have is a usage error naming the ones it has.
+ * The run `runId` of `manifest` (default: its newest that started — a refused start moved no job,
+ * and one refused before its state was opened kept no log), or null when it has none. A run id
+ * the manifest does not have is a usage error naming the ones it has.
  */
 export function readRun(dbPath: string, manifest: string, runId?: number): RunInfo | null {
   const db = openCurrent(dbPath);
@@ -33,7 +34,7 @@ export function readRun(dbPath: string, manifest: string, runId?: number): RunIn
   try {
     const select = 'SELECT id, started_at, finished_at, outcome, max_credits FROM runs WHERE manifest = ?';
     const row = (runId === undefined
-      ? db.prepare(`${select} ORDER BY id DESC LIMIT 1`).get(manifest)
+      ? db.prepare(`${select} AND refusal IS NULL ORDER BY id DESC LIMIT 1`).get(manifest)
       : db.prepare(`${select} AND id = ?`).get(manifest, runId)) as RunRow | undefined;
     if (!row) {
       if (runId === undefined) return null;

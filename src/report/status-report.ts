@@ -5,10 +5,12 @@ import { formatCredits, plural } from '../util/format.js';
 import { apartParts } from '../plan/budget.js';
 import { overrunOf, pairText } from './credits.js';
 import { totalsOf, type JobTotals } from './job-totals.js';
-import { readJobFacts } from './job-facts.js';
+import { readJobFacts, type JobFacts } from './job-facts.js';
 import { hookOutcomeText, readHookFacts, type HookFacts } from './hook-facts.js';
 import { countsText, type StateWord } from '../state/vocabulary.js';
 import { utcIsoOrNull as iso } from '../util/time-format.js';
+import { dependencies } from '../run/dependencies.js';
+import { standingOf } from '../run/standing.js';
 
 /** One job as `status` shows it. Unknown figures and times are null, never 0. */
 export interface JobStatusLine {
@@ -40,6 +42,8 @@ export interface JobStatusLine {
   failedReason: string | null;
   /** Why the job is held in doubt (null unless in doubt). */
   doubtReason: string | null;
+  /** Not submitted because it waits on these jobs in doubt, which only a person can settle (run/standing.ts); else empty. */
+  waitsOnDoubt: readonly string[];
   /** Its output hook's newest run per file (docs/hooks.md); empty when none ran. */
   hooks: HookFacts[];
   /** Its items (an HTML ad per style) with their ends, reasons, refunds and files; empty for other kinds. */
@@ -84,6 +88,7 @@ export interface StatusReport {
 export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
   const { facts, money } = readJobFacts(dbPath, plan);
   const hooks = readHookFacts(dbPath, plan.manifestPath);
+  const waiting = waitingOnDoubt(plan, facts);
   const jobs: JobStatusLine[] = plan.jobs.map((job) => {
     const f = facts.get(job.key);
     return {
@@ -105,6 +110,7 @@ export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
       outputs: (f?.outputs ?? []).map((o) => resolve(plan.outputsDir, o.path)),
       failedReason: f?.failedReason ?? null,
       doubtReason: f?.doubtReason ?? null,
+      waitsOnDoubt: waiting.get(job.key) ?? [],
       hooks: hooks.byJob.get(job.key) ?? [],
       items: (f?.items ?? []).map((i) => ({
         item: i.item, state: i.state, reason: i.reason, refunded: i.refunded, refundDerived: i.refundDerived, output: i.path && resolve(plan.outputsDir, i.path),
@@ -123,6 +129,16 @@ export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
   return { manifest: plan.manifestPath, stateDb: dbPath, steps, totals, jobs, onFinish: hooks.onFinish };
 }
 
+/** The jobs in doubt each job not submitted waits on, as the run's exit code sees them (run/standing.ts). */
+function waitingOnDoubt(plan: Plan, facts: ReadonlyMap<string, JobFacts>): Map<string, readonly string[]> {
+  const rows = plan.jobs.flatMap((job) => {
+    const f = facts.get(job.key);
+    return f?.status ? [{ key: job.key, status: f.status, remoteId: f.remoteId, failedReason: f.failedReason }] : [];
+  });
+  if (!rows.some((row) => row.status === 'in_doubt')) return new Map();
+  return new Map(standingOf(plan, rows, dependencies(plan)).waitingOnDoubt.map((w) => [w.key, w.on]));
+}
+
 /** `credits used 12, estimated unknown`, and how many jobs cost more than their high estimate. */
 function creditLine(t: JobTotals): string {
   const over = t.overHighEstimate > 0 ? `; ${t.overHighEstimate} over the high estimate` : '';
@@ -138,11 +154,13 @@ export function renderStatus(report: StatusReport): string {
   const apart = apartParts(report.totals.creditsApart);
   lines.push(`total: ${plural(report.totals.jobs, 'job')} — ${countsText(report.totals.counts)}; ${creditLine(report.totals)}${apart.length ? ` (of the credits used: ${apart.join(', ')})` : ''}`);
   lines.push('jobs:');
+  const labels = new Map(report.jobs.map((job) => [job.key, job.label]));
   for (const job of report.jobs) {
     const credits = job.creditsUsed === null ? (job.dbStatus === null ? '' : ' cost unknown') : ` ${formatCredits(job.creditsUsed)} cr`;
     const over = job.overHighEstimate ? ` (over the high estimate ${formatCredits(job.creditsHigh ?? 0)})` : '';
     const files = job.outputs.length ? `  ${job.outputs.join(', ')}` : '';
-    const reason = job.doubtReason ? `  in doubt: ${job.doubtReason}` : job.failedReason ? `  ${job.failedReason}` : '';
+    const waits = job.waitsOnDoubt.map((key) => `${labels.get(key) ?? key} (${key})`).join(', ');
+    const reason = job.doubtReason ? `  in doubt: ${job.doubtReason}` : job.failedReason ? `  ${job.failedReason}` : waits ? `  waits on a job in doubt: ${waits}` : '';
     lines.push(`  ${job.label}  ${job.key}  ${job.kind}  ${job.state}${job.remoteId ? `  ${job.remoteId}` : ''}${credits}${over}${files}${reason}`);
     for (const item of job.items) if (item.state === 'failed') lines.push(`    item ${item.item} FAILED: ${item.reason ?? 'no reason given'}${refundText(item)}`);
     for (const version of job.history) lines.push(`    earlier version ${version.key}: ${version.creditsUsed === null ? 'cost unknown' : `${formatCredits(version.creditsUsed)} cr`}${version.outputs.length ? `  ${version.outputs.join(', ')}` : ''}`);

@@ -42,6 +42,7 @@ export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number):
   section(lines, 'output hook failed (the files stay; fix the cause, then reelpipe retry --hooks)', hookFailed.map((r) => `${named(r.key)}  ${r.failedReason ?? 'no reason recorded'}`));
   section(lines, 'not started (a job they need failed)', result.blocked.map(named));
   section(lines, 'in doubt (may exist remotely: reelpipe doubt shows why, reelpipe resolve settles one; see docs/exactly-once.md)', result.heldInDoubt.map(named));
+  section(lines, 'not submitted, waiting on a job in doubt (they start once it is resolved: reelpipe doubt, then reelpipe resolve)', result.standing.waitingOnDoubt.map(({ key, on }) => `${named(key)}  waits on ${on.map(named).join(', ')}`));
   section(lines, 'finished but not downloaded (the next run tries again)', result.undownloaded.map(named));
   const refused = new Set(result.standing.refused);
   section(lines, 'finished, files refused (fix the reason, then run again: nothing is paid again)', rows.filter((r) => refused.has(r.key)).map((r) => `${named(r.key)}  ${oneLine(r.failedReason ?? '')}`));

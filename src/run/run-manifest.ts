@@ -8,10 +8,11 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import { formatDuration } from '../util/time-format.js';
-import { executePlan, type ReceiverLink, type RunResult } from './execute-plan.js';
+import { executePlan, type ReceiverLink, type RunDeps, type RunResult } from './execute-plan.js';
 import { killHookFromEnv } from './kill-hook.js';
 import { openService } from './open-service.js';
 import { runOutcome } from './outcome.js';
+import { recordEarlyRefusal, refusalOf } from './refusals.js';
 import { limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
 import { observeRateLimits } from './submit/retry-observer.js';
 import { StopState } from './run-context.js';
@@ -76,6 +77,50 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   const clock = input.clock ?? systemClock;
   const stop = input.stop ?? new StopState();
   const started = clock.now();
+  // A start refused here (input that does not validate, the budget gate) is recorded as refused
+  // in the database the run would have used, when that exists (run/refusals.ts).
+  const { manifest, manifestPlan, plan, statePath, options, sandbox } = await checkBeforeStart(input).catch(async (error: unknown) => {
+    const choice = { manifestFile: input.manifestFile, cwd: input.cwd, env: input.env, statePath: input.statePath, sandbox: input.sandbox !== undefined };
+    await recordEarlyRefusal(choice, error, clock);
+    throw error;
+  });
+  const store = openStore(statePath, clock).useManifest(plan.manifestPath);
+  const closers: (() => Promise<void> | void)[] = [() => store.close()];
+  // Until the plan is driven, an error refuses the start (the lock, credentials, the live styles…).
+  let driving = false;
+  try {
+    // A folder another state database filled is refused: running would pay for its jobs again.
+    claimOutputs(plan.outputsDir, plan.manifestPath, store.identity(statePath));
+    // The run row first, so the lock (and a refused run's message) names the run holding it.
+    const runId = store.startRun(plan.manifestPath, hostname(), process.pid, options.maxCredits);
+    const log = input.openLog?.({ id: runId, statePath });
+    if (log) closers.unshift(() => log.close());
+    input.progress.emit('run:started', {
+      runId, manifest: plan.manifestPath, statePath, logFile: log?.file ?? null, jobs: plan.totals.jobs, steps: plan.steps.length,
+      expectedCredits: plan.totals.credits?.expected ?? null, unknownJobs: plan.totals.unknownJobs, maxCredits: options.maxCredits,
+      concurrency: options.concurrency, sandbox,
+    });
+    const deps = await startLocked(input, plan, options, { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), logger: log?.logger });
+    driving = true;
+    const result = await executePlan(plan, deps, options);
+    const labels = new Map(plan.jobs.map((job) => [job.key, job.label]));
+    const error = runOutcome(result, input.manifestFile, (key) => labels.get(key));
+    finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
+    return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
+  } catch (error) {
+    finish(store, input.progress, (error as ReelpipeError).code ?? 'INTERNAL', {}, driving ? null : refusalOf(error, input.env));
+    throw isLocalFault(error) ? new LocalFaultError(`the state database ${statePath} could not be written: ${(error as Error).message}`, { cause: error }) : error;
+  } finally {
+    await closeAll(closers);
+  }
+}
+
+/**
+ * Every check made before the state database is opened for writing, in the order `plan` gives its
+ * verdicts: the manifest and its data files, the hooks' environment, the outputs folder's owner,
+ * the `--step` selection, the options, the budget gate.
+ */
+async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Manifest; manifestPlan: Plan; plan: Plan; statePath: string; options: ResolvedRunOptions; sandbox: boolean }> {
   const manifest = await loadManifest(input.manifestFile, { env: input.env, cwd: input.cwd });
   checkHookEnv(manifest, input.env);
   const sandbox = input.sandbox !== undefined;
@@ -99,30 +144,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   // Without a cap the verdict is "no cap" whatever was spent: nothing to read for it.
   assertBudget(plan, budgetView(plan, options.maxCredits, options.maxCredits === null ? undefined : recorded()));
   if (options.webhook) for (const message of ownWebhookUrlWarnings(manifest, plan)) input.progress.emit('run:note', { message });
-  const store = openStore(statePath, clock).useManifest(plan.manifestPath);
-  const closers: (() => Promise<void> | void)[] = [() => store.close()];
-  try {
-    // A folder another state database filled is refused: running would pay for its jobs again.
-    claimOutputs(plan.outputsDir, plan.manifestPath, store.identity(statePath));
-    // The run row first, so the lock (and a refused run's message) names the run holding it.
-    const runId = store.startRun(plan.manifestPath, hostname(), process.pid, options.maxCredits);
-    const log = input.openLog?.({ id: runId, statePath });
-    if (log) closers.unshift(() => log.close());
-    input.progress.emit('run:started', {
-      runId, manifest: plan.manifestPath, statePath, logFile: log?.file ?? null, jobs: plan.totals.jobs, steps: plan.steps.length,
-      expectedCredits: plan.totals.credits?.expected ?? null, unknownJobs: plan.totals.unknownJobs, maxCredits: options.maxCredits,
-      concurrency: options.concurrency, sandbox,
-    });
-    const result = await runLocked(input, plan, options, { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), logger: log?.logger });
-    const error = runOutcome(result, input.manifestFile);
-    finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
-    return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
-  } catch (error) {
-    finish(store, input.progress, (error as ReelpipeError).code ?? 'INTERNAL', {});
-    throw isLocalFault(error) ? new LocalFaultError(`the state database ${statePath} could not be written: ${(error as Error).message}`, { cause: error }) : error;
-  } finally {
-    await closeAll(closers);
-  }
+  return { manifest, manifestPlan, plan, statePath, options, sandbox };
 }
 
 interface Held {
@@ -136,8 +158,8 @@ interface Held {
   logger?: Logger;
 }
 
-/** Under the lock: connect, check the live styles, then execute the plan. */
-async function runLocked(input: RunManifestInput, plan: Plan, options: ResolvedRunOptions, held: Held): Promise<RunResult> {
+/** Takes the lock, connects and checks the live styles: what executing the plan needs, once nothing refuses the start. */
+async function startLocked(input: RunManifestInput, plan: Plan, options: ResolvedRunOptions, held: Held): Promise<RunDeps> {
   const { store, clock, stop, closers } = held;
   const halt = (reason: 'lock-lost' | 'local-fault', message: string) => {
     if (stop.stop(reason, message)) input.progress.emit('run:stopping', { reason, message });
@@ -157,7 +179,7 @@ async function runLocked(input: RunManifestInput, plan: Plan, options: ResolvedR
   const sentKeys = new Set(store.jobs(plan.jobs.filter((j) => j.kind === 'html_ads').map((j) => j.key)).filter((r) => r.status !== 'planned').map((r) => r.key));
   await checkHtmlAdStyles(plan, client, input.progress, (key) => !sentKeys.has(key));
   const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
-  return executePlan(plan, {
+  return {
     store,
     client,
     clock,
@@ -168,7 +190,7 @@ async function runLocked(input: RunManifestInput, plan: Plan, options: ResolvedR
     ...(receiver ? { receiver } : {}),
     outputHooks: held.outputHooks,
     ...(held.logger ? { logger: held.logger } : {}),
-  }, options);
+  };
 }
 
 /** Opens the state database; a machine that cannot (a full disk, no permission) is a local fault, exit 74. */
@@ -182,9 +204,9 @@ function openStore(statePath: string, clock: Clock): StateStore {
 }
 
 /** Records how the run ended, if it started; on a full disk that may fail too, and is not worth a second error. */
-function finish(store: StateStore, events: RunEvents, outcome: string, summary: Record<string, unknown>): void {
+function finish(store: StateStore, events: RunEvents, outcome: string, summary: Record<string, unknown>, refusal: string | null = null): void {
   try {
-    store.finishRun(outcome, summary);
+    store.finishRun(outcome, summary, refusal);
   } catch (error) {
     if (!isLocalFault(error)) throw error;
   }

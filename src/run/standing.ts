@@ -16,6 +16,9 @@ import { isRefusedDownload } from './outputs/refused-download.js';
  *   refused     done, but its files were refused (too large, a private address, a link in the
  *               outputs folder): made and paid for; the run after a person's fix fetches them
  *   blocked     planned, but a job it needs failed (or is itself blocked): retry that one first
+ *   waitingOnDoubt
+ *               planned behind an undecided job (below), directly or through other jobs waiting
+ *               on one: no run starts it until a person settles that job (doubt, then resolve)
  *   open        running the same command again can move it on:
  *                 rendering    submitting, submitted, running: the service is still on it
  *                 toDownload   done: finished remotely, its files not all on disk yet
@@ -31,6 +34,8 @@ export interface Standing {
   partlyFailed: string[];
   refused: string[];
   blocked: string[];
+  /** Each with the undecided jobs it waits on, in plan order. */
+  waitingOnDoubt: { key: string; on: readonly string[] }[];
   open: { rendering: string[]; toDownload: string[]; notSubmitted: string[]; toSearch: string[] };
   undecided: string[];
 }
@@ -43,9 +48,11 @@ export function openCount(standing: Standing): number {
 /** `needs`: what each job waits for before it may be submitted (see dependencies.ts). */
 export function standingOf(plan: Plan, rows: readonly Pick<JobRow, 'key' | 'status' | 'remoteId' | 'failedReason'>[], needs: Map<string, readonly string[]>): Standing {
   const byKey = new Map(rows.map((row) => [row.key, row]));
-  const standing: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
+  const standing: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
   const stuck = new Set<string>();
-  // Plan order puts every job after the jobs it needs, so "blocked" propagates in one pass.
+  /** The undecided jobs each undecided or waiting job stands for: itself, or those it waits on. */
+  const doubts = new Map<string, readonly string[]>();
+  // Plan order puts every job after the jobs it needs, so "blocked" and "waiting" propagate in one pass.
   for (const job of plan.jobs) {
     const row = byKey.get(job.key);
     const status = row?.status ?? 'planned';
@@ -58,14 +65,44 @@ export function standingOf(plan: Plan, rows: readonly Pick<JobRow, 'key' | 'stat
       standing[status].push(job.key);
       stuck.add(job.key);
     } else if (status === 'planned') {
-      const blocked = (needs.get(job.key) ?? []).some((key) => stuck.has(key));
-      if (blocked) stuck.add(job.key);
-      (blocked ? standing.blocked : standing.open.notSubmitted).push(job.key);
+      const upstream = needs.get(job.key) ?? [];
+      // A failure needs a retry whatever else the job waits on: blocked comes first.
+      const blocked = upstream.some((key) => stuck.has(key));
+      const on = blocked ? [] : doubtsOf(upstream, doubts);
+      if (blocked) {
+        stuck.add(job.key);
+        standing.blocked.push(job.key);
+      } else if (on.length > 0) {
+        doubts.set(job.key, on);
+        standing.waitingOnDoubt.push({ key: job.key, on });
+      } else standing.open.notSubmitted.push(job.key);
     } else if (status === 'done') (isRefusedDownload(row?.failedReason) ? standing.refused : standing.open.toDownload).push(job.key);
-    else if (status === 'in_doubt') (searchable(job.kind, job.mode, row) ? standing.open.toSearch : standing.undecided).push(job.key);
-    else standing.open.rendering.push(job.key);
+    else if (status === 'in_doubt' && searchable(job.kind, job.mode, row)) standing.open.toSearch.push(job.key);
+    else if (status === 'in_doubt') {
+      standing.undecided.push(job.key);
+      doubts.set(job.key, [job.key]);
+    } else standing.open.rendering.push(job.key);
   }
   return standing;
+}
+
+/**
+ * The undecided jobs behind `upstream`, each once. Why a job waiting on one is not open: the run
+ * never submits it before that job is settled, and only a person settles it, so running again
+ * changes nothing (cron saw exit 4 and ran again every night, in 0.1 s). A job needed by many
+ * shares its list with them (a step waiting on a step holds one list, not one per job).
+ */
+function doubtsOf(upstream: readonly string[], doubts: ReadonlyMap<string, readonly string[]>): readonly string[] {
+  if (doubts.size === 0) return [];
+  let first: readonly string[] | undefined;
+  const all = new Set<string>();
+  for (const key of upstream) {
+    const on = doubts.get(key);
+    if (!on) continue;
+    first ??= on;
+    for (const doubt of on) all.add(doubt);
+  }
+  return first && all.size === first.length ? first : [...all];
 }
 
 /**

@@ -18,3 +18,4 @@ export * from './charges.js';
 export * from './money.js';
 export * from './job-items.js';
 export * from './job-history.js';
+export * from './refused-start.js';

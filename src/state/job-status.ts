@@ -11,7 +11,7 @@ import { StateError } from '../errors.js';
  *   submitting ──(no usable answer, or a crash found at start-up)──▶ in_doubt
  *   in_doubt ──(reconcile found the job the intent created)──▶ submitted
  *   in_doubt ──(reconcile proved nothing was created, or --resubmit-in-doubt)──▶ planned
- *   in_doubt ──(kind cannot be reconciled)──▶ in_doubt (held, reported, exit 4)
+ *   in_doubt ──(kind cannot be reconciled)──▶ in_doubt (held, reported, exit 5)
  *   in_doubt ──(`resolve --adopt` of a remote job that already failed / was rejected)──▶ failed | rejected
  *   submitted ──(read: pending / in_queue / running …)──▶ running
  *   submitted | running ──(read: finished, output URL present)──▶ done

@@ -379,6 +379,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX outputs_by_path ON outputs (manifest, path) WHERE path IS NOT NULL;
     `,
   },
+  {
+    version: 15,
+    name: 'runs.refusal: a start refused before any job moved, with the first line of why',
+    // Why: cron starts a manifest whether or not it can run, and a start turned away (another run
+    // holds the lock, credentials missing, input that does not validate, a style the service
+    // dropped) either left no trace or looked like a run that ended. Marked, `reelpipe runs` can
+    // hide them (a manifest refused every ten minutes would push its real runs off the list) and
+    // `runs --all` show them with their outcome and why. Null for a run that started.
+    sql: `ALTER TABLE runs ADD COLUMN refusal TEXT;`,
+  },
 ];
 
 /**

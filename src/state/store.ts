@@ -145,9 +145,10 @@ export class StateStore {
     return this.runId;
   }
 
-  finishRun(outcome: string, summary: Record<string, unknown>): void {
+  /** `refusal`: why its start was refused, before any job moved (see run/refusals.ts); null for a run that started. */
+  finishRun(outcome: string, summary: Record<string, unknown>, refusal: string | null = null): void {
     if (this.runId === null) return;
-    statement(this.db, 'UPDATE runs SET finished_at = ?, outcome = ? WHERE id = ?').run(this.clock.now(), outcome, this.runId);
+    statement(this.db, 'UPDATE runs SET finished_at = ?, outcome = ?, refusal = ? WHERE id = ?').run(this.clock.now(), outcome, refusal, this.runId);
     this.event('run:finished', null, { outcome, ...summary });
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CREATING_CONNECTIONS } from '../../src/api/index.js';
 import { FAULT_PROFILES } from '../../src/sandbox/index.js';
+import { CHAIN_MANIFEST } from '../helpers/chain-manifest.js';
 import { webhookFlags } from '../helpers/free-port.js';
 import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
 
@@ -99,6 +100,33 @@ describe('reelpipe doubt and resolve', () => {
     const last = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]);
     expect(last.exitCode, last.stderr).toBe(0);
     expect(project.sandbox.stats().created.boreal).toBe(1);
+  });
+});
+
+describe('jobs planned behind a job in doubt that no run can settle', () => {
+  test('end the run with exit 5, naming which jobs wait on which, not exit 4 run after run; once it is resolved they run', async () => {
+    project = await openProject();
+    project.write('chain.yaml', CHAIN_MANIFEST);
+    // Killed after the short's POST, the next run finds it submitting and holds it in doubt.
+    const killed = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: 'after-post:1' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    for (let night = 0; night < 2; night++) {
+      const held = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE]);
+      expect(held.exitCode, held.stderr).toBe(5);
+      expect(held.stderr).toMatch(/1 job in doubt needs a decision — .*; 3 jobs wait on 1 job in doubt: short \(short:\w{12}\) ← teasers · 5, teasers · 10, final$/m);
+      expect(held.stdout).toMatch(/^not submitted, waiting on a job in doubt \(they start once it is resolved: reelpipe doubt, then reelpipe resolve\):\n {2}teasers · 5 \(teasers:\w{12}\) {2}waits on short \(short:\w{12}\)\n.*\n {2}final \(final:\w{12}\) {2}waits on short /m);
+    }
+    expect(project.sandbox.stats().created).toEqual({ ai_short: 1 });
+    const status = await project.cli(['status', 'chain.yaml']);
+    expect(status.stdout).toMatch(/^ {2}final {2}final:\w{12} {2}ai_short {2}not submitted.* {2}waits on a job in doubt: short \(short:\w{12}\)$/m);
+
+    const made = project.sandbox.jobs().find((j) => j.kind === 'ai_short');
+    const adopted = await project.cli(['resolve', 'chain.yaml', 'short', '--adopt', String(made?.id)]);
+    expect(adopted.exitCode, adopted.stderr).toBe(0);
+    const last = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE]);
+    expect(last.exitCode, last.stderr).toBe(0);
+    expect(statusCounts(project)).toEqual({ downloaded: 4 });
+    expect(project.sandbox.stats().created).toEqual({ ai_short: 2, boreal: 2 });
   });
 });
 

@@ -42,7 +42,7 @@ describe('past runs of a manifest', () => {
     expect(runs).toEqual([
       {
         id: 1, startedAt: Date.UTC(2026, 10, 23), finishedAt: Date.UTC(2026, 10, 23, 0, 1), state: 'finished', outcome: 'JOBS_FAILED', host: hostname(), pid: process.pid,
-        jobs: { done: 2, finished: 1, failed: 1, rejected: 1 }, credits: { used: 12.5, unknown: 0 },
+        jobs: { done: 2, finished: 1, failed: 1, rejected: 1 }, credits: { used: 12.5, unknown: 0 }, refusal: null,
       },
     ]);
   });
@@ -84,6 +84,18 @@ describe('past runs of a manifest', () => {
     }
     const { runs, total } = readRunHistory(dbPath, MANIFEST, 2);
     expect([runs.map((r) => r.id), total]).toEqual([[5, 4], 4]);
-    expect(readRunHistory(join(dir, 'none.db'), MANIFEST, 2)).toEqual({ runs: [], total: 0 });
+    expect(readRunHistory(join(dir, 'none.db'), MANIFEST, 2)).toEqual({ runs: [], total: 0, refusedHidden: 0 });
+  });
+
+  test('a refused start is left out and counted, unless all are asked for: then listed as refused, with why', () => {
+    store.startRun(MANIFEST, hostname(), process.pid, null);
+    store.finishRun('OK', {});
+    store.startRun(MANIFEST, hostname(), process.pid, null);
+    store.finishRun('LOCKED', {}, 'another run (pid 7 on night) is working on /p/m.yaml; try again when it has finished');
+    const shown = readRunHistory(dbPath, MANIFEST, 20);
+    expect([shown.runs.map((r) => r.id), shown.total, shown.refusedHidden]).toEqual([[1], 1, 1]);
+    const all = readRunHistory(dbPath, MANIFEST, 20, true);
+    expect([all.total, all.refusedHidden]).toEqual([2, 0]);
+    expect(all.runs[0]).toMatchObject({ id: 2, state: 'refused', outcome: 'LOCKED', refusal: expect.stringMatching(/^another run \(pid 7/) });
   });
 });

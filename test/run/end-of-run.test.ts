@@ -145,6 +145,7 @@ describe('the exit code is decided from where the jobs stand', () => {
     partlyFailed: over.partlyFailed ?? [],
     refused: over.refused ?? [],
     blocked: over.blocked ?? [],
+    waitingOnDoubt: over.waitingOnDoubt ?? [],
     undecided: over.undecided ?? [],
     open: { rendering: over.rendering ?? [], toDownload: over.toDownload ?? [], notSubmitted: over.notSubmitted ?? [], toSearch: over.toSearch ?? [] },
   });
@@ -157,6 +158,8 @@ describe('the exit code is decided from where the jobs stand', () => {
     ['jobs still rendering beside failures', standing({ rendering: ['r'], failed: ['x'] }), null, 'UNFINISHED', /1 job left .*; 1 job failed/],
     ['an in-doubt job that can be searched for', standing({ toSearch: ['s'] }), null, 'UNFINISHED', /in doubt, to be searched for/],
     ['only undecided doubts and failures', standing({ undecided: ['u'], failed: ['x'] }), null, 'JOBS_IN_DOUBT', /reelpipe doubt m\.yaml.*1 job failed/],
+    ['an undecided doubt and the jobs planned behind it', standing({ undecided: ['u'], waitingOnDoubt: [{ key: 'w', on: ['u'] }] }), null, 'JOBS_IN_DOUBT', /reelpipe doubt m\.yaml.*; 1 job waits on 1 job in doubt: u ← w$/],
+    ['jobs planned behind a searchable doubt: the next run moves them on', standing({ toSearch: ['s'], notSubmitted: ['n'] }), null, 'UNFINISHED', /^2 jobs left \(1 not submitted yet, 1 in doubt, to be searched for at the service\): run the same command again/],
     ['a rejection beside a failure: each named for what it is', standing({ failed: ['x'], rejected: ['y', 'z'] }), null, 'JOBS_FAILED', /^1 job failed and 2 jobs were rejected by the service: see the summary, then `reelpipe retry m\.yaml`$/],
     ['a partly failed job (some of its items failed, the rest on disk)', standing({ partlyFailed: ['p'] }), null, 'JOBS_FAILED', /^1 job partly failed \(some of its items failed; the made ones are on disk\): see the summary, then `reelpipe retry m\.yaml`$/],
     ['only failures and the jobs they block', standing({ failed: ['x'], blocked: ['y'] }), null, 'JOBS_FAILED', /1 job failed and 1 job not started because a job they need failed: .*reelpipe retry m\.yaml/],
@@ -176,6 +179,62 @@ describe('the exit code is decided from where the jobs stand', () => {
     const error = runOutcome(result(s, stop), 'm.yaml');
     expect(error?.code).toBe(code);
     if (message) expect(error?.message).toMatch(message);
+  });
+
+  // Each thing to do is said once, the stop's own instruction right after what is left.
+  const RETRY = 'see the summary, then `reelpipe retry m.yaml`';
+  const FETCH = 'see the reason in `reelpipe status m.yaml`, fix it, and the next run fetches them without paying again';
+  test.each<[string, Standing, StopReason | null, string]>([
+    ['--halt-after with jobs left: one retry, which also runs the rest', standing({ failed: ['x', 'y'], notSubmitted: ['n'] }), 'halt-after',
+      'halt-after happened; 1 job left (1 not submitted yet); 2 jobs failed: see the summary, fix the cause, then `reelpipe retry m.yaml` (it resubmits the failed jobs and runs the rest)'],
+    ['--halt-after beside refused files and a job in doubt', standing({ failed: ['x'], refused: ['z'], notSubmitted: ['n'], undecided: ['u'] }), 'halt-after',
+      'halt-after happened; 1 job left (1 not submitted yet); 1 job failed: see the summary, fix the cause, then `reelpipe retry m.yaml` (it resubmits the failed jobs and runs the rest); ' +
+        `1 job finished at the service but its files were refused (too large, at a private address, or behind a link in the outputs folder): ${FETCH}; also 1 job in doubt needs a decision`],
+    ['a signal beside failures', standing({ rendering: ['r'], failed: ['x'] }), 'interrupted',
+      `interrupted by a signal; 1 job left (1 still rendering at the service): run the same command again to resume; 1 job failed: ${RETRY}`],
+    ['a signal beside refused files', standing({ rendering: ['r'], refused: ['z'] }), 'interrupted',
+      'interrupted by a signal; 1 job left (1 still rendering at the service): run the same command again to resume; 1 job finished at the service but its files were refused ' +
+        `(too large, at a private address, or behind a link in the outputs folder): ${FETCH}`],
+    ['--max-wait beside failures', standing({ rendering: ['r'], failed: ['x'] }), 'deadline',
+      `deadline happened; 1 job left (1 still rendering at the service): the next run carries on; 1 job failed: ${RETRY}`],
+    ['an unreachable service beside a failed hook', standing({ rendering: ['r'], hookFailed: ['h'] }), 'unreachable',
+      'unreachable happened; 1 job left (1 still rendering at the service): the next run carries on; 1 job finished with its files on disk but an output hook failed: see `reelpipe status m.yaml`, then `reelpipe retry m.yaml --hooks`'],
+    ['a local fault beside failures', standing({ toDownload: ['d'], failed: ['x'] }), 'local-fault',
+      `local-fault happened; 1 job left (1 finished, files not yet downloaded): fix the machine, then run the same command again; 1 job failed: ${RETRY}`],
+    ['the budget beside failures', standing({ notSubmitted: ['n'], failed: ['x'] }), 'budget', `; 1 job left (1 not submitted yet); 1 job failed: ${RETRY}`],
+    ['the credits beside failures', standing({ notSubmitted: ['n'], failed: ['x'] }), 'credits',
+      `the account ran out of credits; submitting stopped: credits happened; 1 job left (1 not submitted yet); 1 job failed: ${RETRY}`],
+    ['jobs rendering beside refused files', standing({ rendering: ['r'], refused: ['z'] }), null,
+      '1 job left (1 still rendering at the service): run the same command again to resume; 1 job finished at the service but its files were refused ' +
+        `(too large, at a private address, or behind a link in the outputs folder): ${FETCH}`],
+  ])('one instruction for each thing to do: %s', (_, s, stop, text) => {
+    const message = runOutcome(result(s, stop), 'm.yaml')?.message ?? '';
+    expect(message.includes(text), message).toBe(true);
+    expect(message.split('reelpipe retry m.yaml`').length - 1, message).toBeLessThanOrEqual(1);
+    expect(message.split('run the same command again').length - 1, message).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('a message naming the jobs planned behind jobs in doubt', () => {
+  const labelOf = (key: string) => (key === 'links:abc123' ? 'product-link' : key.startsWith('shorts:') ? `short-${key.slice(7)}` : undefined);
+  const waiting = (keys: string[], on: string[]) => keys.map((key) => ({ key, on }));
+  const standing = (undecided: string[], waitingOnDoubt: Standing['waitingOnDoubt']): Standing => ({
+    finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt, undecided,
+    open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] },
+  });
+  const outcome = (s: Standing) => runOutcome({ standing: s, stop: null, stopMessage: null } as unknown as RunResult, 'm.yaml', labelOf);
+
+  test.each<[string, Standing, string]>([
+    ['names each job in doubt by label and key, and the jobs waiting on it by label, at most five', standing(['links:abc123'], waiting(['shorts:1', 'shorts:2', 'shorts:3', 'shorts:4', 'shorts:5', 'shorts:6', 'shorts:7'], ['links:abc123'])),
+      '7 jobs wait on 1 job in doubt: product-link (links:abc123) ← short-1, short-2, short-3, short-4, short-5 and 2 more'],
+    ['a job waiting on two is listed under each; a job without a label is named by its key', standing(['links:abc123', 'boreal:b'], [{ key: 'shorts:1', on: ['links:abc123', 'boreal:b'] }, { key: 'final:f', on: ['boreal:b'] }]),
+      '2 jobs wait on 2 jobs in doubt: product-link (links:abc123) ← short-1; boreal:b ← short-1, final:f'],
+    ['at most three jobs in doubt are named', standing(['a:1', 'a:2', 'a:3', 'a:4'], ['a:1', 'a:2', 'a:3', 'a:4'].map((on, i) => ({ key: `shorts:${i}`, on: [on] }))),
+      '4 jobs wait on 4 jobs in doubt: a:1 ← short-0; a:2 ← short-1; a:3 ← short-2; and 1 more job in doubt'],
+  ])('%s', (_, s, text) => {
+    const error = outcome(s);
+    expect(error?.code).toBe('JOBS_IN_DOUBT');
+    expect(error?.message.slice(-text.length - 2)).toBe(`; ${text}`);
   });
 });
 

@@ -9,9 +9,10 @@ import { wholePositive } from './run-flags.js';
 const DEFAULT_LIMIT = 20;
 
 /**
- * `reelpipe runs MANIFEST [--json] [--limit N]`: the manifest's past runs, newest first — start,
- * end (or running / died), outcome, exit code, jobs per state at the end, credits the run
- * counted. Read-only, no lock: it works while a run is going.
+ * `reelpipe runs MANIFEST [--json] [--limit N] [--all]`: the manifest's past runs, newest first —
+ * start, end (or running / died), outcome, exit code, jobs per state at the end, credits the run
+ * counted. Refused starts (the lock held, credentials missing, invalid input…) only with `--all`,
+ * with their outcome, exit code and why. Read-only, no lock: it works while a run is going.
  */
 export const registerRuns: RegisterCommand = (program, io) => {
   addStateFlags(
@@ -20,15 +21,16 @@ export const registerRuns: RegisterCommand = (program, io) => {
       .description("list a manifest's past runs: start, end, outcome, exit code, jobs, credits")
       .argument('<manifest>', 'the manifest YAML file')
       .option('--json', 'print the runs as JSON')
-      .option('--limit <n>', 'how many of the newest runs', wholePositive('--limit'), DEFAULT_LIMIT),
-  ).action(async (file: string, flags: StateFlags & { json?: boolean; limit: number }) => {
+      .option('--limit <n>', 'how many of the newest runs', wholePositive('--limit'), DEFAULT_LIMIT)
+      .option('--all', 'also the refused starts (another run held the lock, credentials missing, invalid input…)'),
+  ).action(async (file: string, flags: StateFlags & { json?: boolean; limit: number; all?: boolean }) => {
     const { manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
     const [{ readRunHistory }, { runLogPath }, { renderRuns }] = await Promise.all([
       import('../../report/run-history.js'), import('../../report/run-log.js'), import('../../report/render-runs.js'),
     ]);
-    const { runs, total } = readRunHistory(dbPath, manifest, flags.limit);
+    const { runs, total, refusedHidden } = readRunHistory(dbPath, manifest, flags.limit, flags.all === true);
     const listed = runs.map((run: PastRun) => ({ ...run, exitCode: exitCodeForOutcome(run.outcome), log: runLogPath(dbPath, run.id) }));
-    if (flags.json) printJson(io, { manifest, stateDb: dbPath, total, runs: listed });
-    else io.stdout(renderRuns(manifest, dbPath, listed, total));
+    if (flags.json) printJson(io, { manifest, stateDb: dbPath, total, refusedHidden, runs: listed });
+    else io.stdout(renderRuns(manifest, dbPath, listed, total, refusedHidden));
   });
 };
