@@ -2,18 +2,16 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { CREATING_CONNECTIONS, type ServiceClient } from '../api/index.js';
 import { OutputFolders } from '../download/index.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
-import type { JobItemRow, JobRow, JobState, JobStatus, NewJob, StateStore } from '../state/index.js';
-import { adapterFor } from './adapters/index.js';
+import type { JobRow, JobStatus, NewJob, StateStore } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
 import { formatDuration } from '../util/time-format.js';
-import { BudgetLedger, type Overrun } from './budget/budget-ledger.js';
+import { BudgetLedger } from './budget/budget-ledger.js';
 import { deferred, type Deferred } from './deferred.js';
 import { DownloadBacklog } from './download-backlog.js';
 import { dependencies, NEEDED_BY_NONE, neededJobs } from './dependencies.js';
 import { watchHealth } from './service-health.js';
-import { standingOf, type Standing } from './standing.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
 import { finishedAtStart } from './outputs/download-outputs.js';
 import { startInTurns } from './start-in-turns.js';
@@ -22,8 +20,9 @@ import { watchHaltAfter } from './halt-after.js';
 import { noKill, type KillHook } from './kill-hook.js';
 import { HostLimiters, limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
 import { StopState, type RunContext } from './run-context.js';
-import { RunEvents, type StopReason } from './run-events.js';
+import { RunEvents } from './run-events.js';
 import type { ResolvedRunOptions } from './run-options.js';
+import { summarise, type RunResult } from './run-result.js';
 import { DeliveryDesk } from './track/deliveries.js';
 import { Tracker } from './track/tracker.js';
 import type { Delivery } from './track/webhook-receiver.js';
@@ -61,58 +60,7 @@ export interface ReceiverLink {
   setHandler(handler: (token: string, delivery: Delivery) => boolean): void;
 }
 
-/** What a run did, for the summary, the exit code and the tests. */
-export interface RunResult {
-  /** Jobs of the plan per status, after the run, from the state database. */
-  counts: Partial<Record<JobStatus, number>>;
-  /** Where each job stands, from the state database: what the exit code is decided on. */
-  standing: Standing;
-  /** Jobs not submitted because a job they need failed. */
-  blocked: string[];
-  /** Jobs left in doubt (cannot be reconciled). */
-  heldInDoubt: string[];
-  /** Finished jobs whose files could not all be fetched. */
-  undownloaded: string[];
-  stop: StopReason | null;
-  stopMessage: string | null;
-  /** Credits, unknown never counted as 0 (see RunCredits). */
-  credits: RunCredits;
-  requests: { reads: number };
-  outcomes: Map<string, JobOutcome>;
-  /** The plan's jobs as the state database has them at the end (the summary is written from these). */
-  jobs: JobState[];
-  /** The failed items of jobs that have some (a partly failed HTML ad job's styles), by job key. */
-  failedItems: Map<string, JobItemRow[]>;
-  /**
-   * When `--max-wait` ended (or ends), in the clock's milliseconds: what else the run does before it
-   * exits (its notifications) is bounded by it; undefined without one.
-   */
-  deadlineAt?: number;
-}
-
-/**
- * A run's credits, summed as `status --json` totals them: `estimated` is the plan's, `used` what
- * the service charged the manifest, over every charge it ever had (state/money.ts) — null when
- * every charge's cost is unknown, never 0 for unknown — with what is left out counted beside them
- * (`unknownEstimates`: jobs nobody prices; `unknownUsed`: remote jobs whose cost the service has
- * not reported). `thisRun`: what the remote jobs this run sent were charged, whenever they settle.
- * `apart`: the part of `used` spent on no job of the plan (an edited row's earlier version, a row
- * gone from the manifest, a forgotten job). `spent` is what the ledger counts against the cap (a
- * cost not reported counts at its high estimate); `overruns`: jobs whose real cost passed their
- * high estimate.
- */
-export interface RunCredits {
-  estimated: number | null;
-  unknownEstimates: number;
-  used: number | null;
-  unknownUsed: number;
-  thisRun: { used: number; unknown: number };
-  apart: { superseded: number; removed: number; forgotten: number };
-  refunded: { total: number; derived: number };
-  spent: number;
-  cap: number | null;
-  overruns: (Overrun & { label: string })[];
-}
+export type { RunCredits, RunResult } from './run-result.js';
 
 /** The plan's jobs as the state database first records them. */
 export function toNewJobs(plan: Plan): NewJob[] {
@@ -227,7 +175,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   await tracker.settled();
   deadline.cancel();
   unwatchFailures();
-  return { ...summarise(ctx, plan, outcomes, tracker, needs), ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
+  return { ...summarise(ctx, plan, outcomes, tracker.reads, needs), ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
 }
 
 const hostOf = (url: string) => {
@@ -367,55 +315,4 @@ function watchDeadline(ctx: RunContext, tracker: Tracker): { cancel: () => void;
     })
     .catch(() => undefined);
   return { cancel: () => controller.abort(), at };
-}
-
-/** What the run did, read back from the state database (the truth), not from what the run remembers. */
-function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome>, tracker: Tracker, needs: Map<string, readonly string[]>): RunResult {
-  const planned = new Set(plan.jobs.map((j) => j.key));
-  const rows = ctx.store.jobStates().filter((row) => planned.has(row.key));
-  const counts: Partial<Record<JobStatus, number>> = {};
-  for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
-  const standing = standingOf(plan, rows, needs);
-  return {
-    counts,
-    standing,
-    blocked: standing.blocked,
-    heldInDoubt: rows.filter((r) => r.status === 'in_doubt').map((r) => r.key),
-    undownloaded: standing.open.toDownload,
-    stop: ctx.stop.reason,
-    stopMessage: ctx.stop.message,
-    credits: runCredits(ctx, plan),
-    requests: { reads: tracker.reads },
-    outcomes,
-    jobs: rows,
-    failedItems: failedItemsOf(ctx, rows),
-  };
-}
-
-/** Each job's failed items, for the jobs that may have some: partly failed, or failed whole (a kind of items). */
-function failedItemsOf(ctx: RunContext, rows: readonly JobState[]): Map<string, JobItemRow[]> {
-  const byKey = new Map<string, JobItemRow[]>();
-  for (const row of rows) {
-    if (row.status !== 'partly_failed' && !(row.status === 'failed' && adapterFor(row.kind).items)) continue;
-    const failed = ctx.store.items(row.key).filter((item) => item.state === 'failed');
-    if (failed.length) byKey.set(row.key, failed);
-  }
-  return byKey;
-}
-
-function runCredits(ctx: RunContext, plan: Plan): RunCredits {
-  const { totals } = ctx.store.money(plan.jobs);
-  const thisRun = ctx.store.runId === null ? undefined : ctx.store.runCredits().get(ctx.store.runId);
-  return {
-    estimated: plan.totals.credits?.expected ?? null,
-    unknownEstimates: plan.totals.unknownJobs,
-    used: totals.used.unknown > 0 && totals.used.known === 0 ? null : totals.used.known,
-    unknownUsed: totals.used.unknown,
-    thisRun: { used: thisRun?.known ?? 0, unknown: thisRun?.unknown ?? 0 },
-    apart: totals.apart,
-    refunded: totals.refunded,
-    spent: ctx.ledger.spent,
-    cap: ctx.ledger.cap,
-    overruns: ctx.ledger.overruns.map((o) => ({ ...o, label: ctx.planned.get(o.key)?.label ?? o.key })),
-  };
 }

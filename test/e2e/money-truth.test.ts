@@ -149,6 +149,21 @@ describe('an edited row', () => {
     expect(kept).toBe(`shorts/superseded/short-B-${oldKey.replace(':', '-')}.mp4`);
     expect(readFileSync(join(dir, 'out', kept))).toEqual(first);
     expect(existsSync(join(dir, 'out', 'shorts', 'short-B.mp4'))).toBe(true);
+
+    // The edit undone: the first job is the row's again — its file takes its place back, the
+    // second version's moves aside, nothing is sent, and the money is as it was.
+    const newKey = (await statusJson('shorts.yaml')).jobs.find((j) => j.label === 'short-B')!.key;
+    const posts = sandbox!.stats().requests['POST /api/ai_shorts/'];
+    writeFileSync(join(dir, 'shorts.yaml'), SHORTS('Hiking boots on sale.'));
+    const undone = await cli(['run', 'shorts.yaml']);
+    expect(undone.exitCode, undone.stderr).toBe(0);
+    expect(sandbox!.stats().requests['POST /api/ai_shorts/']).toBe(posts);
+    expect(existsSync(join(dir, 'out', kept))).toBe(false);
+    expect(readFileSync(join(dir, 'out', 'shorts', 'short-B.mp4'))).toEqual(first);
+    expect(existsSync(join(dir, 'out', 'shorts', 'superseded', `short-B-${newKey.replace(':', '-')}.mp4`))).toBe(true);
+    const back = await statusJson('shorts.yaml');
+    expect(back.jobs.find((j) => j.label === 'short-B')).toMatchObject({ key: oldKey, state: 'done' });
+    expect(back.totals.creditsUsed).toBe(charged);
   });
 });
 
