@@ -162,7 +162,7 @@ export function renderStatus(report: StatusReport): string {
     const waits = job.waitsOnDoubt.map((key) => `${labels.get(key) ?? key} (${key})`).join(', ');
     const reason = job.doubtReason ? `  in doubt: ${job.doubtReason}` : job.failedReason ? `  ${job.failedReason}` : waits ? `  waits on a job in doubt: ${waits}` : '';
     lines.push(`  ${job.label}  ${job.key}  ${job.kind}  ${job.state}${job.remoteId ? `  ${job.remoteId}` : ''}${credits}${over}${files}${reason}`);
-    for (const item of job.items) if (item.state === 'failed') lines.push(`    item ${item.item} FAILED: ${item.reason ?? 'no reason given'}${refundText(item)}`);
+    for (const item of job.items) if (item.state === 'failed') lines.push(`    item ${item.item} FAILED: ${(item.reason ?? 'no reason given').replace(/\.$/, '')}${refundText(item)}`);
     for (const version of job.history) lines.push(`    earlier version ${version.key}: ${version.creditsUsed === null ? 'cost unknown' : `${formatCredits(version.creditsUsed)} cr`}${version.outputs.length ? `  ${version.outputs.join(', ')}` : ''}`);
     for (const hook of job.hooks) lines.push(...hookLines(`on_output file ${hook.outputIdx ?? 0}`, hook));
   }
@@ -170,9 +170,9 @@ export function renderStatus(report: StatusReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `; refunded 10 (derived from the price rule)`, or nothing. */
+/** ` (refunded 10, derived from the price rule)`, or nothing. */
 export const refundText = (item: Pick<StatusItem, 'refunded' | 'refundDerived'>): string =>
-  item.refunded > 0 ? `; refunded ${formatCredits(item.refunded)}${item.refundDerived ? ' (derived from the price rule)' : ''}` : '';
+  item.refunded > 0 ? ` (refunded ${formatCredits(item.refunded)}${item.refundDerived ? ', derived from the price rule' : ''})` : '';
 
 /** Why up to 5 lines: enough for the message a failing command ends with; --json has the whole tail. */
 const TAIL_LINES = 5;

@@ -219,7 +219,7 @@ steps:
     expect(await failures.locator('h2').textContent()).toBe('Failures and jobs in doubt (1)');
     expect(await failures.locator('li b').textContent()).toBe('heavy-ads');
     // The job's reason, then each of its ads with its own (refunded), then what to do.
-    expect(await failures.textContent()).toMatch(/reason: No ad could be built within max_size_mb\.\s*quiz-3q failed: The ad does not fit within 5 MB[^;]*; refunded 10 \(derived from the price rule\)\s*what to do: reelpipe retry \S*failures\.yaml/);
+    expect(await failures.textContent()).toMatch(/reason: No ad could be built within max_size_mb\.\s*quiz-3q failed: The ad does not fit within 5 MB[^(]* \(refunded 10, derived from the price rule\)\s*what to do: reelpipe retry \S*failures\.yaml/);
     expect(await page.locator('#gallery-grid .card video').count()).toBe(2);
     // The row's markup is shown as text, not made into an element.
     expect(await page.locator('#gallery-grid .card b').allTextContents()).toEqual([

@@ -90,7 +90,7 @@ function attentionItem(j: ReportJob, manifest: string): string {
 
 /** One failed item of a job (an HTML ad's style): why, and what was refunded. */
 function failedItem(i: ReportJob['items'][number]): string {
-  return `<span class="why item">${h(i.item)} failed: ${h(i.reason ?? 'no reason given')}${h(refundText(i))}</span>`;
+  return `<span class="why item">${h(i.item)} failed: ${h((i.reason ?? 'no reason given').replace(/\.$/, ''))}${h(refundText(i))}</span>`;
 }
 
 /** A hook that did not succeed: how it ended, what it ran, and the end of what it printed. */
