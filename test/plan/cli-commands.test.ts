@@ -75,6 +75,7 @@ describe('reelpipe plan', () => {
     expect(plan.jobs.every((j) => /^(shorts|link):[0-9a-f]{12}$/.test(String(j.key)))).toBe(true);
     expect(plan.totals).toEqual({
       jobs: 3, counts: { 'not submitted': 3 }, creditsEstimated: 10, creditsUsed: 0, unknownEstimates: 1, unknownUsed: 0, overHighEstimate: 0, creditsLow: 10, creditsHigh: 10,
+      creditsApart: { superseded: 0, removed: 0, forgotten: 0 }, refunded: { total: 0, derived: 0 },
     });
   });
 
