@@ -1,5 +1,6 @@
 /** The planner: a manifest's jobs, keyed, priced, bound and ordered — pure, no I/O. */
-export { planManifest, type PlanOptions } from './plan-manifest.js';
+export { planManifest, SANDBOX_OUTPUTS_SUFFIX, type PlanOptions } from './plan-manifest.js';
+export { usesAllStyles } from './style-catalogue.js';
 export { resolveJob, UnresolvedReferenceError } from './resolve.js';
 export { apartParts, assertBudget, budgetLine, budgetView, jobStance, NOTHING_RECORDED, type BudgetView, type JobMoney, type RecordedMoney } from './budget.js';
 export { renderPlanTable, NEW, type PlanTableOptions, type StatusOf } from './render-table.js';

@@ -1,18 +1,21 @@
 import { InvalidInputError } from '../errors.js';
-import { expandManifest, type Manifest, type ManifestStep, type StepInstance } from '../manifest/index.js';
+import { ALL_STYLES, expandManifest, type Manifest, type ManifestStep, type StepInstance } from '../manifest/index.js';
 import { estimateCredits } from './estimate.js';
 import { jobKey } from './job-key.js';
 import { labellerFor, uniqueLabels, type Labeller } from './job-labels.js';
 import { outputNames } from './output-names.js';
 import { addCredits, knownOrNull, ZERO } from './totals.js';
 import type { CreditEstimate, JobRef, Plan, PlannedJob, StepPlan } from './types.js';
+import { checkStyles, expandAll, type StyleOptions } from './style-catalogue.js';
+import { locatedIn } from '../manifest/read/yaml-source.js';
+import { count, raise } from '../manifest/syntax/limits.js';
 
 /**
  * The planner: a loaded manifest in, every job it implies out — keyed, priced and bound to the
  * upstream jobs its references read. Pure: no clock, no network, no disk; the same manifest always
  * gives the same plan.
  */
-export interface PlanOptions {
+export interface PlanOptions extends StyleOptions {
   /** Overrides the manifest's budget.max_credits (the `--max-credits` flag). @default manifest budget */
   maxCredits?: number;
   /**
@@ -31,12 +34,14 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
   if (expansion.issues.length > 0) throw new InvalidInputError(expansion.issues, `${manifest.displayFile}: invalid manifest`);
   const byId = new Map(manifest.steps.map((s) => [s.id, s]));
   const warnings = [...manifest.warnings];
+  checkStyles(manifest, expansion, options, warnings);
   const jobsByStep = new Map<string, PlannedJob[]>();
   const steps: StepPlan[] = [];
   const duplicates: Plan['duplicates'] = [];
   for (const id of expansion.order) {
     const step = byId.get(id) as ManifestStep;
-    const jobs = planStep(step, expansion.instances.get(id) ?? [], jobsByStep, warnings);
+    const jobs = planStep(step, expansion.instances.get(id) ?? [], jobsByStep, warnings, options);
+    if (jobs.length > manifest.limits.jobsPerStep) throw overLimit(manifest, step, jobs.length);
     // Before any later step binds a reference to these keys.
     duplicates.push(...markDuplicates(jobs));
     jobsByStep.set(id, jobs);
@@ -61,7 +66,7 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
   };
 }
 
-function planStep(step: ManifestStep, instances: StepInstance[], done: Map<string, PlannedJob[]>, warnings: string[]): PlannedJob[] {
+function planStep(step: ManifestStep, instances: StepInstance[], done: Map<string, PlannedJob[]>, warnings: string[], options: StyleOptions): PlannedJob[] {
   const references = uniqueReferences(step);
   const upstream = step.forEachStep ? (done.get(step.forEachStep) ?? []) : [undefined];
   let ignoredEstimate = false;
@@ -74,9 +79,13 @@ function planStep(step: ManifestStep, instances: StepInstance[], done: Map<strin
         jobKey: (r.ns === 'item' ? item?.key : done.get(r.name)?.[0]?.key) ?? '',
         field: r.field.join('.'),
       }));
-      const computed = estimateCredits(step.kind, instance.request);
-      ignoredEstimate ||= computed !== null && step.estimate !== undefined;
-      jobs.push(plannedJob(step, instance, refs, computed ?? declared(step), label, item));
+      for (const one of allStylesExpanded(step, instance, refs, options, warnings)) {
+        const computed = estimateCredits(step.kind, one.request);
+        ignoredEstimate ||= computed !== null && step.estimate !== undefined;
+        const job = plannedJob(step, one, refs, computed ?? declared(step), label, item);
+        if (one !== instance) job.expandedFrom = one.expandedFrom;
+        jobs.push(job);
+      }
     }
   }
   if (ignoredEstimate) warnings.push(`step ${step.id}: estimate_credits ignored, the spec prices ${step.kind}`);
@@ -103,6 +112,30 @@ function plannedJob(
   if (instance.row) job.row = instance.row;
   if (instance.matrix) job.matrix = instance.matrix;
   return job;
+}
+
+/**
+ * An HTML ad instance of `style_ids: all` as one instance per list of styles the catalogue gives
+ * (plan/style-catalogue.ts), each knowing the key of the request it came from (kept with its job,
+ * so a later catalogue leaves it as it was sent); any other instance as it is.
+ */
+function allStylesExpanded(step: ManifestStep, instance: StepInstance, refs: JobRef[], options: StyleOptions, warnings: string[]): (StepInstance & { expandedFrom?: string })[] {
+  if (step.kind !== 'html_ads' || instance.request.style_ids !== ALL_STYLES || !options.styles) return [instance];
+  const from = jobKey({ step: step.id, kind: step.kind, mode: step.mode, pathId: instance.pathId, request: instance.request, refs });
+  const { groups, added, removed } = expandAll(options.styles, options.plannedItems?.get(from) ?? []);
+  const where = instance.origin ? ` (${instance.origin.file}:${instance.origin.line})` : '';
+  if (added.length) warnings.push(`step ${step.id}${where}: style_ids: all — ${added.length} style${added.length === 1 ? '' : 's'} added to ${options.styles.said} since its ads were sent (${added.join(', ')}): a new job makes them`);
+  if (removed.length) warnings.push(`step ${step.id}${where}: style_ids: all — ${removed.length} style${removed.length === 1 ? '' : 's'} no longer offered by ${options.styles.said} (${removed.join(', ')}): their ads stay as they were made`);
+  return groups.map((group) => ({ ...instance, request: { ...instance.request, style_ids: group }, expandedFrom: from }));
+}
+
+/**
+ * A step over its job limit once `style_ids: all` is expanded with the catalogue (expansion counted
+ * it as one job a request, not knowing the catalogue): refused as expansion refuses one.
+ */
+function overLimit(manifest: Manifest, step: ManifestStep, jobs: number): InvalidInputError {
+  const issue = locatedIn(manifest.source)(['steps', step.index], `${count(jobs)} jobs (style_ids: ${ALL_STYLES} split into jobs of at most 20 of the catalogue's styles), above the limit of ${count(manifest.limits.jobsPerStep)} jobs per step; ${raise('jobs_per_step')}`);
+  return new InvalidInputError([issue], `${manifest.displayFile}: invalid manifest`);
 }
 
 /** Shared by every job without references: a 100,000-job plan need not hold 100,000 empty arrays. */

@@ -49,6 +49,11 @@ export interface PlannedJob {
   row?: Record<string, unknown>;
   /** The matrix combination this job was made from, by reference. */
   matrix?: Record<string, unknown>;
+  /**
+   * For a job of `style_ids: all`: the key of the request it was expanded from. Its styles are kept
+   * with the job under it once it is sent (plan/style-catalogue.ts).
+   */
+  expandedFrom?: string;
 }
 
 export interface StepPlan {

@@ -72,6 +72,7 @@ export function toNewJobs(plan: Plan): NewJob[] {
     request: job.request,
     pathId: job.pathId ?? null,
     creditsEstimated: job.credits?.expected ?? null,
+    plannedItems: job.expandedFrom && Array.isArray(job.request.style_ids) ? { from: job.expandedFrom, items: job.request.style_ids.map(String) } : null,
   }));
 }
 

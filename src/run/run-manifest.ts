@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import type { ServiceClient } from '../api/index.js';
 import { LocalFaultError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
-import { assertBudget, budgetView, planManifest, type Plan } from '../plan/index.js';
-import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readStateIdentity, resolveStatePath, StateStore, type RecordedJobMoney } from '../state/index.js';
+import { assertBudget, budgetView, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
+import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readJobStatuses, readStateIdentity, resolveStatePath, StateStore, type RecordedJobMoney } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -19,7 +19,7 @@ import { StopState } from './run-context.js';
 import type { RunEvents } from './run-events.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './run-options.js';
 import { selectSteps } from './select-steps.js';
-import { checkHtmlAdStyles } from './submit/check-styles.js';
+import { planForRun } from './live-styles.js';
 import { ownWebhookUrlWarnings } from './submit/own-webhook-urls.js';
 import { checkHookEnv } from './hooks/check-hook-env.js';
 import { OutputHooks } from './hooks/output-hooks.js';
@@ -124,12 +124,17 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   const manifest = await loadManifest(input.manifestFile, { env: input.env, cwd: input.cwd });
   checkHookEnv(manifest, input.env);
   const sandbox = input.sandbox !== undefined;
-  const manifestPlan = planManifest(manifest, { ...(input.maxCredits === undefined || input.maxCredits === null ? {} : { maxCredits: input.maxCredits }), sandbox });
-  const statePath = resolveStatePath(manifestPlan.manifestPath, { cwd: input.cwd, statePath: input.statePath, sandbox });
+  const statePath = resolveStatePath(manifest.file, { cwd: input.cwd, statePath: input.statePath, sandbox });
   input.progress.emit('run:note', { message: `state: ${statePath}` });
   // The outputs folder's owner first, read-only, in the order `plan` gives its verdicts: a budget
   // weighed against the wrong (or an emptied) database means nothing, and it is left unwritten.
-  checkOutputs(manifestPlan.outputsDir, readStateIdentity(statePath, manifestPlan.manifestPath));
+  checkOutputs(sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir, readStateIdentity(statePath, manifest.file));
+  const statuses = readJobStatuses(statePath, manifest.file);
+  const manifestPlan = await planForRun({
+    manifest, env: input.env, clock: input.clock ?? systemClock, progress: input.progress, statusOf: (key) => statuses.get(key),
+    statePath, sandbox, service: input.env.REELPIPE_BASE_URL?.trim() || undefined,
+    ...(input.maxCredits === undefined || input.maxCredits === null ? {} : { maxCredits: input.maxCredits }),
+  });
   // The jobs' money is read only where it decides something: a step selection or a cap to weigh.
   let money: RecordedJobMoney | undefined;
   const recorded = () => (money ??= readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs));
@@ -158,7 +163,7 @@ interface Held {
   logger?: Logger;
 }
 
-/** Takes the lock, connects and checks the live styles: what executing the plan needs, once nothing refuses the start. */
+/** Takes the lock and connects: what executing the plan needs, once nothing refuses the start. */
 async function startLocked(input: RunManifestInput, plan: Plan, options: ResolvedRunOptions, held: Held): Promise<RunDeps> {
   const { store, clock, stop, closers } = held;
   const halt = (reason: 'lock-lost' | 'local-fault', message: string) => {
@@ -176,8 +181,6 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
   input.prepare?.(store, plan);
   const limiter = limiterFor(options, clock);
   const client = await connect(input, held, limiter, stop.requests.signal);
-  const sentKeys = new Set(store.jobs(plan.jobs.filter((j) => j.kind === 'html_ads').map((j) => j.key)).filter((r) => r.status !== 'planned').map((r) => r.key));
-  await checkHtmlAdStyles(plan, client, input.progress, (key) => !sentKeys.has(key));
   const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
   return {
     store,

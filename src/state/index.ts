@@ -19,3 +19,4 @@ export * from './money.js';
 export * from './job-items.js';
 export * from './job-history.js';
 export * from './refused-start.js';
+export * from './catalogue-cache.js';

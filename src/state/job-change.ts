@@ -9,6 +9,11 @@ export interface NewJob {
   request: Record<string, unknown>;
   pathId?: string | null;
   creditsEstimated: number | null;
+  /**
+   * The items it is planned to make (a `style_ids: all` HTML ad job's styles) and the key of the
+   * request it was expanded from, kept once it is sent: see migration 16.
+   */
+  plannedItems?: { from: string; items: readonly string[] } | null;
 }
 
 /** Columns a status change may set alongside the status. */

@@ -46,3 +46,16 @@ export function readJobMoney(dbPath: string, manifest: string, jobs: readonly { 
 function readMoneyOfNothing(): MoneyTotals {
   return { used: { known: 0, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 }, refunded: { total: 0, derived: 0 }, counted: 0, held: new Map() };
 }
+
+/** Each recorded job's status, by key, of `manifest` in the database at `dbPath` (read-only); empty without one. */
+export function readJobStatuses(dbPath: string, manifest: string): Map<string, string> {
+  const statuses = new Map<string, string>();
+  const db = openStateDbCurrent(dbPath);
+  if (!db) return statuses;
+  try {
+    for (const [key, status] of db.prepare('SELECT key, status FROM jobs WHERE manifest = ?').raw().iterate(manifest) as Iterable<[string, string]>) statuses.set(key, status);
+  } finally {
+    db.close();
+  }
+  return statuses;
+}

@@ -102,6 +102,26 @@ export const MIGRATIONS: readonly Migration[] = [
     // `runs --all` show them with their outcome and why. Null for a run that started.
     sql: `ALTER TABLE runs ADD COLUMN refusal TEXT;`,
   },
+  {
+    version: 16,
+    name: 'catalogues: the service\'s lists as last read (styles…); jobs.planned_items: the items a job was first planned with',
+    // Why: the service's catalogues are its truth (the spec lists no style ids), so reelpipe keeps
+    // no list of its own; every read of one (`reelpipe catalogue`, a run) is kept here, by service
+    // address and name, so offline commands check against the last one read, naming its date.
+    // planned_items: the styles `style_ids: all` expanded to when the job was first planned: a
+    // later catalogue never changes a sent job (its key), only adds jobs for styles added since.
+    // JSON {from, items}: `from` is the key of the `all` request the job was expanded from.
+    sql: `
+      CREATE TABLE catalogues (
+        service TEXT NOT NULL,
+        name TEXT NOT NULL,
+        fetched_at INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (service, name)
+      );
+      ALTER TABLE jobs ADD COLUMN planned_items TEXT;
+    `,
+  },
 ];
 
 /**

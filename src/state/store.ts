@@ -112,10 +112,11 @@ export class StateStore extends StoreCore {
     const now = this.clock.now();
     const insert = statement(this.db, 
       `INSERT INTO jobs (key, manifest, step, kind, output_name, request, path_id, status, credits_estimated,
-         created_at, updated_at)
-       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @now, @now)
+         created_at, updated_at, planned_items)
+       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @now, @now, @plannedItems)
        ON CONFLICT (manifest, key) DO UPDATE SET credits_estimated = excluded.credits_estimated,
-         request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END
+         request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END,
+         planned_items = CASE WHEN status = 'planned' THEN excluded.planned_items ELSE planned_items END
        WHERE status = 'planned'`,
     );
     // One scan of the manifest's statuses: a job already past `planned` is left as it is, unwritten
@@ -139,6 +140,7 @@ export class StateStore extends StoreCore {
           pathId: job.pathId ?? null,
           credits: job.creditsEstimated,
           now,
+          plannedItems: job.plannedItems ? JSON.stringify(job.plannedItems) : null,
         });
       }
       // An edited row's earlier job (same step and output name, another key) is superseded: its

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { expandManifest } from '../../src/manifest/index.js';
+import { planManifest } from '../../src/plan/index.js';
 import { load, manifestWith } from './helpers/temp-tree.js';
 
 /** What a manifest expands into: one request body per row × matrix combination. */
@@ -81,11 +82,18 @@ describe('kind-specific expansion', () => {
     expect(shorts[0]?.request).toEqual({ aspect_ratio: '9x16', style: 'Kawaii', caption_setting: { font_family: 'Poppins', style: 'neo' }, script: 'Hi' });
   });
 
-  test('html_ads style_ids: all splits the catalogue into jobs of at most 20 styles', async () => {
+  test('html_ads style_ids: all is left for the planner, which expands it with the service\'s catalogue into jobs of at most 20 styles', async () => {
     const step = { id: 'ads', kind: 'html_ads', with: { link: '123e4567-e89b-12d3-a456-426614174000', style_ids: 'all' } };
-    const { ads = [] } = await requests({ 'manifest.yaml': manifestWith([step]) });
-    expect(ads.map((i) => (i.request.style_ids as string[]).length)).toEqual([20, 4]);
-    expect(ads[0]?.request.style_ids).toContain('scratch-card');
+    const files = { 'manifest.yaml': manifestWith([step]) };
+    const { ads = [] } = await requests(files);
+    expect(ads.map((i) => i.request.style_ids)).toEqual(['all']);
+    const catalogue = { ids: Array.from({ length: 24 }, (_, i) => `style-${i}`), said: 'the test catalogue' };
+    const plan = planManifest(await load(files), { styles: catalogue });
+    expect(plan.jobs.map((j) => (j.request.style_ids as string[]).length)).toEqual([20, 4]);
+    expect(plan.jobs[0]?.request.style_ids).toContain('style-0');
+    // Over the step's job limit once expanded: refused as expansion refuses one.
+    const limited = { 'manifest.yaml': manifestWith([step], { limits: { jobs_per_step: 1 } }) };
+    await expect(load(limited).then((m) => planManifest(m, { styles: catalogue }))).rejects.toThrow(/2 jobs \(style_ids: all split into jobs of at most 20 of the catalogue's styles\), above the limit of 1 jobs per step/);
   });
 
   test('path-id kinds take id out of the body', async () => {

@@ -44,7 +44,7 @@ describe('jobs are counted before they are made', () => {
     [
       'style lists split into more jobs than a step may have',
       {
-        'manifest.yaml': manifest(`  - id: ads\n    kind: html_ads\n${axes(1, 2)}    with: { link: 123e4567-e89b-12d3-a456-426614174000, style_ids: all, custom_prompt: "take {{ matrix.a }}" }\n`, 'limits: { jobs_per_step: 3 }\n'),
+        'manifest.yaml': manifest(`  - id: ads\n    kind: html_ads\n${axes(1, 2)}    with: { link: 123e4567-e89b-12d3-a456-426614174000, style_ids: [${Array.from({ length: 24 }, (_, i) => `s${i}`).join(', ')}], custom_prompt: "take {{ matrix.a }}" }\n`, 'limits: { jobs_per_step: 3 }\n'),
       },
       [`manifest.yaml:8:7  steps.0.matrix: 4 jobs (2 matrix combinations, with style lists split into jobs of at most 20 styles), above the limit of 3 jobs per step; ${RAISE('jobs_per_step')}`, note('steps.0 (ads)')],
     ],

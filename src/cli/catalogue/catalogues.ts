@@ -1,7 +1,6 @@
 import pLimit from 'p-limit';
 import type { ServiceClient } from '../../api/index.js';
 import * as s from '../../api/schemas/index.js';
-import { HTML_AD_STYLES } from '../../api/html-ad-styles.js';
 
 /** What `reelpipe catalogue NAME` shows: one list the service (or the sandbox) offers. */
 export interface Catalogue {
@@ -46,12 +45,10 @@ const fixed = (field: string, values: readonly string[]) => `${field}: ${values.
 
 async function styles(client: ServiceClient): Promise<Catalogue> {
   const items = await client.htmlAds.styles();
-  const snapshot = new Set(HTML_AD_STYLES.map((style) => style.id));
-  const unknown = items.filter((style) => !snapshot.has(style.id)).map((style) => style.id);
   const notes = [
     fixed('ai_short style', s.AI_SHORT_STYLES),
     fixed('ai_editing editing_style', s.EDITING_STYLES),
-    ...(unknown.length > 0 ? [`not in reelpipe's snapshot, so \`style_ids: all\` leaves them out (name them to use them): ${unknown.join(', ')}`] : []),
+    '`style_ids: all` is every style of this list, as the service gives it when the manifest is planned',
   ];
   const rows = items.map((style) => [style.id, style.name, style.type ?? '', style.interactive === undefined ? '' : style.interactive ? 'yes' : 'no']);
   return { name: 'styles', usedAs: 'html_ads style_ids', listed: true, columns: ['id', 'name', 'type', 'interactive'], rows, items, notes };

@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
 import type { Catalogue, CatalogueName } from '../catalogue/catalogues.js';
+import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
 
 const NAMES = ['styles', 'models', 'musics', 'templates', 'voices', 'avatars'];
@@ -7,6 +8,7 @@ const NAMES = ['styles', 'models', 'musics', 'templates', 'voices', 'avatars'];
 interface CatalogueFlags {
   json?: boolean;
   sandbox?: boolean;
+  state?: string;
   category?: string;
   search?: string;
 }
@@ -24,6 +26,7 @@ export const registerCatalogue: RegisterCommand = (program, io) => {
     .argument('<list>', NAMES.join('|'))
     .option('--json', 'print the items as the service gave them, as JSON')
     .option('--sandbox', 'ask an embedded sandbox instead of the service (REELPIPE_* not needed)')
+    .option('--state <path>', "where the list read is kept for offline commands (default: state/reelpipe.db in the working directory's project)")
     .option('--category <name>', 'musics: only this category')
     .option('--search <text>', 'musics: tracks whose name or category matches')
     .addHelpText('after', '\nThe service has no operation that lists voices or avatars: those two say so, and with\n--sandbox show the sandbox\'s fixture avatars and their voices.\n')
@@ -36,7 +39,8 @@ export const registerCatalogue: RegisterCommand = (program, io) => {
         source,
         list: await readCatalogue(client, name as CatalogueName, { category: flags.category, search: flags.search, ids }),
       }));
-      io.stdout(flags.json ? asJson(catalogue.list, catalogue.source) : await asText(catalogue.list, catalogue.source));
+      const kept = flags.sandbox || !catalogue.list.listed ? undefined : await keep(io, flags, catalogue.list, catalogue.source, name === 'musics' && (flags.category !== undefined || flags.search !== undefined));
+      io.stdout(flags.json ? asJson(catalogue.list, catalogue.source) : await asText(catalogue.list, catalogue.source, kept));
     });
 };
 
@@ -44,9 +48,25 @@ function asJson(list: Catalogue, source: string): string {
   return `${JSON.stringify({ catalogue: list.name, source, listed: list.listed, usedAs: list.usedAs, items: list.items, notes: list.notes }, null, 2)}\n`;
 }
 
-async function asText(list: Catalogue, source: string): Promise<string> {
+async function asText(list: Catalogue, source: string, kept: string | undefined): Promise<string> {
   const { table } = await import('../../util/table.js');
   const head = `${list.name} from ${source} — for ${list.usedAs}: ${list.listed ? `${list.rows.length}` : 'no list at the service'}`;
   const body = list.rows.length > 0 ? table([list.columns, ...list.rows]) : [];
-  return [head, ...body.map((line) => `  ${line}`), ...list.notes.map((note) => `note: ${note}`), ''].join('\n');
+  const where = kept ? [`kept in ${kept}: validate and plan check manifests against it offline, naming when it was read`] : [];
+  return [head, ...body.map((line) => `  ${line}`), ...list.notes.map((note) => `note: ${note}`), ...where, ''].join('\n');
+}
+
+/**
+ * Keeps the list read in the state database (state/catalogue-cache.ts), by the service's address
+ * and the list's name: `validate` and `plan` check style ids against the last one read. A filtered
+ * music query is not the whole list and is not kept. Returns the database's path.
+ */
+async function keep(io: CliIo, flags: CatalogueFlags, list: Catalogue, service: string, filtered: boolean): Promise<string | undefined> {
+  if (filtered || service === '') return undefined;
+  const [{ cacheCatalogueAt, projectRoot }, { serviceKey }, { join, resolve }] = await Promise.all([
+    import('../../state/index.js'), import('../../run/plan-with-state.js'), import('node:path'),
+  ]);
+  const dbPath = flags.state === undefined ? join(projectRoot(join(io.cwd, 'catalogue')), 'state', 'reelpipe.db') : resolve(io.cwd, flags.state);
+  cacheCatalogueAt(dbPath, serviceKey(service), list.name, list.items, Date.now());
+  return dbPath;
 }

@@ -3,7 +3,9 @@ import type { Plan } from '../../plan/types.js';
 import type { JobRow } from '../../state/job-row.js';
 import { stateWord } from '../../state/vocabulary.js';
 import { formatCredits } from '../../util/format.js';
+import type { CliIo } from '../io.js';
 import { addStateFlags, locateManifestState, type StateFlags } from '../state-flags.js';
+import { manifestTarget } from './target.js';
 import type { RegisterCommand } from './index.js';
 
 /**
@@ -45,10 +47,9 @@ export const registerForget: RegisterCommand = (program, io) => {
 };
 
 /** The manifest's plan, for labels and the price of doing the job again; undefined when it no longer loads (keys still work). */
-async function planOf(file: string, io: { env: NodeJS.ProcessEnv; cwd: string }, flags: StateFlags): Promise<Plan | undefined> {
-  const [{ loadManifest }, { planManifest }] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
+async function planOf(file: string, io: CliIo, flags: StateFlags): Promise<Plan | undefined> {
   try {
-    return planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: flags.sandbox });
+    return (await manifestTarget(io, file, flags)).plan;
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { addStateFlags, statePathOf } from '../state-flags.js';
+import { planFromState } from './target.js';
 import type { Plan } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
@@ -56,7 +57,7 @@ export const registerPlan: RegisterCommand = (program, io) => {
 async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
   const [{ loadManifest }, planner] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
   const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
-  const whole = planner.planManifest(manifest, { maxCredits: flags.maxCredits, sandbox: flags.sandbox });
+  const whole = await planFromState(manifest, io, flags, await statePathOf(manifest.file, io, flags));
   const known = await stateOf(whole, io, flags);
   const plan = flags.step ? await selection(whole, flags.step, known.money, io) : whole;
   // The run's own gate, weighing what is still to submit against what is already spent.

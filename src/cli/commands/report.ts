@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { CliIo } from '../io.js';
-import { addStateFlags, statePathOf } from '../state-flags.js';
+import { addStateFlags } from '../state-flags.js';
+import { manifestTarget } from './target.js';
 import type { RegisterCommand } from './index.js';
 import { wholePositive } from './run-flags.js';
 
@@ -30,13 +31,11 @@ export const registerReport: RegisterCommand = (program, io) => {
       .option('--open', 'open the report in the default browser (xdg-open or open)'),
   )
     .action(async (file: string, flags: ReportFlags) => {
-      const [{ loadManifest }, { planManifest }, { writeRunReport }] = await Promise.all([
-        import('../../manifest/index.js'), import('../../plan/index.js'), import('../../report/write-report.js'),
-      ]);
-      const plan = planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: flags.sandbox });
+      const { writeRunReport } = await import('../../report/write-report.js');
+      const { plan, statePath } = await manifestTarget(io, file, flags);
       const written = await writeRunReport({
         plan,
-        statePath: await statePathOf(plan.manifestPath, io, flags),
+        statePath,
         runId: flags.run,
         out: flags.out === undefined ? undefined : resolve(io.cwd, flags.out),
       });

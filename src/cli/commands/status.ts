@@ -1,4 +1,5 @@
-import { addStateFlags, statePathOf, type StateFlags } from '../state-flags.js';
+import { addStateFlags, type StateFlags } from '../state-flags.js';
+import { manifestTarget } from './target.js';
 import type { RegisterCommand } from './index.js';
 
 /**
@@ -16,12 +17,8 @@ export const registerStatus: RegisterCommand = (program, io) => {
   )
     .action(async (file: string, flags: StateFlags & { json?: boolean }) => {
       // Loaded on use, so other commands start without these modules.
-      const [{ loadManifest }, { planManifest }, { buildStatusReport, renderStatus }] = await Promise.all([
-        import('../../manifest/index.js'), import('../../plan/index.js'), import('../../report/status-report.js'),
-      ]);
-      const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
-      const plan = planManifest(manifest, { sandbox: flags.sandbox });
-      const dbPath = await statePathOf(plan.manifestPath, io, flags);
+      const { buildStatusReport, renderStatus } = await import('../../report/status-report.js');
+      const { plan, statePath: dbPath } = await manifestTarget(io, file, flags);
       const report = buildStatusReport(plan, dbPath);
       io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
     });

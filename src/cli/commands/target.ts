@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import type { Manifest } from '../../manifest/index.js';
 import type { Plan, PlannedJob } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
 import { statePathOf, type StateFlags } from '../state-flags.js';
@@ -8,9 +9,20 @@ import { statePathOf, type StateFlags } from '../state-flags.js';
  * project, --state, --sandbox). Heavy modules load here, on use.
  */
 export async function manifestTarget(io: CliIo, file: string, flags: StateFlags): Promise<{ plan: Plan; statePath: string }> {
-  const [{ loadManifest }, { planManifest }] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
-  const plan = planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: flags.sandbox });
-  return { plan, statePath: await statePathOf(plan.manifestPath, io, flags) };
+  const { loadManifest } = await import('../../manifest/index.js');
+  const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
+  const statePath = await statePathOf(manifest.file, io, flags);
+  return { plan: await planFromState(manifest, io, flags, statePath), statePath };
+}
+
+/**
+ * The manifest's plan as every command makes it: with what the state database says of the
+ * service's catalogue and the jobs already sent (run/plan-with-state.ts).
+ */
+export async function planFromState(manifest: Manifest, io: CliIo, flags: StateFlags & { maxCredits?: number }, statePath: string): Promise<Plan> {
+  const { planWithState } = await import('../../run/plan-with-state.js');
+  const maxCredits = flags.maxCredits === undefined ? {} : { maxCredits: flags.maxCredits };
+  return planWithState(manifest, { sandbox: flags.sandbox, statePath, service: io.env.REELPIPE_BASE_URL?.trim() || undefined, ...maxCredits });
 }
 
 /** The planned job named by its key or its label (labels are unique within a manifest). */

@@ -1,4 +1,6 @@
 import type { RegisterCommand } from './index.js';
+import { addStateFlags, statePathOf, type StateFlags } from '../state-flags.js';
+import { planFromState } from './target.js';
 import { addOutputFlags, outcomeJson, printJson, withJsonFailure, type OutputFlags } from './output-flags.js';
 
 /**
@@ -9,16 +11,17 @@ import { addOutputFlags, outcomeJson, printJson, withJsonFailure, type OutputFla
  */
 export const registerValidate: RegisterCommand = (program, io) => {
   addOutputFlags(
-    program
+    addStateFlags(program
       .command('validate')
       .description('check a manifest and its CSV/JSONL files; list every problem as FILE:LINE:COL  path: message')
-      .argument('<manifest>', 'the manifest YAML file'),
+      .argument('<manifest>', 'the manifest YAML file')),
     'print one JSON object: the manifest\'s steps and jobs, or every problem with its place',
-  ).action(async (file: string, flags: OutputFlags) => {
+  ).action(async (file: string, flags: OutputFlags & StateFlags) => {
     await withJsonFailure(io, flags, () => ({ manifest: file }), async () => {
-      const [{ loadManifest }, { planManifest, plural }] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
+      const [{ loadManifest }, { plural }] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
       const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
-      const plan = planManifest(manifest);
+      // Style ids are checked against the catalogue the state database keeps of the service's (or the sandbox's).
+      const plan = await planFromState(manifest, io, flags, await statePathOf(manifest.file, io, flags));
       if (flags.json) {
         // Shaped like status --json where they meet: steps listed (each with its job count), counts in totals.
         const steps = plan.steps.map((s) => ({ id: s.id, kind: s.kind, jobs: s.jobs }));

@@ -1,5 +1,5 @@
 import { formatIssue, type InputIssue } from '../../errors.js';
-import { splitStyleIds, styleIdIssues } from './html-ads.js';
+import { checkableStyles, splitStyleIds, styleIdIssues, unknownStyleIssues, type StyleCatalogue } from './html-ads.js';
 import { JobBudget } from './job-budget.js';
 import { requestSchemaFor, takesPathId } from '../check/kinds.js';
 import type { Combination } from '../syntax/matrix.js';
@@ -132,7 +132,7 @@ function expandStep(manifest: Scope, step: ManifestStep, sink: IssueSink): StepI
     const styles = step.kind === 'html_ads' ? styleIdIssues(request) : [];
     for (const issue of styles) sink.add(locate(manifest, step, issue, origin, ctx.rowIndex));
     const bodies = step.kind === 'html_ads' ? splitStyleIds(request) : [request];
-    const checks = step.template.hasReferences ? standInBodies(step, lookup) : bodies;
+    const checks = (step.template.hasReferences ? standInBodies(step, lookup) : bodies).map(step.kind === 'html_ads' ? checkableStyles : (b) => b);
     bodies.forEach((body, i) => {
       const result = schema.safeParse(checks[i], { reportInput: true });
       if (!result.success) {
@@ -203,6 +203,23 @@ function missingValue(manifest: Scope, step: ManifestStep, ctx: Context, p: Plac
   const found = step.template.placeholders.find((f) => f.placeholder.text === p.text);
   const combo = ctx.combo ? ` ${show(ctx.combo)}` : '';
   return where(found ? step.withOrigin(found.path) : ['steps', step.index], `${p.text} has no value in matrix combination${combo}`);
+}
+
+/**
+ * The explicit style ids of the manifest's HTML ad steps that `catalogue` does not offer, each
+ * located where it is written (a row's cell, or the YAML). Planning asks this of the catalogue it
+ * is given; without one, ids are checked by the run against the service before anything is sent.
+ */
+export function catalogueIssues(manifest: Manifest, catalogue: StyleCatalogue): InputIssue[] {
+  const sink = new IssueSink();
+  const expansion = expandManifest(manifest);
+  for (const step of manifest.steps) {
+    if (step.kind !== 'html_ads') continue;
+    for (const instance of expansion.instances.get(step.id) ?? []) {
+      for (const issue of unknownStyleIssues(instance.request, catalogue)) sink.add(locate(manifest, step, issue, instance.origin));
+    }
+  }
+  return sink.issues;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { HtmlAdStyleEntry } from '../../api/html-ad-styles.js';
+import type { HtmlAdStyleEntry } from '../catalogues/html-ad-styles.js';
 
 /** What an ad is built from: exactly what the link holds, plus the job's own direction. */
 export interface AdInput {

@@ -1,4 +1,4 @@
-import { HTML_AD_STYLES, type HtmlAdStyleEntry } from '../../api/html-ad-styles.js';
+import { HTML_AD_STYLES, type HtmlAdStyleEntry } from '../catalogues/html-ad-styles.js';
 import { HTML_AD_SIZE_MB, HtmlAdCreate } from '../../api/schemas/index.js';
 import { HTML_AD_CREDITS, htmlAdsCredits } from '../../pricing/index.js';
 import type { SandboxCore } from '../core.js';

@@ -1,7 +1,9 @@
 /**
- * The HTML ad style catalogue, as a snapshot. `GET /api/html_interactive_ads/styles/` is the truth;
- * planning works offline, so `style_ids: all` in a manifest expands to this list, the sandbox
- * serves exactly this list, and the runner warns when the live list differs from it.
+ * The sandbox's own HTML ad style catalogue: the styles it serves at
+ * `GET /api/html_interactive_ads/styles/` and builds ads of. It is ours, invented for the sandbox
+ * (the spec lists no style ids): the planner never treats it as the service's truth — against the
+ * service, style ids are checked against the service's own list (plan/style-catalogue.ts); only a
+ * plan or run against the embedded sandbox uses this one, as that sandbox's live catalogue.
  * Style ids are strings (the spec's `style_ids: string[]`).
  */
 export interface HtmlAdStyleEntry {

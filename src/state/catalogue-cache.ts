@@ -1,0 +1,77 @@
+import type Database from 'better-sqlite3';
+import { openStateDb, openStateDbCurrent } from './open-db.js';
+import { statement } from './statements.js';
+
+/**
+ * The service's catalogues (its HTML ad styles…) as last read, by the service's address and the
+ * catalogue's name: what offline commands check a manifest against, naming the date it was read.
+ * A catalogue is the service's truth; this is only the last copy of it seen.
+ */
+export interface CachedCatalogue {
+  service: string;
+  name: string;
+  fetchedAt: number;
+  /** The list as the service gave it. */
+  body: unknown;
+}
+
+export function writeCatalogue(db: Database.Database, service: string, name: string, body: unknown, at: number): void {
+  statement(db, `INSERT INTO catalogues (service, name, fetched_at, body) VALUES (?, ?, ?, ?)
+    ON CONFLICT (service, name) DO UPDATE SET fetched_at = excluded.fetched_at, body = excluded.body`).run(service, name, at, JSON.stringify(body));
+}
+
+export function readCatalogue(db: Database.Database, service: string, name: string): CachedCatalogue | undefined {
+  const row = statement(db, 'SELECT fetched_at AS fetchedAt, body FROM catalogues WHERE service = ? AND name = ?').get(service, name) as { fetchedAt: number; body: string } | undefined;
+  return row && { service, name, fetchedAt: row.fetchedAt, body: JSON.parse(row.body) as unknown };
+}
+
+/** The cached catalogue in the state database at `dbPath` (read-only); none when there is no database or no copy. */
+export function readCachedCatalogue(dbPath: string, service: string, name: string): CachedCatalogue | undefined {
+  const db = openStateDbCurrent(dbPath);
+  if (!db) return undefined;
+  try {
+    return readCatalogue(db, service, name);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The styles each sent `style_ids: all` job of `manifest` was first planned with, by the key of the
+ * request it was expanded from, in the order the jobs were first recorded: how `all` keeps the
+ * jobs already sent as they were. Jobs still planned (never sent) are left out: theirs may change.
+ */
+export function readPlannedItems(db: Database.Database, manifest: string): Map<string, string[][]> {
+  const byFrom = new Map<string, string[][]>();
+  const rows = statement(db, "SELECT planned_items FROM jobs WHERE manifest = ? AND planned_items IS NOT NULL AND status <> 'planned' ORDER BY rowid", { pluck: true })
+    .all(manifest) as string[];
+  for (const text of rows) {
+    const { from, items } = JSON.parse(text) as { from?: string; items: string[] };
+    if (from === undefined) continue;
+    const list = byFrom.get(from);
+    if (list) list.push(items);
+    else byFrom.set(from, [items]);
+  }
+  return byFrom;
+}
+
+/** readPlannedItems of the state database at `dbPath` (read-only); empty without one. */
+export function readPlannedItemsAt(dbPath: string, manifest: string): Map<string, string[][]> {
+  const db = openStateDbCurrent(dbPath);
+  if (!db) return new Map();
+  try {
+    return readPlannedItems(db, manifest);
+  } finally {
+    db.close();
+  }
+}
+
+/** Keeps `body` as the service's catalogue `name`, read at `at`, in the state database at `dbPath` (made if missing). */
+export function cacheCatalogueAt(dbPath: string, service: string, name: string, body: unknown, at: number): void {
+  const db = openStateDb(dbPath);
+  try {
+    writeCatalogue(db, service, name, body, at);
+  } finally {
+    db.close();
+  }
+}
