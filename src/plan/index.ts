@@ -1,6 +1,8 @@
 /** The planner: a manifest's jobs, keyed, priced, bound and ordered — pure, no I/O. */
 export { planManifest, SANDBOX_OUTPUTS_SUFFIX, type PlanOptions } from './plan-manifest.js';
 export { usesAllStyles } from './style-catalogue.js';
+export { actionOf, changedFields, renderActions, type ActionsView, type PlanAction } from './plan-actions.js';
+export { fingerprintOf, parsePlanLines, planFileLines, planJobDifferences, PlanFileProblem, type SavedPlan } from './saved-plan.js';
 export { resolveJob, UnresolvedReferenceError } from './resolve.js';
 export { apartParts, assertBudget, budgetLine, budgetView, jobStance, NOTHING_RECORDED, type BudgetView, type JobMoney, type RecordedMoney } from './budget.js';
 export { renderPlanTable, NEW, type PlanTableOptions, type StatusOf } from './render-table.js';

@@ -3,6 +3,7 @@ import { STATE_WORDS, stateWord } from '../state/vocabulary.js';
 import { formatCredits, plural } from '../util/format.js';
 import { table } from '../util/table.js';
 import { creditChart } from './credit-chart.js';
+import { renderActions, type ActionsView } from './plan-actions.js';
 import type { CreditTotal, Plan, StepPlan } from './types.js';
 
 /**
@@ -22,6 +23,8 @@ export interface PlanTableOptions {
   budget?: BudgetView;
   /** The state database the statuses come from, shown under the header. @default not shown */
   statePath?: string;
+  /** What a run will do to each job (create, re-create, leave alone), said under the table. @default not said */
+  actions?: ActionsView;
 }
 
 export function renderPlanTable(plan: Plan, options: PlanTableOptions = {}): string {
@@ -38,6 +41,7 @@ export function renderPlanTable(plan: Plan, options: PlanTableOptions = {}): str
     ...table([header, ...rows, total], [false, false, true, true, true, true, false]),
     '',
     ...chartBlock(plan),
+    ...(options.actions ? [...renderActions(plan, options.actions), ''] : []),
     budgetLine(budget),
   ];
   const unknown = unknownNote(budget);

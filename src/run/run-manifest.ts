@@ -20,6 +20,7 @@ import type { RunEvents } from './run-events.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './run-options.js';
 import { selectSteps } from './select-steps.js';
 import { planForRun } from './live-styles.js';
+import { checkSavedPlan, readSavedPlan } from './saved-plan-file.js';
 import { ownWebhookUrlWarnings } from './submit/own-webhook-urls.js';
 import { checkHookEnv } from './hooks/check-hook-env.js';
 import { OutputHooks } from './hooks/output-hooks.js';
@@ -138,7 +139,11 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   // The jobs' money is read only where it decides something: a step selection or a cap to weigh.
   let money: RecordedJobMoney | undefined;
   const recorded = () => (money ??= readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs));
-  const plan = selected(manifestPlan, input, (key) => recorded().job(key)?.status);
+  const saved = input.planFile === undefined ? undefined : await readSavedPlan(input.planFile);
+  // A saved plan of some steps is run as it was saved: its steps are the selection.
+  const steps = saved && saved.steps.length < manifestPlan.steps.length ? saved.steps : input.steps;
+  const plan = selected(manifestPlan, { ...input, steps }, (key) => recorded().job(key)?.status);
+  if (saved) checkSavedPlan(saved, input.planFile as string, manifest, plan, (key) => statuses.get(key), input.progress);
   const options = resolveRunOptions(
     { ...input, timeScale: input.timeScale ?? (input.sandbox ? 1 / input.sandbox.speed : 1) },
     { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits },

@@ -59,6 +59,11 @@ export interface RunOptions {
    */
   steps?: readonly string[];
   /**
+   * `--plan FILE`: run exactly the plan saved there (`reelpipe plan --out FILE`), refused when the
+   * manifest or its data no longer yield it (run/saved-plan-file.ts). @default plan afresh
+   */
+  planFile?: string;
+  /**
    * `--halt-after N`: after N jobs failed or were rejected in this run, stop submitting; jobs
    * already sent are tracked and downloaded as usual (see halt-after.ts). @default no limit
    */

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { slotOf } from './charges.js';
-import type { PlanScope } from './money.js';
+import { planScope, type PlanScope } from './money.js';
+import { openStateDbCurrent } from './open-db.js';
 import { statement } from './statements.js';
 
 /**
@@ -26,4 +27,26 @@ export function readEarlierVersions(db: Database.Database, manifest: string, sco
     if (earlier) history.set(job.key, earlier);
   }
   return history;
+}
+
+/**
+ * The newest earlier version of each job of a plan that has one, with the request it holds (the one
+ * sent, once sent): what `plan` says changed in a re-created job. Read-only; none without a database.
+ */
+export function readEarlierRequestsAt(dbPath: string, manifest: string, planJobs: readonly { key: string; step: string; outputName: string | null }[]): Map<string, { key: string; request: Record<string, unknown> }> {
+  const out = new Map<string, { key: string; request: Record<string, unknown> }>();
+  const db = openStateDbCurrent(dbPath);
+  if (!db) return out;
+  try {
+    const earlier = readEarlierVersions(db, manifest, planScope(planJobs), planJobs);
+    const select = statement(db, 'SELECT request FROM jobs WHERE manifest = ? AND key = ?', { pluck: true });
+    for (const [key, versions] of earlier) {
+      const last = versions.at(-1);
+      const request = last === undefined ? undefined : (select.get(manifest, last) as string | undefined);
+      if (last !== undefined && request !== undefined) out.set(key, { key: last, request: JSON.parse(request) as Record<string, unknown> });
+    }
+  } finally {
+    db.close();
+  }
+  return out;
 }

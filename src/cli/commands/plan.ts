@@ -20,6 +20,8 @@ interface PlanFlags extends OutputFlags {
   state?: string;
   sandbox?: boolean;
   step?: string[];
+  out?: string;
+  verbose?: boolean;
 }
 
 export const registerPlan: RegisterCommand = (program, io) => {
@@ -31,12 +33,16 @@ export const registerPlan: RegisterCommand = (program, io) => {
         .argument('<manifest>', 'the manifest YAML file')
         .option('--max-credits <n>', 'budget for this plan, overriding budget.max_credits', parseCredits),
     )
-      .option('--step <id>', 'only the jobs of this step (repeat for more), as `run --step` would run them', (id: string, ids: string[] = []) => [...ids, id]),
+      .option('--step <id>', 'only the jobs of this step (repeat for more), as `run --step` would run them', (id: string, ids: string[] = []) => [...ids, id])
+      .option('--out <file>', 'also save the plan to FILE (NDJSON), for `reelpipe run MANIFEST --plan FILE` to run exactly it')
+      .option('--verbose', 'list every job to create or re-create, however many'),
     'print the plan as JSON',
   ).action(async (file: string, flags: PlanFlags) => {
     const planner = await import('../../plan/index.js');
     // Until the plan is printed, a failure is printed as JSON too; past it, stdout already holds the plan.
-    const { plan, known, budget } = await withJsonFailure(io, flags, () => ({ manifest: file }), () => planAndState(file, io, flags));
+    const { plan, known, budget, fingerprint } = await withJsonFailure(io, flags, () => ({ manifest: file }), () => planAndState(file, io, flags));
+    const actionOf = (key: string) => planner.actionOf(known.facts.get(key)?.state);
+    if (flags.out !== undefined) await savePlan(io, flags.out, planner.planFileLines(plan, fingerprint, actionOf, (key) => known.earlier.get(key)?.key, new Date().toISOString()));
     if (flags.json) {
       // One object, with the budget gate's verdict in it: on a refusal the exit code (3) follows it.
       const refusal = budgetRefusal(() => planner.assertBudget(plan, budget));
@@ -48,7 +54,11 @@ export const registerPlan: RegisterCommand = (program, io) => {
       return;
     } else if (flags.quiet) {
       io.stdout(`Plan ${plan.name} — ${planner.plural(plan.totals.jobs, 'job')} in ${planner.plural(plan.steps.length, 'step')}\n${planner.budgetLine(budget)}\n`);
-    } else io.stdout(planner.renderPlanTable(plan, { statusOf: (key) => known.facts.get(key)?.state, budget, statePath: known.dbPath }));
+    } else {
+      const actions = { actionOf, earlier: (key: string) => known.earlier.get(key), verbose: flags.verbose };
+      io.stdout(planner.renderPlanTable(plan, { statusOf: (key) => known.facts.get(key)?.state, budget, statePath: known.dbPath, actions }));
+    }
+    if (flags.out !== undefined && !flags.json) io.stderr(`plan saved to ${flags.out}: \`reelpipe run ${file} --plan ${flags.out}\` runs exactly it\n`);
     planner.assertBudget(plan, budget);
   });
 };
@@ -61,7 +71,7 @@ async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
   const known = await stateOf(whole, io, flags);
   const plan = flags.step ? await selection(whole, flags.step, known.money, io) : whole;
   // The run's own gate, weighing what is still to submit against what is already spent.
-  return { plan, known, budget: planner.budgetView(plan, plan.budget.maxCredits, known.money) };
+  return { plan, known, budget: planner.budgetView(plan, plan.budget.maxCredits, known.money), fingerprint: planner.fingerprintOf(manifest) };
 }
 
 /**
@@ -72,12 +82,15 @@ async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
  * still to pay for. SQLite loads only here.
  */
 async function stateOf(plan: Plan, io: CliIo, flags: PlanFlags) {
-  const [{ checkOutputs, readJobMoney, readStateIdentity }, { readJobFacts }] = await Promise.all([
+  const [{ checkOutputs, readEarlierRequestsAt, readJobMoney, readStateIdentity }, { readJobFacts }] = await Promise.all([
     import('../../state/index.js'), import('../../report/job-facts.js'),
   ]);
   const dbPath = await statePathOf(plan.manifestPath, io, flags);
   checkOutputs(plan.outputsDir, readStateIdentity(dbPath, plan.manifestPath));
-  return { dbPath, facts: readJobFacts(dbPath, plan).facts, money: readJobMoney(dbPath, plan.manifestPath, plan.jobs) };
+  return {
+    dbPath, facts: readJobFacts(dbPath, plan).facts, money: readJobMoney(dbPath, plan.manifestPath, plan.jobs),
+    earlier: readEarlierRequestsAt(dbPath, plan.manifestPath, plan.jobs),
+  };
 }
 
 /** The `--step` selection, said on stderr (stdout stays the plan, or its JSON). */
@@ -86,6 +99,14 @@ async function selection(plan: Plan, steps: string[], money: { job(key: string):
   const chosen = selectSteps(plan, steps, (key) => money.job(key)?.status);
   io.stderr(`--step: ${chosen.jobs.length} of the manifest's ${plan.jobs.length} jobs (step ${chosen.steps.map((s) => s.id).join(', ')})\n`);
   return chosen;
+}
+
+/** Writes the plan file a line at a time, aside then renamed into place: a reader never sees half a plan. */
+async function savePlan(io: CliIo, out: string, lines: Iterable<string>): Promise<void> {
+  const [{ writeAtomically }, { resolve }] = await Promise.all([import('../../download/index.js'), import('node:path')]);
+  await writeAtomically(resolve(io.cwd, out), async (file) => {
+    for (const line of lines) file.write(line);
+  });
 }
 
 /** The error the budget gate refuses with, or undefined when it lets the plan through. */

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { UsageError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
 import type { RunEvents, RunStarted } from '../../run/run-events.js';
 import type { RunManifestInput } from '../../run/run-manifest.js';
@@ -77,11 +79,13 @@ export const registerRun: RegisterCommand = (program, io, setExit) => {
         program
           .command('run')
           .description('submit, track and download every job of a manifest; safe to interrupt and rerun')
-          .argument('<manifest>', 'the manifest YAML file'),
+          .argument('<manifest>', 'the manifest YAML file')
+          .option('--plan <file>', 'run exactly the plan saved by `reelpipe plan MANIFEST --out FILE`; refused (exit 2, nothing sent) if the manifest no longer yields it'),
       ),
     ),
     'print one JSON object at the end (status --json, with the outcome and exit code) instead of the summary',
-  ).action(async (file: string, flags: RunFlags & OutputFlags & { step?: string[] }) => {
-    await runWithSignals(io, file, { ...runInputFrom(flags), steps: flags.step }, flags, setExit);
+  ).action(async (file: string, flags: RunFlags & OutputFlags & { step?: string[]; plan?: string }) => {
+    if (flags.plan !== undefined && flags.step) throw new UsageError('--plan runs a saved plan as it was saved, its steps included: give --step to `reelpipe plan … --out FILE` instead');
+    await runWithSignals(io, file, { ...runInputFrom(flags), steps: flags.step, ...(flags.plan === undefined ? {} : { planFile: resolve(io.cwd, flags.plan) }) }, flags, setExit);
   });
 };
