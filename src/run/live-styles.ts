@@ -1,4 +1,5 @@
 import { clientFromEnv } from '../api/index.js';
+import { InvalidInputError } from '../errors.js';
 import type { Manifest } from '../manifest/types.js';
 import { usesAllStyles, type Plan } from '../plan/index.js';
 import { cacheCatalogueAt } from '../state/index.js';
@@ -27,23 +28,34 @@ export interface LiveStylesInput extends StatePlanOptions {
   progress: RunEvents;
   /** Each job's status in the state database (undefined: never recorded). */
   statusOf: (key: string) => string | undefined;
+  /** The run's selection of the manifest's plan (`--step`; the whole plan without one): it may refuse, before anything is read. */
+  select: (whole: Plan) => Plan;
 }
 
-export async function planForRun(input: LiveStylesInput): Promise<Plan> {
-  const { manifest, env, clock, progress, statusOf, ...options } = input;
-  if (options.sandbox || options.service === undefined || !manifest.steps.some((step) => step.kind === 'html_ads')) return planWithState(manifest, options);
-  let planned: Plan | undefined;
+/** The manifest's plan and the run's selection of it. */
+export interface RunPlans {
+  whole: Plan;
+  plan: Plan;
+}
+
+export async function planForRun(input: LiveStylesInput): Promise<RunPlans> {
+  const { manifest, env, clock, progress, statusOf, select, ...options } = input;
+  const plans = (whole: Plan): RunPlans => ({ whole, plan: select(whole) });
+  if (options.sandbox || options.service === undefined || !manifest.steps.some((step) => step.kind === 'html_ads')) return plans(planWithState(manifest, options));
+  let planned: RunPlans | undefined;
   let planError: unknown;
   try {
-    planned = planWithState(manifest, options);
+    planned = plans(planWithState(manifest, options));
   } catch (error) {
     // `all` with no copy of the catalogue: the live read below is what can plan it.
     if (!usesAllStyles(manifest)) throw error;
     planError = error;
   }
-  const toSend = planned?.jobs.some((job) => job.kind === 'html_ads' && (statusOf(job.key) ?? 'planned') === 'planned');
+  // Only what this run may send decides: a refused --step, or a selection without HTML ads, reads nothing.
+  const toSend = planned?.plan.jobs.some((job) => job.kind === 'html_ads' && (statusOf(job.key) ?? 'planned') === 'planned');
   // `all` reads the live list on every run: a style the service added since is a new job to make.
-  if (planned && !toSend && !usesAllStyles(manifest)) return planned;
+  const usesAll = planned?.plan.jobs.some((job) => job.expandedFrom !== undefined);
+  if (planned && !toSend && !usesAll) return planned;
   let body: unknown;
   try {
     const client = clientFromEnv(env);
@@ -59,5 +71,10 @@ export async function planForRun(input: LiveStylesInput): Promise<Plan> {
     return planned;
   }
   cacheCatalogueAt(options.statePath, serviceKey(options.service), STYLES_CATALOGUE, body, clock.now());
-  return planWithState(manifest, { ...options, live: stylesOf(body, "the service's catalogue") });
+  try {
+    return plans(planWithState(manifest, { ...options, live: stylesOf(body, "the service's catalogue") }));
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    throw new InvalidInputError(error.issues, `${manifest.name}: HTML ad styles the service does not offer; nothing was submitted`);
+  }
 }

@@ -131,19 +131,20 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   // weighed against the wrong (or an emptied) database means nothing, and it is left unwritten.
   checkOutputs(sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir, readStateIdentity(statePath, manifest.file));
   const statuses = readJobStatuses(statePath, manifest.file);
-  const manifestPlan = await planForRun({
+  const saved = input.planFile === undefined ? undefined : await readSavedPlan(input.planFile);
+  // A saved plan of some steps is run as it was saved: its steps are the selection.
+  const steps = saved && saved.steps.length < manifest.steps.length ? saved.steps : input.steps;
+  const { whole: manifestPlan, plan } = await planForRun({
     manifest, env: input.env, clock: input.clock ?? systemClock, progress: input.progress, statusOf: (key) => statuses.get(key),
     statePath, sandbox, service: input.env.REELPIPE_BASE_URL?.trim() || undefined,
     ...(input.maxCredits === undefined || input.maxCredits === null ? {} : { maxCredits: input.maxCredits }),
+    select: (whole) => selected(whole, steps, (key) => statuses.get(key)),
   });
-  // The jobs' money is read only where it decides something: a step selection or a cap to weigh.
+  if (plan !== manifestPlan) input.progress.emit('run:note', { message: `--step: ${plural(plan.jobs.length, 'job')} of step ${plan.steps.map((s) => s.id).join(', ')} (of ${plural(manifestPlan.jobs.length, 'job')} in the manifest)` });
+  if (saved) checkSavedPlan(saved, input.planFile as string, manifest, plan, (key) => statuses.get(key), input.progress);
+  // The jobs' money is read only where it decides something: a cap to weigh.
   let money: RecordedJobMoney | undefined;
   const recorded = () => (money ??= readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs));
-  const saved = input.planFile === undefined ? undefined : await readSavedPlan(input.planFile);
-  // A saved plan of some steps is run as it was saved: its steps are the selection.
-  const steps = saved && saved.steps.length < manifestPlan.steps.length ? saved.steps : input.steps;
-  const plan = selected(manifestPlan, { ...input, steps }, (key) => recorded().job(key)?.status);
-  if (saved) checkSavedPlan(saved, input.planFile as string, manifest, plan, (key) => statuses.get(key), input.progress);
   const options = resolveRunOptions(
     { ...input, timeScale: input.timeScale ?? (input.sandbox ? 1 / input.sandbox.speed : 1) },
     { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits },
@@ -232,12 +233,9 @@ async function closeAll(closers: (() => Promise<void> | void)[]): Promise<void> 
   }
 }
 
-/** The `--step` selection of the plan, announced; the whole plan without one. */
-function selected(plan: Plan, input: RunManifestInput, statusOf: (key: string) => string | undefined): Plan {
-  if (!input.steps || input.steps.length === 0) return plan;
-  const chosen = selectSteps(plan, input.steps, statusOf);
-  input.progress.emit('run:note', { message: `--step: ${plural(chosen.jobs.length, 'job')} of step ${chosen.steps.map((s) => s.id).join(', ')} (of ${plural(plan.jobs.length, 'job')} in the manifest)` });
-  return chosen;
+/** The `--step` selection of the plan; the whole plan without one. */
+function selected(plan: Plan, steps: readonly string[] | undefined, statusOf: (key: string) => string | undefined): Plan {
+  return !steps || steps.length === 0 ? plan : selectSteps(plan, steps, statusOf);
 }
 
 /** The service (or the embedded sandbox), its rate-limit answers feeding the limiter; closed with the run. */

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openStateDb, openStateDbCurrent } from './open-db.js';
+import { openStateDb, openStateDbReadOnly } from './open-db.js';
 import { statement } from './statements.js';
 
 /**
@@ -25,9 +25,13 @@ export function readCatalogue(db: Database.Database, service: string, name: stri
   return row && { service, name, fetchedAt: row.fetchedAt, body: JSON.parse(row.body) as unknown };
 }
 
-/** The cached catalogue in the state database at `dbPath` (read-only); none when there is no database or no copy. */
+/**
+ * The cached catalogue in the state database at `dbPath`; none when there is no database or no copy.
+ * Read-only, never migrating: planning reads it before the outputs folder's owner is checked, and
+ * a database that is not the one to use (emptied, another's) must be left exactly as it is.
+ */
 export function readCachedCatalogue(dbPath: string, service: string, name: string): CachedCatalogue | undefined {
-  const db = openStateDbCurrent(dbPath);
+  const db = openWithTable(dbPath, 'catalogues');
   if (!db) return undefined;
   try {
     return readCatalogue(db, service, name);
@@ -55,9 +59,9 @@ export function readPlannedItems(db: Database.Database, manifest: string): Map<s
   return byFrom;
 }
 
-/** readPlannedItems of the state database at `dbPath` (read-only); empty without one. */
+/** readPlannedItems of the state database at `dbPath` (read-only, never migrating: see readCachedCatalogue); empty without one. */
 export function readPlannedItemsAt(dbPath: string, manifest: string): Map<string, string[][]> {
-  const db = openStateDbCurrent(dbPath);
+  const db = openWithColumn(dbPath, 'jobs', 'planned_items');
   if (!db) return new Map();
   try {
     return readPlannedItems(db, manifest);
@@ -74,4 +78,21 @@ export function cacheCatalogueAt(dbPath: string, service: string, name: string, 
   } finally {
     db.close();
   }
+}
+
+/** The database at `dbPath` opened read-only when it has `table`; else undefined (and nothing written). */
+function openWithTable(dbPath: string, table: string): Database.Database | undefined {
+  const db = openStateDbReadOnly(dbPath);
+  if (!db) return undefined;
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) return db;
+  db.close();
+  return undefined;
+}
+
+/** As openWithTable, for a column of `table` (a database from before it has none to read). */
+function openWithColumn(dbPath: string, table: string, column: string): Database.Database | undefined {
+  const db = openWithTable(dbPath, table);
+  if (db && (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column)) return db;
+  db?.close();
+  return undefined;
 }

@@ -110,15 +110,16 @@ describe('a run reads the live catalogue before anything is sent', () => {
     server.script('GET', '/api/html_interactive_ads/styles/', { status: 200, json: styleList(ids) });
     return { REELPIPE_BASE_URL: server.url, REELPIPE_API_ID: 'id', REELPIPE_API_KEY: 'key' };
   }
-  const run = async (styles: string, env: NodeJS.ProcessEnv, statuses = new Map<string, string>()) => planForRun({
+  const run = async (styles: string, env: NodeJS.ProcessEnv, statuses = new Map<string, string>()) => (await planForRun({
     manifest: await manifestWith(styles), env, clock, progress: new RunEvents(), statusOf: (key) => statuses.get(key), statePath, service: env.REELPIPE_BASE_URL,
-  });
+    select: (whole) => whole,
+  })).plan;
 
   test('an id the service no longer offers refuses the run (nothing sent), and the live list is kept for offline commands', async () => {
     const env = await liveService(['spin-wheel']);
     const error = await run('[spin-wheel, quiz-3q]', env).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
-    expect((error as Error).message).toMatch(/"quiz-3q" is not offered by the service's catalogue \(accepted: all, spin-wheel\)/);
+    expect((error as Error).message).toMatch(/^styles: HTML ad styles the service does not offer; nothing was submitted\n.*"quiz-3q" is not offered by the service's catalogue \(accepted: all, spin-wheel\)/);
     expect(server!.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/html_interactive_ads/styles/']);
     expect(readCachedCatalogue(statePath, server!.url, 'styles')).toMatchObject({ fetchedAt: clock.now(), body: styleList(['spin-wheel']) });
   });
