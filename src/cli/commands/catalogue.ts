@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
 import type { Catalogue, CatalogueName } from '../catalogue/catalogues.js';
+import { sandboxRunsOf, sandboxUrlOption } from '../state-flags.js';
 import type { RegisterCommand } from './index.js';
 
 const NAMES = ['styles', 'models', 'musics', 'templates', 'voices', 'avatars'];
@@ -7,13 +8,14 @@ const NAMES = ['styles', 'models', 'musics', 'templates', 'voices', 'avatars'];
 interface CatalogueFlags {
   json?: boolean;
   sandbox?: boolean;
+  sandboxUrl?: string;
   category?: string;
   search?: string;
 }
 
 /**
- * `reelpipe catalogue styles|models|musics|templates|voices|avatars [--json] [--sandbox]`: what
- * the service (or, with --sandbox, an embedded sandbox) offers, read live, so a manifest's
+ * `reelpipe catalogue styles|models|musics|templates|voices|avatars [--json] [--sandbox | --sandbox-url URL]`:
+ * what the service (or, with --sandbox, an embedded sandbox; with --sandbox-url, that one) offers, read live, so a manifest's
  * `style_ids`, `model_name` and template variables can be written without reading the source.
  * Voices and avatars have no list at the service: the command says so rather than invent one.
  */
@@ -24,6 +26,7 @@ export const registerCatalogue: RegisterCommand = (program, io) => {
     .argument('<list>', NAMES.join('|'))
     .option('--json', 'print the items as the service gave them, as JSON')
     .option('--sandbox', 'ask an embedded sandbox instead of the service (REELPIPE_* not needed)')
+    .addOption(sandboxUrlOption('ask the standalone sandbox at this address instead of the service (as `reelpipe sandbox` prints it; not with --sandbox)'))
     .option('--category <name>', 'musics: only this category')
     .option('--search <text>', 'musics: tracks whose name or category matches')
     .addHelpText('after', '\nThe service has no operation that lists voices or avatars: those two say so, and with\n--sandbox show the sandbox\'s fixture avatars and their voices.\n')
@@ -31,8 +34,9 @@ export const registerCatalogue: RegisterCommand = (program, io) => {
       if (!NAMES.includes(name)) throw new UsageError(`catalogue ${name}: no such list; use one of ${NAMES.join(', ')}`);
       if ((flags.category !== undefined || flags.search !== undefined) && name !== 'musics') throw new UsageError('--category and --search apply to `catalogue musics` only');
       const [{ withServiceClient }, { readCatalogue }] = await Promise.all([import('../catalogue/connect.js'), import('../catalogue/catalogues.js')]);
-      const ids = flags.sandbox && (name === 'voices' || name === 'avatars') ? (await import('../../sandbox/index.js')).FIXTURE_IDS.personas : undefined;
-      const catalogue = await withServiceClient(io, Boolean(flags.sandbox), async (client, source) => ({
+      const sandbox = sandboxRunsOf(flags);
+      const ids = sandbox && (name === 'voices' || name === 'avatars') ? (await import('../../sandbox/index.js')).FIXTURE_IDS.personas : undefined;
+      const catalogue = await withServiceClient(io, sandbox, async (client, source) => ({
         source,
         list: await readCatalogue(client, name as CatalogueName, { category: flags.category, search: flags.search, ids }),
       }));

@@ -3,7 +3,7 @@ import type { Plan } from '../../plan/types.js';
 import type { JobRow } from '../../state/job-row.js';
 import { stateWord } from '../../state/vocabulary.js';
 import { formatCredits } from '../../util/format.js';
-import { addStateFlags, locateManifestState, type StateFlags } from '../state-flags.js';
+import { addStateFlags, inSandbox, locateManifestState, type StateFlags } from '../state-flags.js';
 import type { RegisterCommand } from './index.js';
 
 /**
@@ -48,7 +48,7 @@ export const registerForget: RegisterCommand = (program, io) => {
 async function planOf(file: string, io: { env: NodeJS.ProcessEnv; cwd: string }, flags: StateFlags): Promise<Plan | undefined> {
   const [{ loadManifest }, { planManifest }] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
   try {
-    return planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: flags.sandbox });
+    return planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: inSandbox(flags) });
   } catch {
     return undefined;
   }

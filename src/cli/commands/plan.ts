@@ -1,12 +1,12 @@
 import { UsageError } from '../../errors.js';
-import { addStateFlags, statePathOf } from '../state-flags.js';
+import { addStateFlags, inSandbox, statePathOf, type StateFlags } from '../state-flags.js';
 import type { Plan } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
 import { addOutputFlags, outcomeJson, withJsonFailure, type OutputFlags } from './output-flags.js';
 
 /**
- * `reelpipe plan MANIFEST [--json | --quiet] [--max-credits N] [--state PATH] [--sandbox] [--step ID…]`:
+ * `reelpipe plan MANIFEST [--json | --quiet] [--max-credits N] [--state PATH] [--sandbox | --sandbox-url URL] [--step ID…]`:
  * what would be made and what it would cost, with no network access (`--quiet`: the totals and the
  * budget line only). Each job shows as the state database knows it (in the words of
  * src/state/vocabulary.ts; read-only, no lock). Prints the plan, then refuses (exit 3) when the
@@ -14,10 +14,8 @@ import { addOutputFlags, outcomeJson, withJsonFailure, type OutputFlags } from '
  * (run/select-steps.ts), refusing the same selections. Heavy modules (the manifest schemas, the
  * planner, SQLite) load inside the action, so other commands start without them.
  */
-interface PlanFlags extends OutputFlags {
+interface PlanFlags extends OutputFlags, StateFlags {
   maxCredits?: number;
-  state?: string;
-  sandbox?: boolean;
   step?: string[];
 }
 
@@ -56,7 +54,7 @@ export const registerPlan: RegisterCommand = (program, io) => {
 async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
   const [{ loadManifest }, planner] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
   const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
-  const whole = planner.planManifest(manifest, { maxCredits: flags.maxCredits, sandbox: flags.sandbox });
+  const whole = planner.planManifest(manifest, { maxCredits: flags.maxCredits, sandbox: inSandbox(flags) });
   const known = await stateOf(whole, io, flags);
   const plan = flags.step ? await selection(whole, flags.step, known.money, io) : whole;
   // The run's own gate, weighing what is still to submit against what is already spent.

@@ -2,16 +2,14 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { CliIo } from '../io.js';
-import { addStateFlags, statePathOf } from '../state-flags.js';
+import { addStateFlags, inSandbox, statePathOf, type StateFlags } from '../state-flags.js';
 import type { RegisterCommand } from './index.js';
 import { wholePositive } from './run-flags.js';
 
-interface ReportFlags {
+interface ReportFlags extends StateFlags {
   run?: number;
   out?: string;
   open?: boolean;
-  state?: string;
-  sandbox?: boolean;
 }
 
 /**
@@ -33,7 +31,7 @@ export const registerReport: RegisterCommand = (program, io) => {
       const [{ loadManifest }, { planManifest }, { writeRunReport }] = await Promise.all([
         import('../../manifest/index.js'), import('../../plan/index.js'), import('../../report/write-report.js'),
       ]);
-      const plan = planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: flags.sandbox });
+      const plan = planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: inSandbox(flags) });
       const written = await writeRunReport({
         plan,
         statePath: await statePathOf(plan.manifestPath, io, flags),

@@ -1,4 +1,4 @@
-import { addStateFlags, statePathOf, type StateFlags } from '../state-flags.js';
+import { addStateFlags, inSandbox, statePathOf, type StateFlags } from '../state-flags.js';
 import type { RegisterCommand } from './index.js';
 
 /**
@@ -20,7 +20,7 @@ export const registerStatus: RegisterCommand = (program, io) => {
         import('../../manifest/index.js'), import('../../plan/index.js'), import('../../report/status-report.js'),
       ]);
       const manifest = await loadManifest(file, { env: io.env, cwd: io.cwd });
-      const plan = planManifest(manifest, { sandbox: flags.sandbox });
+      const plan = planManifest(manifest, { sandbox: inSandbox(flags) });
       const dbPath = await statePathOf(plan.manifestPath, io, flags);
       const report = buildStatusReport(plan, dbPath);
       io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));

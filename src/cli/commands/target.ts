@@ -1,7 +1,7 @@
 import { UsageError } from '../../errors.js';
 import type { Plan, PlannedJob } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
-import { statePathOf, type StateFlags } from '../state-flags.js';
+import { inSandbox, statePathOf, type StateFlags } from '../state-flags.js';
 
 /**
  * The manifest's plan and its state database, found as every command finds them (the manifest's
@@ -9,7 +9,7 @@ import { statePathOf, type StateFlags } from '../state-flags.js';
  */
 export async function manifestTarget(io: CliIo, file: string, flags: StateFlags): Promise<{ plan: Plan; statePath: string }> {
   const [{ loadManifest }, { planManifest }] = await Promise.all([import('../../manifest/index.js'), import('../../plan/index.js')]);
-  const plan = planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: flags.sandbox });
+  const plan = planManifest(await loadManifest(file, { env: io.env, cwd: io.cwd }), { sandbox: inSandbox(flags) });
   return { plan, statePath: await statePathOf(plan.manifestPath, io, flags) };
 }
 
