@@ -2,6 +2,7 @@
 export { planManifest, type PlanOptions } from './plan-manifest.js';
 export { resolveJob, UnresolvedReferenceError } from './resolve.js';
 export { apartParts, assertBudget, budgetLine, budgetView, jobStance, NOTHING_RECORDED, type BudgetView, type JobMoney, type RecordedMoney } from './budget.js';
+export { unpricedWarnings } from './unpriced-warnings.js';
 export { renderPlanTable, NEW, type PlanTableOptions, type StatusOf } from './render-table.js';
 export { planToJson, planJsonChunks, type PlanJsonFrame, type RecordedJob, type RecordOf } from './plan-json.js';
 export { estimateCredits, ESTIMATORS } from './estimate.js';
