@@ -60,6 +60,8 @@ export interface ManifestStep {
   /** Values for `{{ row.X }}` when a row lacks X or leaves it empty. */
   rowDefaults: Record<string, Scalar>;
   matrix?: Combination[];
+  /** Where the value of `axis` in a combination of `matrix` is written (`steps.N.matrix.AXIS.I`), when it can be told. */
+  matrixOrigin?: (combination: Combination, axis: string) => Path | undefined;
   /** `for_each: { step: ID }`: one job per job of that step. */
   forEachStep?: string;
   /** Steps to finish first: explicit `needs`, referenced steps, the for_each step. */

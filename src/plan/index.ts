@@ -5,6 +5,7 @@ export { actionOf, changedFields, renderActions, type ActionsView, type PlanActi
 export { fingerprintOf, parsePlanLines, planFileLines, planJobDifferences, PlanFileProblem, type SavedPlan } from './saved-plan.js';
 export { resolveJob, UnresolvedReferenceError } from './resolve.js';
 export { apartParts, assertBudget, budgetLine, budgetView, jobStance, NOTHING_RECORDED, type BudgetView, type JobMoney, type RecordedMoney } from './budget.js';
+export { unpricedWarnings } from './unpriced-warnings.js';
 export { renderPlanTable, NEW, type PlanTableOptions, type StatusOf } from './render-table.js';
 export { planToJson, planJsonChunks, type PlanJsonFrame, type RecordedJob, type RecordOf } from './plan-json.js';
 export { estimateCredits, ESTIMATORS } from './estimate.js';

@@ -1,4 +1,4 @@
-import { clientFromEnv } from '../api/index.js';
+import type { ServiceClient } from '../api/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { Manifest } from '../manifest/types.js';
 import { usesAllStyles, type Plan } from '../plan/index.js';
@@ -23,7 +23,8 @@ import type { RunEvents } from './run-events.js';
  */
 export interface LiveStylesInput extends StatePlanOptions {
   manifest: Manifest;
-  env: NodeJS.ProcessEnv;
+  /** A client of the service whose catalogue counts (the real one, or a standalone sandbox). */
+  client: () => ServiceClient;
   clock: Clock;
   progress: RunEvents;
   /** Each job's status in the state database (undefined: never recorded). */
@@ -39,9 +40,9 @@ export interface RunPlans {
 }
 
 export async function planForRun(input: LiveStylesInput): Promise<RunPlans> {
-  const { manifest, env, clock, progress, statusOf, select, ...options } = input;
+  const { manifest, client: connect, clock, progress, statusOf, select, ...options } = input;
   const plans = (whole: Plan): RunPlans => ({ whole, plan: select(whole) });
-  if (options.sandbox || options.service === undefined || !manifest.steps.some((step) => step.kind === 'html_ads')) return plans(planWithState(manifest, options));
+  if (options.embedded || options.service === undefined || !manifest.steps.some((step) => step.kind === 'html_ads')) return plans(planWithState(manifest, options));
   let planned: RunPlans | undefined;
   let planError: unknown;
   try {
@@ -58,7 +59,7 @@ export async function planForRun(input: LiveStylesInput): Promise<RunPlans> {
   if (planned && !toSend && !usesAll) return planned;
   let body: unknown;
   try {
-    const client = clientFromEnv(env);
+    const client = connect();
     try {
       body = await client.htmlAds.styles();
     } finally {

@@ -10,7 +10,8 @@ import { utcIso } from '../util/time-format.js';
  * service can say — the service's catalogue of HTML ad styles (plan/style-catalogue.ts) and the
  * styles each `style_ids: all` job was sent with. Which catalogue, in order:
  *   1. one just read from the service (a run reads it before anything is sent: `live`);
- *   2. the embedded sandbox's own (with --sandbox: that sandbox's live catalogue, local);
+ *   2. the embedded sandbox's own (with --sandbox: that sandbox's live catalogue, local; a
+ *      standalone sandbox, --sandbox-url, is a service like the real one);
  *   3. the copy the state database keeps of the service's, from its last read (`reelpipe
  *      catalogue styles`, or a run), named with its date;
  *   4. none: explicit ids are priced and left for the run to check; `all` cannot be planned.
@@ -18,8 +19,10 @@ import { utcIso } from '../util/time-format.js';
 export interface StatePlanOptions extends Omit<PlanOptions, 'styles' | 'plannedItems'> {
   /** The state database the command uses (a missing one knows nothing). */
   statePath: string;
-  /** The service's address (REELPIPE_BASE_URL), whose catalogue is cached; undefined: not known. */
+  /** The service's address (REELPIPE_BASE_URL, or a standalone sandbox's), whose catalogue is cached; undefined: not known. */
   service: string | undefined;
+  /** The embedded sandbox's runs: its own catalogue is the live one. @default false */
+  embedded?: boolean;
   /** A catalogue just read from the service. */
   live?: StyleCatalogue;
 }
@@ -28,8 +31,8 @@ export interface StatePlanOptions extends Omit<PlanOptions, 'styles' | 'plannedI
 export const STYLES_CATALOGUE = 'styles';
 
 export function planWithState(manifest: Manifest, options: StatePlanOptions): Plan {
-  const { statePath, service, live, ...rest } = options;
-  const styles = live ?? (options.sandbox ? SANDBOX_STYLES : service === undefined ? undefined : cachedStyles(readCachedCatalogue(statePath, serviceKey(service), STYLES_CATALOGUE)));
+  const { statePath, service, live, embedded, ...rest } = options;
+  const styles = live ?? (embedded ? SANDBOX_STYLES : service === undefined ? undefined : cachedStyles(readCachedCatalogue(statePath, serviceKey(service), STYLES_CATALOGUE)));
   return planManifest(manifest, { ...rest, ...(styles ? { styles } : {}), plannedItems: readPlannedItemsAt(statePath, manifest.file) });
 }
 

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { ReelpipeError, type ErrorCode } from '../errors.js';
 import { manifestIdentity } from '../manifest/identity.js';
-import { recordRefusedStart, resolveStatePath } from '../state/index.js';
+import { recordRefusedStart, resolveStatePath, type SandboxRuns } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import { redactSecrets, SECRET_ENV_VARS } from '../util/logger.js';
 import { oneLine } from '../util/one-line.js';
@@ -41,7 +41,7 @@ export interface StateChoice {
   cwd: string;
   env: NodeJS.ProcessEnv;
   statePath?: string;
-  sandbox?: boolean;
+  sandbox?: SandboxRuns;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { ServiceClient } from '../api/index.js';
+import { clientFromEnv, type ServiceClient } from '../api/index.js';
 import { LocalFaultError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
 import { assertBudget, budgetView, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
@@ -10,7 +10,7 @@ import { createLogger, type Logger } from '../util/logger.js';
 import { formatDuration } from '../util/time-format.js';
 import { executePlan, type ReceiverLink, type RunDeps, type RunResult } from './execute-plan.js';
 import { killHookFromEnv } from './kill-hook.js';
-import { openService } from './open-service.js';
+import { openService, resolveSandbox, sandboxRuns, standaloneSandboxClient, type SandboxChoice, type SandboxTarget } from './open-service.js';
 import { runOutcome } from './outcome.js';
 import { recordEarlyRefusal, refusalOf } from './refusals.js';
 import { limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
@@ -32,10 +32,17 @@ export interface RunManifestInput extends RunOptions {
   manifestFile: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** @default state/reelpipe.db (state/sandbox.db with `sandbox`) in the manifest's project: see state/locate.ts */
+  /**
+   * @default state/reelpipe.db in the manifest's project (state/sandbox.db with an embedded
+   * `sandbox`, state/sandbox-HOST-PORT.db with a standalone one): see state/locate.ts
+   */
   statePath?: string;
-  /** Run against an embedded sandbox at this speed instead of the service. @default off */
-  sandbox?: { speed: number };
+  /**
+   * Run against a sandbox instead of the service: an embedded one at this speed, or the standalone
+   * one at this address (its speed read from its /__sandbox/stats before anything is sent).
+   * @default off
+   */
+  sandbox?: SandboxChoice;
   /** Progress lines go here (the CLI: stderr). */
   progress: RunEvents;
   /** Shared with signal handlers. @default a new StopState */
@@ -81,7 +88,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   // A start refused here (input that does not validate, the budget gate) is recorded as refused
   // in the database the run would have used, when that exists (run/refusals.ts).
   const { manifest, manifestPlan, plan, statePath, options, sandbox } = await checkBeforeStart(input).catch(async (error: unknown) => {
-    const choice = { manifestFile: input.manifestFile, cwd: input.cwd, env: input.env, statePath: input.statePath, sandbox: input.sandbox !== undefined };
+    const choice = { manifestFile: input.manifestFile, cwd: input.cwd, env: input.env, statePath: input.statePath, sandbox: sandboxRuns(input.sandbox) };
     await recordEarlyRefusal(choice, error, clock);
     throw error;
   });
@@ -99,9 +106,10 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     input.progress.emit('run:started', {
       runId, manifest: plan.manifestPath, statePath, logFile: log?.file ?? null, jobs: plan.totals.jobs, steps: plan.steps.length,
       expectedCredits: plan.totals.credits?.expected ?? null, unknownJobs: plan.totals.unknownJobs, maxCredits: options.maxCredits,
-      concurrency: options.concurrency, sandbox,
+      concurrency: options.concurrency, sandbox: sandbox !== undefined,
     });
-    const deps = await startLocked(input, plan, options, { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), logger: log?.logger });
+    const held: Held = { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), ...(sandbox ? { sandbox } : {}), ...(log ? { logger: log.logger } : {}) };
+    const deps = await startLocked(input, plan, options, held);
     driving = true;
     const result = await executePlan(plan, deps, options);
     const labels = new Map(plan.jobs.map((job) => [job.key, job.label]));
@@ -121,22 +129,27 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
  * verdicts: the manifest and its data files, the hooks' environment, the outputs folder's owner,
  * the `--step` selection, the options, the budget gate.
  */
-async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Manifest; manifestPlan: Plan; plan: Plan; statePath: string; options: ResolvedRunOptions; sandbox: boolean }> {
+async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Manifest; manifestPlan: Plan; plan: Plan; statePath: string; options: ResolvedRunOptions; sandbox: SandboxTarget | undefined }> {
   const manifest = await loadManifest(input.manifestFile, { env: input.env, cwd: input.cwd });
   checkHookEnv(manifest, input.env);
-  const sandbox = input.sandbox !== undefined;
-  const statePath = resolveStatePath(manifest.file, { cwd: input.cwd, statePath: input.statePath, sandbox });
+  const sandboxUrl = input.sandbox && 'url' in input.sandbox ? input.sandbox.url : undefined;
+  const statePath = resolveStatePath(manifest.file, { cwd: input.cwd, statePath: input.statePath, sandbox: sandboxRuns(input.sandbox) });
   input.progress.emit('run:note', { message: `state: ${statePath}` });
   // The outputs folder's owner first, read-only, in the order `plan` gives its verdicts: a budget
   // weighed against the wrong (or an emptied) database means nothing, and it is left unwritten.
-  checkOutputs(sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir, readStateIdentity(statePath, manifest.file));
+  checkOutputs(input.sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir, readStateIdentity(statePath, manifest.file));
+  // A standalone sandbox is asked its speed (and refused if it is none) before anything is sent.
+  const sandbox = input.sandbox && (await resolveSandbox(input.sandbox));
   const statuses = readJobStatuses(statePath, manifest.file);
   const saved = input.planFile === undefined ? undefined : await readSavedPlan(input.planFile);
   // A saved plan of some steps is run as it was saved: its steps are the selection.
   const steps = saved && saved.steps.length < manifest.steps.length ? saved.steps : input.steps;
   const { whole: manifestPlan, plan } = await planForRun({
-    manifest, env: input.env, clock: input.clock ?? systemClock, progress: input.progress, statusOf: (key) => statuses.get(key),
-    statePath, sandbox, service: input.env.REELPIPE_BASE_URL?.trim() || undefined,
+    manifest, clock: input.clock ?? systemClock, progress: input.progress, statusOf: (key) => statuses.get(key),
+    // The service whose catalogue counts: the standalone sandbox's, the real one's; the embedded sandbox's is its own.
+    client: () => (sandboxUrl === undefined ? clientFromEnv(input.env) : standaloneSandboxClient(sandboxUrl, input.env)),
+    statePath, sandbox: input.sandbox !== undefined, embedded: sandbox !== undefined && sandboxUrl === undefined,
+    service: sandboxUrl ?? (input.env.REELPIPE_BASE_URL?.trim() || undefined),
     ...(input.maxCredits === undefined || input.maxCredits === null ? {} : { maxCredits: input.maxCredits }),
     select: (whole) => selected(whole, steps, (key) => statuses.get(key)),
   });
@@ -146,10 +159,11 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   let money: RecordedJobMoney | undefined;
   const recorded = () => (money ??= readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs));
   const options = resolveRunOptions(
-    { ...input, timeScale: input.timeScale ?? (input.sandbox ? 1 / input.sandbox.speed : 1) },
+    { ...input, timeScale: input.timeScale ?? (sandbox ? 1 / sandbox.speed : 1) },
     { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits },
     input.env,
   );
+  if (sandbox?.url !== undefined) input.progress.emit('run:note', { message: standaloneNote(sandbox.url, sandbox.speed, options.timeScale, input.timeScale !== undefined) });
   // The one budget gate, before anything is created, locked or sent: what is still to submit,
   // weighed against what the database says is spent or held — the same verdict `plan` prints.
   // Without a cap the verdict is "no cap" whatever was spent: nothing to read for it.
@@ -165,6 +179,8 @@ interface Held {
   stop: StopState;
   closers: (() => Promise<void> | void)[];
   outputHooks: OutputHooks | null;
+  /** The sandbox the run talks to, if any. */
+  sandbox?: SandboxTarget;
   /** The run log's logger, when the caller keeps one. */
   logger?: Logger;
 }
@@ -238,10 +254,15 @@ function selected(plan: Plan, steps: readonly string[] | undefined, statusOf: (k
   return !steps || steps.length === 0 ? plan : selectSteps(plan, steps, statusOf);
 }
 
-/** The service (or the embedded sandbox), its rate-limit answers feeding the limiter; closed with the run. */
+/** `sandbox: http://… (speed 200): every wait of this run × 1/200`, said once a standalone sandbox's speed is read. */
+function standaloneNote(url: string, speed: number, timeScale: number, given: boolean): string {
+  return `sandbox: ${url} (speed ${speed}): every wait of this run × ${given ? `${timeScale} (--time-scale)` : `1/${speed}`}`;
+}
+
+/** The service (or a sandbox), its rate-limit answers feeding the limiter; closed with the run. */
 async function connect(input: RunManifestInput, held: Held, limiter: AdaptiveRateLimiter, signal: AbortSignal): Promise<ServiceClient> {
   const logger = observeRateLimits(held.logger ?? createLogger({ env: input.env }), (retryAfterMs) => limiter.throttled(retryAfterMs));
-  const service = await openService({ env: input.env, ...(input.sandbox ? { sandbox: input.sandbox } : {}), statePath: held.statePath, logger, signal });
+  const service = await openService({ env: input.env, ...(held.sandbox ? { sandbox: held.sandbox } : {}), statePath: held.statePath, logger, signal });
   held.closers.unshift(() => service.close());
   return service.client;
 }

@@ -4,6 +4,11 @@ import type { Webhooks } from './webhooks.js';
 
 /** GET /__sandbox/stats: what tests and benchmarks count. */
 export interface SandboxStats {
+  /**
+   * The sandbox's speed (every duration is divided by it). A run against a standalone sandbox
+   * (`--sandbox-url`) reads it once at start and scales its own waits by 1/speed.
+   */
+  speed: number;
   /** Requests per route pattern, e.g. `"POST /api/ai_shorts/": 3`. */
   requests: Record<string, number>;
   /** Jobs created per kind. */
@@ -53,8 +58,9 @@ export class StatsRecorder {
     this.seen.add(key);
   }
 
-  snapshot(ledger: Ledger, faults: Faults, webhooks: Webhooks): SandboxStats {
+  snapshot(speed: number, ledger: Ledger, faults: Faults, webhooks: Webhooks): SandboxStats {
     return {
+      speed,
       requests: { ...this.requests },
       created: { ...this.created },
       duplicates: { total: this.duplicates.total, byKind: { ...this.duplicates.byKind } },

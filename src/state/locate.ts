@@ -8,6 +8,12 @@ const PROJECT_MARKERS = ['.git', 'package.json'];
 const STATE_FILE = { real: 'reelpipe.db', sandbox: 'sandbox.db' } as const;
 
 /**
+ * Whose runs a command is about: the real service's (false or undefined), the embedded sandbox's
+ * (true: `--sandbox`), or those of the standalone sandbox at `url` (`--sandbox-url`).
+ */
+export type SandboxRuns = boolean | { url: string };
+
+/**
  * The folder a manifest's project lives in: the nearest folder, from the manifest's own upward,
  * that holds `.git` or `package.json`; else the manifest's own folder.
  *
@@ -29,9 +35,30 @@ export function projectRoot(manifestPath: string): string {
 
 /**
  * The state database a command uses: `--state PATH` (relative to the working directory, as typed),
- * else `state/reelpipe.db` — or `state/sandbox.db` for sandbox runs — in the manifest's project.
+ * else, in the manifest's project, `state/reelpipe.db` — `state/sandbox.db` for the embedded
+ * sandbox's runs, `state/sandbox-HOST-PORT.db` for a standalone sandbox's (standaloneStateFile).
  */
-export function resolveStatePath(manifestPath: string, options: { cwd: string; statePath?: string; sandbox?: boolean }): string {
+export function resolveStatePath(manifestPath: string, options: { cwd: string; statePath?: string; sandbox?: SandboxRuns }): string {
   if (options.statePath !== undefined) return resolve(options.cwd, options.statePath);
-  return join(projectRoot(manifestPath), 'state', options.sandbox ? STATE_FILE.sandbox : STATE_FILE.real);
+  const { sandbox } = options;
+  const file = !sandbox ? STATE_FILE.real : sandbox === true ? STATE_FILE.sandbox : standaloneStateFile(sandbox.url);
+  return join(projectRoot(manifestPath), 'state', file);
+}
+
+/**
+ * The state file of a standalone sandbox's runs, named by its address: `http://127.0.0.1:7711` →
+ * `sandbox-127.0.0.1-7711.db` (an IPv6 host's colons become `_`).
+ *
+ * Policy, why one per address and not one for every standalone sandbox: a state database holds
+ * remote ids, and those ids exist only in the sandbox that handed them out. Two sandboxes (two
+ * ports, two machines) kept in one database would have the next run read one sandbox's jobs at the
+ * other — 404s, jobs in doubt, work paid for again. Named by address, each sandbox's rehearsals
+ * keep their own state, and a rehearsal never touches the embedded sandbox's `state/sandbox.db`
+ * (whose service is its journal beside it) nor the real `state/reelpipe.db`.
+ */
+export function standaloneStateFile(url: string): string {
+  const address = new URL(url);
+  const port = address.port || (address.protocol === 'https:' ? '443' : '80');
+  const host = address.hostname.replace(/^\[|\]$/g, '').replace(/[^A-Za-z0-9.-]/g, '_');
+  return `sandbox-${host}-${port}.db`;
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { clientFromEnv } from '../../src/api/index.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { toNewJobs } from '../../src/run/execute-plan.js';
@@ -111,7 +112,7 @@ describe('a run reads the live catalogue before anything is sent', () => {
     return { REELPIPE_BASE_URL: server.url, REELPIPE_API_ID: 'id', REELPIPE_API_KEY: 'key' };
   }
   const run = async (styles: string, env: NodeJS.ProcessEnv, statuses = new Map<string, string>()) => (await planForRun({
-    manifest: await manifestWith(styles), env, clock, progress: new RunEvents(), statusOf: (key) => statuses.get(key), statePath, service: env.REELPIPE_BASE_URL,
+    manifest: await manifestWith(styles), client: () => clientFromEnv(env), clock, progress: new RunEvents(), statusOf: (key) => statuses.get(key), statePath, service: env.REELPIPE_BASE_URL,
     select: (whole) => whole,
   })).plan;
 

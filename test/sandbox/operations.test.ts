@@ -317,6 +317,12 @@ describe('unknown ids and missing credentials', () => {
     expect((await t.call('DELETE', '/api/ai_shorts/')).status).toBe(405);
   });
 
+  test('the stats state the speed (a run against --sandbox-url scales its waits by it)', async () => {
+    const fast = await sandboxFor({ speed: 250 });
+    expect((await fast.call('GET', '/__sandbox/stats', undefined, {})).body).toMatchObject({ speed: 250 });
+    expect((await t.call('GET', '/__sandbox/stats', undefined, {})).body).toMatchObject({ speed: 1 });
+  });
+
   test.each([
     ['DELETE', '/api/ai_shorts/'],
     ['PUT', `/api/boreal/${GHOST}/`],

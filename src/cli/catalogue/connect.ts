@@ -1,17 +1,21 @@
 import type { ServiceClient } from '../../api/index.js';
+import type { SandboxRuns } from '../../state/locate.js';
 import type { CliIo } from '../io.js';
 
 /**
- * Runs `fn` with a client of the service — from REELPIPE_BASE_URL / _ID / _KEY, or with
- * `sandbox`, of an embedded sandbox started for the purpose (as `run --sandbox` does) — and closes
- * both afterwards. `source` names what was asked, for the output (never a credential).
+ * Runs `fn` with a client of the service — from REELPIPE_BASE_URL / _ID / _KEY; with `sandbox`
+ * true, of an embedded sandbox started for the purpose (as `run --sandbox` does); with a `url`,
+ * of the standalone sandbox there (as `run --sandbox-url` does) — and closes both afterwards.
+ * `source` names what was asked, for the output (never a credential).
  */
-export async function withServiceClient<T>(io: CliIo, sandbox: boolean, fn: (client: ServiceClient, source: string) => Promise<T>): Promise<T> {
+export async function withServiceClient<T>(io: CliIo, sandbox: SandboxRuns, fn: (client: ServiceClient, source: string) => Promise<T>): Promise<T> {
   const api = await import('../../api/index.js');
-  if (!sandbox) {
-    const client = api.clientFromEnv(io.env);
+  if (sandbox !== true) {
+    const { resolveSandbox, standaloneSandboxClient } = await import('../../run/open-service.js');
+    const standalone = sandbox ? await resolveSandbox(sandbox) : undefined;
+    const client = standalone?.url !== undefined ? standaloneSandboxClient(standalone.url, io.env) : api.clientFromEnv(io.env);
     try {
-      return await fn(client, (io.env.REELPIPE_BASE_URL ?? '').trim());
+      return await fn(client, standalone?.url !== undefined ? `the sandbox at ${standalone.url}` : (io.env.REELPIPE_BASE_URL ?? '').trim());
     } finally {
       await client.close();
     }

@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { addStateFlags, statePathOf } from '../state-flags.js';
+import { addStateFlags, statePathOf, type StateFlags } from '../state-flags.js';
 import { planFromState } from './target.js';
 import type { Plan } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
@@ -7,7 +7,7 @@ import type { RegisterCommand } from './index.js';
 import { addOutputFlags, outcomeJson, withJsonFailure, type OutputFlags } from './output-flags.js';
 
 /**
- * `reelpipe plan MANIFEST [--json | --quiet] [--max-credits N] [--state PATH] [--sandbox] [--step ID…]`:
+ * `reelpipe plan MANIFEST [--json | --quiet] [--max-credits N] [--state PATH] [--sandbox | --sandbox-url URL] [--step ID…]`:
  * what would be made and what it would cost, with no network access (`--quiet`: the totals and the
  * budget line only). Each job shows as the state database knows it (in the words of
  * src/state/vocabulary.ts; read-only, no lock). Prints the plan, then refuses (exit 3) when the
@@ -15,10 +15,8 @@ import { addOutputFlags, outcomeJson, withJsonFailure, type OutputFlags } from '
  * (run/select-steps.ts), refusing the same selections. Heavy modules (the manifest schemas, the
  * planner, SQLite) load inside the action, so other commands start without them.
  */
-interface PlanFlags extends OutputFlags {
+interface PlanFlags extends OutputFlags, StateFlags {
   maxCredits?: number;
-  state?: string;
-  sandbox?: boolean;
   step?: string[];
   out?: string;
   verbose?: boolean;

@@ -2,17 +2,15 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { CliIo } from '../io.js';
-import { addStateFlags } from '../state-flags.js';
+import { addStateFlags, type StateFlags } from '../state-flags.js';
 import { manifestTarget } from './target.js';
 import type { RegisterCommand } from './index.js';
 import { wholePositive } from './run-flags.js';
 
-interface ReportFlags {
+interface ReportFlags extends StateFlags {
   run?: number;
   out?: string;
   open?: boolean;
-  state?: string;
-  sandbox?: boolean;
 }
 
 /**

@@ -4,13 +4,13 @@ import type { ServiceClient } from '../../api/index.js';
 import type { Plan, PlannedJob } from '../../plan/types.js';
 import { DEFAULT_SANDBOX_SPEED } from '../../run/defaults.js';
 import type { Decision } from '../../run/reconcile/resolve-doubt.js';
-import type { JobRow, StateStore } from '../../state/index.js';
+import type { JobRow, SandboxRuns, StateStore } from '../../state/index.js';
 import { stateWord } from '../../state/vocabulary.js';
 import { plural } from '../../util/format.js';
 import { oneLine } from '../../util/one-line.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
-import { addStateFlags, type StateFlags } from '../state-flags.js';
+import { addStateFlags, sandboxRunsOf, type StateFlags } from '../state-flags.js';
 import { jobNamed, manifestTarget } from './target.js';
 
 interface ResolveFlags extends StateFlags {
@@ -69,7 +69,7 @@ export const registerResolve: RegisterCommand = (program, io) => {
     const [{ decidedBy, resolveDoubt }, { readDecisionFile }, { resolveMany }] = await Promise.all([
       import('../../run/reconcile/resolve-doubt.js'), import('../../run/reconcile/decision-file.js'), import('../../run/reconcile/resolve-many.js'),
     ]);
-    const target = { io, plan, statePath, sandbox: flags.sandbox };
+    const target = { io, plan, statePath, sandbox: sandboxRunsOf(flags) };
     if ('from' in asked) {
       const read = readDecisionFile(resolve(io.cwd, asked.from), asked.from);
       const adopts = read.lines.some((line) => 'adopt' in line.decision);
@@ -86,19 +86,20 @@ export const registerResolve: RegisterCommand = (program, io) => {
 /**
  * Runs `fn` on the manifest's state under its lock (never while a run of it is going: exit 75),
  * with a client of the service when `needsService` (the embedded sandbox the runs used, with
- * --sandbox); closes all of it after.
+ * --sandbox; the standalone one, with --sandbox-url); closes all of it after.
  */
 async function underLock<T>(
-  target: { io: CliIo; plan: Plan; statePath: string; sandbox: boolean | undefined },
+  target: { io: CliIo; plan: Plan; statePath: string; sandbox: SandboxRuns },
   needsService: boolean,
   fn: (store: StateStore, client: ServiceClient | undefined) => Promise<T>,
 ): Promise<T> {
-  const [{ acquireLock, StateStore }, { openService }] = await Promise.all([import('../../state/index.js'), import('../../run/open-service.js')]);
+  const [{ acquireLock, StateStore }, { openService, resolveSandbox }] = await Promise.all([import('../../state/index.js'), import('../../run/open-service.js')]);
   const store = StateStore.open(target.statePath).useManifest(target.plan.manifestPath);
   const closers: (() => unknown)[] = [() => store.close()];
   try {
     closers.unshift(acquireLock(store, { name: target.plan.manifestPath }).release);
-    const sandbox = target.sandbox ? { sandbox: { speed: DEFAULT_SANDBOX_SPEED } } : {};
+    const choice = target.sandbox === true ? { speed: DEFAULT_SANDBOX_SPEED } : target.sandbox || undefined;
+    const sandbox = needsService && choice ? { sandbox: await resolveSandbox(choice) } : {};
     const service = needsService ? await openService({ env: target.io.env, statePath: target.statePath, ...sandbox }) : undefined;
     if (service) closers.unshift(() => service.close());
     return await fn(store, service?.client);

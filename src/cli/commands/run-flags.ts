@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { RunManifestInput } from '../../run/run-manifest.js';
 import { DEFAULT_SANDBOX_SPEED } from '../../run/defaults.js';
-import { STATE_FLAG_HELP } from '../state-flags.js';
+import { sandboxUrlOption, STATE_FLAG_HELP } from '../state-flags.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -31,6 +31,7 @@ export const wholePositive = (flag: string) => (text: string) => {
 export interface RunFlags {
   sandbox?: boolean;
   sandboxSpeed: number;
+  sandboxUrl?: string;
   state?: string;
   concurrency?: number;
   maxCredits?: number;
@@ -47,7 +48,8 @@ export interface RunFlags {
 export function addRunFlags(command: Command): Command {
   command
     .option('--sandbox', `run against an embedded sandbox service; ${STATE_FLAG_HELP.sandbox}`)
-    .option('--sandbox-speed <x>', 'speed of the embedded sandbox', positive('--sandbox-speed'), DEFAULT_SANDBOX_SPEED)
+    .option('--sandbox-speed <x>', 'speed of the embedded sandbox (every wait of the run is scaled by 1/X too)', positive('--sandbox-speed'), DEFAULT_SANDBOX_SPEED)
+    .addOption(sandboxUrlOption(`run against the standalone sandbox at this address, waits scaled by the speed it reports; ${STATE_FLAG_HELP.sandboxUrl}`))
     .option('--state <path>', STATE_FLAG_HELP.state)
     .option('--concurrency <n>', 'jobs in flight at once (default: the manifest\'s concurrency)', wholePositive('--concurrency'))
     .option('--max-credits <n>', 'credit cap for this manifest (default: budget.max_credits)', positive('--max-credits'))
@@ -73,7 +75,7 @@ export function runInputFrom(flags: RunFlags): Omit<RunManifestInput, 'manifestF
   }
   return {
     statePath: flags.state,
-    sandbox: flags.sandbox ? { speed: flags.sandboxSpeed } : undefined,
+    sandbox: flags.sandboxUrl !== undefined ? { url: flags.sandboxUrl } : flags.sandbox ? { speed: flags.sandboxSpeed } : undefined,
     concurrency: flags.concurrency,
     maxCredits: flags.maxCredits,
     maxWaitMs: flags.maxWait,

@@ -2,7 +2,7 @@ import { UsageError } from '../../errors.js';
 import type { Manifest } from '../../manifest/index.js';
 import type { Plan, PlannedJob } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
-import { statePathOf, type StateFlags } from '../state-flags.js';
+import { inSandbox, statePathOf, type StateFlags } from '../state-flags.js';
 
 /**
  * The manifest's plan and its state database, found as every command finds them (the manifest's
@@ -17,12 +17,14 @@ export async function manifestTarget(io: CliIo, file: string, flags: StateFlags)
 
 /**
  * The manifest's plan as every command makes it: with what the state database says of the
- * service's catalogue and the jobs already sent (run/plan-with-state.ts).
+ * service's catalogue and the jobs already sent (run/plan-with-state.ts). With --sandbox-url, the
+ * standalone sandbox is the service whose catalogue counts; with --sandbox, the embedded one's own.
  */
 export async function planFromState(manifest: Manifest, io: CliIo, flags: StateFlags & { maxCredits?: number }, statePath: string): Promise<Plan> {
   const { planWithState } = await import('../../run/plan-with-state.js');
   const maxCredits = flags.maxCredits === undefined ? {} : { maxCredits: flags.maxCredits };
-  return planWithState(manifest, { sandbox: flags.sandbox, statePath, service: io.env.REELPIPE_BASE_URL?.trim() || undefined, ...maxCredits });
+  const service = flags.sandboxUrl ?? (io.env.REELPIPE_BASE_URL?.trim() || undefined);
+  return planWithState(manifest, { sandbox: inSandbox(flags), embedded: flags.sandbox === true, statePath, service, ...maxCredits });
 }
 
 /** The planned job named by its key or its label (labels are unique within a manifest). */

@@ -1,7 +1,7 @@
 import type { StepKind } from '../../step-kinds.js';
 import { DEFAULT_TEMPLATE_MODE, requestSchemaFor } from './kinds.js';
 import { matrixBound, type Limits } from '../syntax/limits.js';
-import { expandMatrix, type MatrixInput } from '../syntax/matrix.js';
+import { expandMatrix, valueOrigin, type MatrixInput } from '../syntax/matrix.js';
 import type { ManifestInput, StepInput } from './schema.js';
 import { compileTemplate, type Path } from '../syntax/template.js';
 import type { DeclaredEstimate, ManifestStep } from '../types.js';
@@ -33,7 +33,13 @@ export function buildStep(input: StepInput, index: number, manifest: Pick<Manife
   if (input.description !== undefined) step.description = input.description;
   if (input.name !== undefined) step.nameTemplate = compileTemplate(input.name);
   const matrix = input.matrix as MatrixInput | undefined;
-  if (matrix && matrixBound(matrix).count <= manifest.limits.jobsPerStep) step.matrix = expandMatrix(matrix);
+  if (matrix && matrixBound(matrix).count <= manifest.limits.jobsPerStep) {
+    step.matrix = expandMatrix(matrix);
+    step.matrixOrigin = (combination, axis) => {
+      const inMatrix = valueOrigin(matrix, combination, axis);
+      return inMatrix && ['steps', index, 'matrix', ...inMatrix];
+    };
+  }
   if (forEachStep !== undefined) step.forEachStep = forEachStep;
   if (input.estimate_credits !== undefined) step.estimate = declaredEstimate(input.estimate_credits);
   return step;

@@ -130,13 +130,13 @@ function expandStep(manifest: Scope, step: ManifestStep, sink: IssueSink): StepI
       continue;
     }
     const styles = step.kind === 'html_ads' ? styleIdIssues(request) : [];
-    for (const issue of styles) sink.add(locate(manifest, step, issue, origin, ctx.rowIndex));
+    for (const issue of styles) sink.add(locate(manifest, step, issue, origin, ctx));
     const bodies = step.kind === 'html_ads' ? splitStyleIds(request) : [request];
     const checks = (step.template.hasReferences ? standInBodies(step, lookup) : bodies).map(step.kind === 'html_ads' ? checkableStyles : (b) => b);
     bodies.forEach((body, i) => {
       const result = schema.safeParse(checks[i], { reportInput: true });
       if (!result.success) {
-        for (const r of readableIssues(result.error.issues, schema)) sink.add(locate(manifest, step, r, origin, ctx.rowIndex));
+        for (const r of readableIssues(result.error.issues, schema)) sink.add(locate(manifest, step, r, origin, ctx));
       } else if (styles.length === 0) out.push(instanceOf(step, body, pathId, lookup, origin, ctx));
     });
   }
@@ -216,33 +216,39 @@ export function catalogueIssues(manifest: Manifest, catalogue: StyleCatalogue): 
   for (const step of manifest.steps) {
     if (step.kind !== 'html_ads') continue;
     for (const instance of expansion.instances.get(step.id) ?? []) {
-      for (const issue of unknownStyleIssues(instance.request, catalogue)) sink.add(locate(manifest, step, issue, instance.origin));
+      for (const issue of unknownStyleIssues(instance.request, catalogue)) sink.add(locate(manifest, step, issue, instance.origin, { ...(instance.row ? { row: instance.row } : {}), ...(instance.matrix ? { combo: instance.matrix } : {}) }));
     }
   }
   return sink.issues;
 }
 
 /**
- * A problem in a value that came from a row is reported at that row — at the cell (CSV), the
- * value (JSONL) or the row's field (inline rows) it came from; otherwise in the YAML.
+ * A problem is reported where the bad value is written. A value that came from a row: at that
+ * row — at the cell (CSV), the value (JSONL) or the row's field (inline rows) it came from. A
+ * value that is a matrix value as a whole (`"{{ matrix.AXIS }}"`): at that value in `matrix:`
+ * (`steps.N.matrix.AXIS.I`), naming the field it was used as. Otherwise in the YAML, at the field.
  */
-function locate(manifest: Scope, step: ManifestStep, issue: ReadableIssue, origin: StepInstance['origin'], row?: number): InputIssue {
+function locate(manifest: Scope, step: ManifestStep, issue: ReadableIssue, origin: StepInstance['origin'], ctx: Context): InputIssue {
   const full = issue.key === undefined ? issue.path : [...issue.path, issue.key];
-  const field = origin ? rowFieldOf(step.template.root, full) : undefined;
+  const written = stringAt(step.template.root, full);
+  const field = origin && written?.parts.find((p): p is Placeholder => typeof p === 'object' && p.ns === 'row')?.name;
   if (origin && field !== undefined) {
-    const cell = row === undefined ? undefined : step.rows?.locate?.(row, field);
+    const cell = ctx.rowIndex === undefined ? undefined : step.rows?.locate?.(ctx.rowIndex, field);
     return { ...origin, ...cell, path: dotted(['steps', step.index, 'with', ...full]), message: issue.message };
   }
+  const axis = written?.whole?.ns === 'matrix' ? written.whole.name : undefined;
+  const inMatrix = axis !== undefined && ctx.combo ? step.matrixOrigin?.(ctx.combo, axis) : undefined;
+  if (inMatrix) return locatedIn(manifest.source)(inMatrix, `as ${dotted(step.withOrigin(full))}, ${issue.message}`);
   if (issue.missing) return missingIn(manifest.source)(step.withOrigin(issue.path), issue.message);
   return locatedIn(manifest.source)(step.withOrigin(issue.path), issue.message, issue.key);
 }
 
-/** The row field whose `{{ row.FIELD }}` produced the value at `path`, if one did (the first, in text). */
-function rowFieldOf(template: Template, path: Path): string | undefined {
+/** The templated string that produced the value at `path` (it, or one holding it as a whole value), if one did. */
+function stringAt(template: Template, path: Path): Extract<Template, { t: 'str' }> | undefined {
   let node: Template | undefined = template;
   for (const segment of [...path, undefined]) {
     if (!node) return undefined;
-    if (node.t === 'str') return node.parts.find((p): p is Placeholder => typeof p === 'object' && p.ns === 'row')?.name;
+    if (node.t === 'str') return node;
     if (segment === undefined || node.t === 'lit') return undefined;
     node = node.t === 'obj' ? node.entries.find(([k]) => k === segment)?.[1] : node.t === 'arr' ? node.items[Number(segment)] : undefined;
   }

@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import type { InputIssue } from '../../errors.js';
+import { csvProblemText, mixedLineEndings } from './csv-problems.js';
 import { csvFieldPosition, lineStarts } from './row-positions.js';
 
 /** Thrown from csv-parse's record callback to stop reading a file of too many rows. */
@@ -21,7 +22,8 @@ export interface CsvRecords {
 
 /**
  * Every record with the line it starts on, and a problem for each record that cannot be read,
- * each at its own line — not only the first.
+ * each at its own line — not only the first — said as a sentence (csv-problems.ts). A file that
+ * mixes CRLF and LF line endings is one problem, said as such, before any record is read.
  *
  * Policy, why re-synchronise: after a quoting error (a quote closed before the field ends, a
  * quote never closed) csv-parse's own recovery keeps reading inside the quote, so it reports a
@@ -32,21 +34,25 @@ export interface CsvRecords {
  */
 export function csvRecords(text: string, display: string, maxRecords: number): typeof TOO_MANY | CsvRecords {
   const out: CsvRecords = { records: [], lines: [], issues: [] };
+  const mixed = mixedLineEndings(text);
+  if (mixed) return { ...out, issues: [{ file: display, line: mixed.line, message: mixed.message }] };
   const reported = new Set<number>();
   let starts: number[] | undefined;
   const startsOf = () => (starts ??= lineStarts(text));
   const report = (line: number, column: number | undefined, message: string) => {
     // One problem per line: after a quoting error csv-parse may trip again on the same line.
-    if (!reported.has(line)) out.issues.push({ file: display, line, column, message: `CSV: ${message}` });
+    if (!reported.has(line)) out.issues.push({ file: display, line, column, message });
     reported.add(line);
   };
   for (let from: number | undefined = 1; from !== undefined; ) {
     const offset = startsOf()[from - 1];
     if (offset === undefined || offset >= text.length) break;
     const read = readFrom(text.slice(offset), from - 1, out, maxRecords, (failed, start) => {
-      const at = csvFieldPosition(text, startsOf(), start, failedField(failed, out.records[0]?.length));
+      const field = failedField(failed, out.records[0]?.length);
+      const at = csvFieldPosition(text, startsOf(), start, field);
       const line = at?.line ?? failed.lines ?? start;
-      report(line, at?.column, failed.message);
+      const offset = at && (startsOf()[at.line - 1] ?? 0) + at.column - 1;
+      report(line, at?.column, csvProblemText(failed, { header: out.records[0], field, text, offset }));
       return line;
     });
     if (read === TOO_MANY) return TOO_MANY;
@@ -78,7 +84,7 @@ function readFrom(
   /** A syntax error: reported at its place, then the parse starts again on the line after it. */
   const lost = (error: CsvError) => {
     const start = startOf(error);
-    const inFile = { ...error, message: inFileLines(error, base, start), lines: error.lines === undefined ? undefined : base + error.lines } as CsvError;
+    const inFile = { ...error, lines: error.lines === undefined ? undefined : base + error.lines } as CsvError;
     const line = failed(inFile, start);
     // A quote never closed ran to the end of the file: read on after the line it opened on.
     return new Resync((error.code === 'CSV_QUOTE_NOT_CLOSED' ? line : (inFile.lines ?? line)) + 1);
@@ -95,8 +101,7 @@ function readFrom(
       on_record: (record: string[], ctx) => {
         const expected = out.records[0]?.length;
         if (expected !== undefined && record.length !== expected) {
-          const end = base + (ctx.lines ?? 0);
-          failed({ name: 'CsvError', code: 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH', record, message: `Invalid Record Length: expect ${expected}, got ${record.length} on line ${end}` }, startOf(ctx));
+          failed({ name: 'CsvError', code: 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH', record, message: 'record length' }, startOf(ctx));
           return null;
         }
         out.lines.push(startOf(ctx));
@@ -110,16 +115,6 @@ function readFrom(
     return lost(error as CsvError).line;
   }
   return undefined;
-}
-
-/**
- * csv-parse's message with its line numbers counted in the whole file; a quote never closed is
- * said at the line its record starts on, not at the end of the file where the parse gave up.
- */
-function inFileLines(error: CsvError, base: number, start: number): string {
-  const message = error.message ?? 'unreadable record';
-  if (error.code === 'CSV_QUOTE_NOT_CLOSED') return message.replace(/at line \d+/, `at line ${start}`);
-  return base === 0 ? message : message.replace(/\b(at|on) line (\d+)/g, (_, word: string, n: string) => `${word} line ${base + Number(n)}`);
 }
 
 /**

@@ -46,3 +46,22 @@ export function matrixKeys(matrix: MatrixInput): Set<string> {
   for (const entry of matrix.include ?? []) for (const key of Object.keys(entry)) keys.add(key);
   return keys;
 }
+
+/**
+ * Where the value of `key` in `combination` is written, as a path inside the matrix: `[axis, i]`
+ * for an axis value (its first place in the axis), else `['include', j, key]` for the last
+ * include entry that gave it (later entries win, as expandMatrix applies them). A value that came
+ * from an axis is said at the axis, where it is written first, even when an include entry repeats it.
+ */
+export function valueOrigin(matrix: MatrixInput, combination: Combination, key: string): (string | number)[] | undefined {
+  const value = combination[key];
+  const axes = axesOf(matrix);
+  const axis = axes.find(([name]) => name === key)?.[1];
+  const index = axis?.indexOf(value as Scalar) ?? -1;
+  if (index >= 0) return [key, index];
+  const gave = (entry: Combination) =>
+    Object.hasOwn(entry, key) && entry[key] === value && axes.every(([name]) => !Object.hasOwn(entry, name) || entry[name] === combination[name]);
+  const include = matrix.include ?? [];
+  for (let j = include.length - 1; j >= 0; j--) if (gave(include[j] as Combination)) return ['include', j, key];
+  return undefined;
+}
