@@ -124,10 +124,11 @@ function every(clock: Clock, ms: number, fn: () => void): () => void {
 }
 
 function liveSink(options: ProgressOptions, clock: Clock, view: () => View, concurrency: () => number): Sink {
-  const block = new LiveBlock(options.write, options.size ?? (() => ({ columns: 80, rows: 24 })));
+  const size = options.size ?? (() => ({ columns: 80, rows: 24 }));
+  const block = new LiveBlock(options.write, size);
   const lines = () => {
     const v = view();
-    return v ? say.blockLines(v.steps, v.total, v.elapsed, concurrency()) : [];
+    return v ? say.blockLines(v.steps, v.total, v.elapsed, concurrency(), size().columns) : [];
   };
   let lastDraw = -Infinity;
   let pending = false;
