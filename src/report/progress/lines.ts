@@ -1,4 +1,4 @@
-import type { RunEventMap, RunStarted } from '../../run/run-events.js';
+import type { PreviousRun, RunEventMap, RunStarted } from '../../run/run-events.js';
 import { countsText, NEEDS_ATTENTION, STATE_WORDS, stateWord, type StateWord } from '../../state/vocabulary.js';
 import { formatCredits, plural } from '../../util/format.js';
 import { oneLine, printable } from '../../util/one-line.js';
@@ -26,6 +26,30 @@ export function headerLine(run: RunStarted, version: string, at: number): string
     `plan: ${plural(run.jobs, 'job')} in ${plural(run.steps, 'step')}, ${credits} credits expected, ${cap}, concurrency ${run.concurrency}`,
   ].join(' · ');
 }
+
+/**
+ * What a run starts from when the run before it left work, said right after the header:
+ * `resumes run 11, which died (no end recorded): 4 done, 2 at the service, 1 in doubt, 3 to send`
+ * (then the jobs to download and those failed or refused, when there are any). `counts`: the
+ * run's jobs per state as it read them at its start. Null when there is nothing to resume: no
+ * run before, one still running (this run waits for its lock), or one that ended OK or left no
+ * job open. Policy: a run with no end recorded always left work (`reelpipe runs` says `died`),
+ * whatever the counts; one that ended with an error left work only if some job is still open.
+ */
+export function resumeText(previous: PreviousRun | null, counts: Partial<Record<StateWord, number>>): string | null {
+  if (previous === null || previous.state === 'running') return null;
+  const n = (...words: StateWord[]) => words.reduce((sum, word) => sum + (counts[word] ?? 0), 0);
+  const open = n('submitted', 'running', 'submitting', 'in doubt', 'not submitted', 'changed', 'finished');
+  if (previous.state === 'finished' && (previous.outcome === 'OK' || open === 0)) return null;
+  const how = previous.state === 'died' ? 'which died (no end recorded)' : `which ended ${printable(previous.outcome ?? 'without an outcome')}`;
+  const parts = [`${n('done')} done`, `${n('submitted', 'running')} at the service`, `${n('submitting', 'in doubt')} in doubt`, `${n('not submitted', 'changed')} to send`];
+  if (n('finished') > 0) parts.push(`${n('finished')} to download`);
+  const stuck = countsText(pickWords(counts, ['hook failed', 'partly failed', 'failed', 'rejected']));
+  return `resumes run ${previous.runId}, ${how}: ${[...parts, ...(stuck ? [stuck] : [])].join(', ')}`;
+}
+
+const pickWords = (counts: Partial<Record<StateWord, number>>, words: readonly StateWord[]) =>
+  Object.fromEntries(words.map((word) => [word, counts[word] ?? 0])) as Partial<Record<StateWord, number>>;
 
 /** The vocabulary's word for a status change; the ones that need a person in capitals, to stand out in a log. */
 function says(status: RunEventMap['job:status']['status']): string {
