@@ -32,21 +32,26 @@ export function headerLine(run: RunStarted, version: string, at: number): string
  * `resumes run 11, which died (no end recorded): 4 done, 2 at the service, 1 in doubt, 3 to send`
  * (then the jobs to download and those failed or refused, when there are any). `counts`: the
  * run's jobs per state as it read them at its start. Null when there is nothing to resume: no
- * run before, one still running (this run waits for its lock), or one that ended OK or left no
- * job open. Policy: a run with no end recorded always left work (`reelpipe runs` says `died`),
- * whatever the counts; one that ended with an error left work only if some job is still open.
+ * run before, one still running (this run waits for its lock), or one that ended normally. Policy:
+ * a run with no end recorded always left work (`reelpipe runs` says `died`), whatever the counts;
+ * one that ended `OK` or `JOBS_FAILED` took every job as far as a run can (the failed ones wait
+ * for `reelpipe retry`, whose reset jobs would otherwise read as work left); one that ended with
+ * another error (INTERRUPTED, UNFINISHED, the budget, jobs in doubt…) left work if a job is open.
  */
 export function resumeText(previous: PreviousRun | null, counts: Partial<Record<StateWord, number>>): string | null {
   if (previous === null || previous.state === 'running') return null;
   const n = (...words: StateWord[]) => words.reduce((sum, word) => sum + (counts[word] ?? 0), 0);
   const open = n('submitted', 'running', 'submitting', 'in doubt', 'not submitted', 'changed', 'finished');
-  if (previous.state === 'finished' && (previous.outcome === 'OK' || open === 0)) return null;
+  if (previous.state === 'finished' && (ENDED_NORMALLY.includes(previous.outcome ?? '') || open === 0)) return null;
   const how = previous.state === 'died' ? 'which died (no end recorded)' : `which ended ${printable(previous.outcome ?? 'without an outcome')}`;
   const parts = [`${n('done')} done`, `${n('submitted', 'running')} at the service`, `${n('submitting', 'in doubt')} in doubt`, `${n('not submitted', 'changed')} to send`];
   if (n('finished') > 0) parts.push(`${n('finished')} to download`);
   const stuck = countsText(pickWords(counts, ['hook failed', 'partly failed', 'failed', 'rejected']));
   return `resumes run ${previous.runId}, ${how}: ${[...parts, ...(stuck ? [stuck] : [])].join(', ')}`;
 }
+
+/** Outcomes of a run that took every job as far as a run can: the next run resumes nothing. */
+const ENDED_NORMALLY: readonly string[] = ['OK', 'JOBS_FAILED'];
 
 const pickWords = (counts: Partial<Record<StateWord, number>>, words: readonly StateWord[]) =>
   Object.fromEntries(words.map((word) => [word, counts[word] ?? 0])) as Partial<Record<StateWord, number>>;

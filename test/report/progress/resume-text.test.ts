@@ -16,7 +16,10 @@ describe('what a run says it starts from', () => {
       'resumes run 11, which ended BUDGET_EXCEEDED: 1 done, 0 at the service, 0 in doubt, 1 to send, 2 to download, 1 failed, 1 rejected',
     ],
     ['the run before ended OK: nothing to say', ended('OK'), COUNTS, null],
-    ['it ended with an error but left no job open (failed jobs wait for retry): nothing to say', ended('JOBS_FAILED'), { done: 3, failed: 1 }, null],
+    ['it ended with jobs failed (they wait for retry): nothing to say', ended('JOBS_FAILED'), { done: 3, failed: 1 }, null],
+    ['the same when `retry` has set its failed jobs to be sent again', ended('JOBS_FAILED'), { done: 3, 'not submitted': 1 }, null],
+    ['it ended with an error but left no job open: nothing to say', ended('INTERRUPTED'), { done: 3 }, null],
+    ['it ended with jobs in doubt', ended('JOBS_IN_DOUBT'), { done: 3, 'in doubt': 1 }, 'resumes run 11, which ended JOBS_IN_DOUBT: 3 done, 0 at the service, 1 in doubt, 0 to send'],
     ['it is still running (this run waits for its lock): nothing to say', { runId: 11, state: 'running', outcome: null } as const, COUNTS, null],
     ['no run before', null, COUNTS, null],
   ])('%s', (_, previous, counts, expected) => {
