@@ -1,4 +1,4 @@
-import type { RunEvents, RunEventMap } from '../run/run-events.js';
+import type { RunEvents, RunEventMap, RunStarted } from '../run/run-events.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { printable } from '../util/one-line.js';
 import { isoTime } from '../util/time-format.js';
@@ -61,11 +61,13 @@ export function startProgress(events: RunEvents, options: ProgressOptions): Prog
   const sink = options.mode === 'live' ? liveSink(options, clock, () => (tally ? view() : null), () => concurrency) : plainSink(options, clock, () => (tally ? view() : null));
 
   let manifest = '';
+  let previous: RunStarted['previous'] = null;
   // Jobs in doubt when the run began, and in doubt still since: said together at the end, not one by one.
   const doubtedBefore = new Set<string>();
   events.on('run:started', (e) => {
     concurrency = e.concurrency;
     manifest = e.manifest;
+    previous = e.previous;
     sink.header(say.headerLine(e, options.version, clock.now()));
   });
   events.on('job:status', (e) => {
@@ -89,7 +91,10 @@ export function startProgress(events: RunEvents, options: ProgressOptions): Prog
       for (const job of plan.jobs) labels.set(job.key, job.label);
       tally = new ProgressTally(plan, concurrency, rows);
       for (const row of rows) if (row.status === 'in_doubt' && labels.has(row.key)) doubtedBefore.add(row.key);
-      sink.refresh();
+      // What the run starts from, right after the header, when the run before it left work.
+      const resumes = say.resumeText(previous, tally.total(tally.steps(clock.now())).counts);
+      if (resumes) sink.line(resumes);
+      else sink.refresh();
     },
     close: () => {
       if (!closed && doubtedBefore.size > 0) sink.line(say.stillInDoubtText(doubtedBefore.size, manifest));
@@ -124,10 +129,11 @@ function every(clock: Clock, ms: number, fn: () => void): () => void {
 }
 
 function liveSink(options: ProgressOptions, clock: Clock, view: () => View, concurrency: () => number): Sink {
-  const block = new LiveBlock(options.write, options.size ?? (() => ({ columns: 80, rows: 24 })));
+  const size = options.size ?? (() => ({ columns: 80, rows: 24 }));
+  const block = new LiveBlock(options.write, size);
   const lines = () => {
     const v = view();
-    return v ? say.blockLines(v.steps, v.total, v.elapsed, concurrency()) : [];
+    return v ? say.blockLines(v.steps, v.total, v.elapsed, concurrency(), size().columns) : [];
   };
   let lastDraw = -Infinity;
   let pending = false;

@@ -4,7 +4,8 @@ import { overrunOf, sumCredits, type CreditSum } from './credits.js';
 import { readJobFacts, type JobFacts, type JobItemFact } from './job-facts.js';
 import { readHookFacts, type HookFacts } from './hook-facts.js';
 import { mediaOf, type Media } from './media.js';
-import { readRun, type RunInfo } from './run-info.js';
+import { jobWords } from './job-words.js';
+import { readLastWork, readRun, type LastWork, type RunInfo } from './run-info.js';
 import { countWords, type StateWord } from '../state/vocabulary.js';
 
 /** One file of a job in the report. */
@@ -25,6 +26,8 @@ export interface ReportJob {
   /** The input row and matrix combination the job was made from (by reference, not copied). */
   row: Record<string, unknown> | null;
   matrix: Record<string, unknown> | null;
+  /** What the job is, in its row's own words (a script, a prompt, a title), at most 200 characters; null when its kind has none (job-words.ts). */
+  words: string | null;
   state: StateWord;
   status: JobStatus | null;
   remoteId: string | null;
@@ -68,6 +71,8 @@ export interface ReportData {
   stateDb: string;
   generatedAt: number;
   run: RunInfo | null;
+  /** The manifest's newest run and its newest that changed a job: what the header says last did work. */
+  lastWork: LastWork;
   maxCredits: number | null;
   steps: StepSummary[];
   /**
@@ -104,7 +109,7 @@ export function buildReportData({ plan, statePath, runId, now = Date.now(), jobs
     const f = facts.get(job.key) as JobFacts;
     return {
       key: job.key, label: job.label, step: job.step, kind: job.kind, origin: job.origin ?? null,
-      row: job.row ?? null, matrix: job.matrix ?? null,
+      row: job.row ?? null, matrix: job.matrix ?? null, words: jobWords(job),
       state: f.state, status: f.status, remoteId: f.remoteId,
       estimate: job.credits && { low: job.credits.low, expected: job.credits.expected, high: job.credits.high },
       used: f.creditsUsed, overHigh: overrunOf(job, f.creditsCharged) !== null,
@@ -130,7 +135,7 @@ export function buildReportData({ plan, statePath, runId, now = Date.now(), jobs
   };
   return {
     name: plan.name, manifest: plan.manifestPath, outputsDir: plan.outputsDir, stateDb: statePath, generatedAt: now,
-    run, maxCredits: plan.budget.maxCredits, steps, totals, jobs, onFinish: hooks.onFinish,
+    run, lastWork: readLastWork(statePath, plan.manifestPath), maxCredits: plan.budget.maxCredits, steps, totals, jobs, onFinish: hooks.onFinish,
   };
 }
 

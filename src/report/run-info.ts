@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { readRunCredits } from '../state/index.js';
+import { readRunWork, type RunWork } from '../state/run-work.js';
 import { openCurrent } from './job-facts.js';
 
 /** The run a report is about: when it ran, how it ended, and which jobs it changed. */
@@ -47,6 +48,23 @@ export function readRun(dbPath: string, manifest: string, runId?: number): RunIn
       id: row.id, startedAt: row.started_at, finishedAt: row.finished_at, outcome: row.outcome, maxCredits: row.max_credits,
       credits: { used: charged?.known ?? 0, unknown: charged?.unknown ?? 0 }, jobKeys: new Set(keys),
     };
+  } finally {
+    db.close();
+  }
+}
+
+/** The manifest's newest run and its newest run that changed a job (state/run-work.ts), for the report's header. */
+export interface LastWork {
+  newest: RunWork | null;
+  worked: RunWork | null;
+}
+
+/** Which run last did work (changed a job) of `manifest`, and whether its newest run did nothing. Reads only. */
+export function readLastWork(dbPath: string, manifest: string): LastWork {
+  const db = openCurrent(dbPath);
+  if (!db) return { newest: null, worked: null };
+  try {
+    return readRunWork(db, manifest);
   } finally {
     db.close();
   }

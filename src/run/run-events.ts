@@ -57,6 +57,20 @@ export interface RunStarted {
   maxCredits: number | null;
   concurrency: number;
   sandbox: boolean;
+  /** The manifest's run before this one (refused starts left out), as `reelpipe runs` saw it as this one started; null for its first. */
+  previous: PreviousRun | null;
+}
+
+/** A run as the next run of its manifest finds it: what a header says the new one resumes. */
+export interface PreviousRun {
+  runId: number;
+  /**
+   * `finished` (its end recorded), `died` (no end recorded, and nobody holds its lock: killed, or
+   * its machine went down), `running` (its lock is held: this run waits for it, or is refused).
+   */
+  state: 'finished' | 'died' | 'running';
+  /** `OK` or the code of the error it ended with; null without an end. */
+  outcome: string | null;
 }
 
 /** Why submitting stopped before every job was submitted (`halt-after`: --halt-after N failures were reached). */

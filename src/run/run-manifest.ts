@@ -7,6 +7,7 @@ import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMo
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
+import { readRunHistory } from '../report/run-history.js';
 import { formatDuration } from '../util/time-format.js';
 import { executePlan, type ReceiverLink, type RunDeps, type RunResult } from './execute-plan.js';
 import { killHookFromEnv } from './kill-hook.js';
@@ -16,7 +17,7 @@ import { recordEarlyRefusal, refusalOf } from './refusals.js';
 import { limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
 import { observeRateLimits } from './submit/retry-observer.js';
 import { StopState } from './run-context.js';
-import type { RunEvents } from './run-events.js';
+import type { PreviousRun, RunEvents } from './run-events.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './run-options.js';
 import { selectSteps } from './select-steps.js';
 import { planForRun } from './live-styles.js';
@@ -99,6 +100,8 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
   try {
     // A folder another state database filled is refused: running would pay for its jobs again.
     claimOutputs(plan.outputsDir, plan.manifestPath, store.identity(statePath));
+    // Read before this run's row is added: what the header says this run resumes.
+    const previous = previousRun(statePath, plan.manifestPath);
     // The run row first, so the lock (and a refused run's message) names the run holding it.
     const runId = store.startRun(plan.manifestPath, hostname(), process.pid, options.maxCredits);
     const log = input.openLog?.({ id: runId, statePath });
@@ -106,7 +109,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     input.progress.emit('run:started', {
       runId, manifest: plan.manifestPath, statePath, logFile: log?.file ?? null, jobs: plan.totals.jobs, steps: plan.steps.length,
       expectedCredits: plan.totals.credits?.expected ?? null, unknownJobs: plan.totals.unknownJobs, maxCredits: options.maxCredits,
-      concurrency: options.concurrency, sandbox: sandbox !== undefined,
+      concurrency: options.concurrency, sandbox: sandbox !== undefined, previous,
     });
     const held: Held = { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), ...(sandbox ? { sandbox } : {}), ...(log ? { logger: log.logger } : {}) };
     const deps = await startLocked(input, plan, options, held);
@@ -216,6 +219,12 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
     outputHooks: held.outputHooks,
     ...(held.logger ? { logger: held.logger } : {}),
   };
+}
+
+/** The manifest's newest run that started (a refused start moved nothing), as `reelpipe runs` lists it; null for a manifest's first run. */
+function previousRun(statePath: string, manifest: string): PreviousRun | null {
+  const [run] = readRunHistory(statePath, manifest, 1).runs;
+  return run && run.state !== 'refused' ? { runId: run.id, state: run.state, outcome: run.outcome } : null;
 }
 
 /** Opens the state database; a machine that cannot (a full disk, no permission) is a local fault, exit 74. */

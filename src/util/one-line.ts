@@ -16,9 +16,21 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
  * @default max ONE_LINE_MAX
  */
 export function oneLine(text: string, max = ONE_LINE_MAX): string {
-  const flat = looksLikeHtml(text) ? stripHtml(text) : text;
-  const spaced = printable(flat).replace(/\s+/g, ' ').trim();
-  return spaced.length <= max ? spaced : `${spaced.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
+  return flatText(looksLikeHtml(text) ? stripHtml(text) : text, max);
+}
+
+/**
+ * `text` as it is (markup and all) on one line: control characters and every run of whitespace
+ * one space, cut to `max` characters (code points) with `…`. For users' own words (a script, a
+ * prompt), which may hold `<` without being a page.
+ * @default max ONE_LINE_MAX
+ */
+export function flatText(text: string, max = ONE_LINE_MAX): string {
+  const spaced = printable(text).replace(/\s+/g, ' ').trim();
+  if (spaced.length <= max) return spaced;
+  // By code point: a cut never splits an emoji's surrogate pair.
+  const chars = [...spaced];
+  return chars.length <= max ? spaced : `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
 }
 
 /**

@@ -190,6 +190,84 @@ describe('the demo\'s report', () => {
   });
 });
 
+describe('each job\'s own words', () => {
+  // Its own folder, so its own state database: its runs are #1 and #2.
+  const folder = join(dir, 'words');
+  const long = `A long script. ${'Every trail starts with one step, and every step is a choice. '.repeat(5)}`;
+  const manifest = `version: 1
+name: words
+outputs: out
+steps:
+  - id: shorts
+    kind: ai_short
+    name: "short-{{ row.sku }}"
+    for_each: { rows: [{ sku: CR-1, script: "Crêpes at dawn." }, { sku: TR-2, script: "A <b>trail</b> shoe & a stream." }, { sku: LONG, script: "${long}" }] }
+    with: { script: "{{ row.script }}", style: 3D, aspect_ratio: 9x16 }
+  - id: teaser
+    kind: boreal
+    with: { prompt: Close-up of a trail shoe splashing through a mountain stream, resolution: 720p, duration: 10 }
+`;
+  const report = join(folder, 'out.sandbox', 'report', 'index.html');
+  const words = (page: Page, label: string) => page.locator('#gallery-grid .card', { has: page.locator(`b:text-is("${label}")`) }).locator('.words').textContent();
+  const shownLabels = (page: Page) => page.locator('#gallery-grid .card b').allTextContents();
+  beforeAll(async () => {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'words.yaml'), manifest);
+    const run = await cli(['run', 'words/words.yaml', '--sandbox']);
+    expect(run.exitCode, run.stderr).toBe(0);
+  }, 60_000);
+
+  test('each card shows them, cut at 200 characters, markup as text; the header names the run that did the work', async () => {
+    const { page, requests } = await open(report);
+    expect(await words(page, 'short-CR-1')).toBe('Crêpes at dawn.');
+    expect(await words(page, 'short-TR-2')).toBe('A <b>trail</b> shoe & a stream.');
+    expect(await page.locator('.words b').count()).toBe(0);
+    const cut = await words(page, 'short-LONG');
+    expect([cut?.length, cut?.endsWith('…'), long.startsWith(cut!.slice(0, -1))]).toEqual([200, true, true]);
+    expect(await words(page, 'teaser')).toBe('Close-up of a trail shoe splashing through a mountain stream');
+    expect(await page.locator('#last-work').textContent()).toMatch(/^latest run that did work: run #1, started \d{4}-\d\d-\d\d [\d:]{8} UTC, changed 4 jobs$/);
+    expectNothingLeft(requests);
+    await screenshot(page, 'report-words.png');
+    await page.close();
+  });
+
+  test('the search finds a job by a word of its script, whatever its case and accents', async () => {
+    const { page } = await open(report);
+    for (const text of ['dawn', 'crepes', 'CRÊPES', 'Crêpes at']) {
+      await page.fill('#filter-text', text);
+      expect(await shownLabels(page), text).toEqual(['short-CR-1']);
+    }
+    await page.fill('#filter-text', 'stream');
+    expect((await shownLabels(page)).sort()).toEqual(['short-TR-2', 'teaser']);
+    await page.close();
+  });
+
+  test('the timeline\'s hover shows them', async () => {
+    const { page } = await open(report);
+    const canvas = page.locator('#timeline');
+    const box = (await canvas.boundingBox())!;
+    const lanes = JSON.parse((await canvas.getAttribute('data-lanes'))!) as { step: string; jobs: number; x: number; y: number; width: number; height: number }[];
+    const shorts = lanes.find((lane) => lane.step === 'shorts')!;
+    const titles: string[] = [];
+    for (let i = 0; i < shorts.jobs; i++) {
+      await page.mouse.move(box.x + shorts.x + 4, box.y + shorts.y + (i + 0.5) * (shorts.height / shorts.jobs));
+      titles.push((await canvas.getAttribute('title')) ?? '');
+    }
+    expect(titles).toContainEqual(expect.stringMatching(/^short-CR-1 — done: submitted at .*\nCrêpes at dawn\.$/));
+    await page.close();
+  });
+
+  test('after a run that changed nothing, the header says so and names the run that did', async () => {
+    const again = await cli(['run', 'words/words.yaml', '--sandbox']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    const { page } = await open(report);
+    expect(await page.locator('#last-work').textContent()).toMatch(
+      /^the last run did nothing \(run #2, started [^)]+ UTC\); the latest that did work: run #1, started [\d: -]+ UTC, changed 4 jobs$/,
+    );
+    await page.close();
+  });
+});
+
 describe('a report with a failed step', () => {
   // Each ad would carry a 20 MB photo against a 5 MB limit: the service fails the job, refunded.
   const manifest = `version: 1

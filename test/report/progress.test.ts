@@ -19,7 +19,7 @@ const PLAN: PlanShape = {
 
 const STARTED: RunStarted = {
   runId: 12, manifest: '/p/m.yaml', statePath: '/p/state/reelpipe.db', logFile: '/p/state/logs/12.ndjson', jobs: 3, steps: 2,
-  expectedCredits: 100, unknownJobs: 0, maxCredits: 500, concurrency: 2, sandbox: false,
+  expectedCredits: 100, unknownJobs: 0, maxCredits: 500, concurrency: 2, sandbox: false, previous: null,
 };
 
 /** Lets the sleepers the clock woke run their continuations. */

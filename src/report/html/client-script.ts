@@ -42,12 +42,18 @@ export const CLIENT_SCRIPT = String.raw`
   });
 
   var page = 0;
-  function matches(card) {
+  /** Text as the search compares it: case and accents set aside ("crêpes" finds "Crepes" and back). */
+  function folded(text) { return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase(); }
+  /** What the search looks in: the job's words, label, key and row, and the card's file; folded once per card. */
+  function haystack(card) {
+    if (card.q === undefined) card.q = folded(card.job.l + ' ' + card.job.k + ' ' + (card.job.o || '') + ' ' + card.path + ' ' + (card.job.w || ''));
+    return card.q;
+  }
+  function matches(card, text) {
     if (stepSel.value !== '' && card.job.s !== Number(stepSel.value)) return false;
     if (stateSel.value !== '' && card.job.st !== Number(stateSel.value)) return false;
     if (runOnly.checked && !card.job.r) return false;
-    var text = search.value.trim().toLowerCase();
-    return text === '' || (card.job.l + ' ' + card.job.k + ' ' + (card.job.o || '') + ' ' + card.path).toLowerCase().indexOf(text) >= 0;
+    return text === '' || haystack(card).indexOf(text) >= 0;
   }
 
   function mediaOf(card, label) {
@@ -70,6 +76,8 @@ export const CLIENT_SCRIPT = String.raw`
     media.appendChild(mediaOf(card, job.l));
     var meta = el('div', { 'class': 'meta' });
     meta.appendChild(el('b', {}, job.l));
+    // What the job is, in its row's words (a script, a prompt, a title).
+    if (job.w) meta.appendChild(el('p', { 'class': 'words' }, job.w));
     // What the label does not say already (a label made of the step and row says both), then the key.
     var step = data.steps[job.s];
     var about = [];
@@ -100,7 +108,8 @@ export const CLIENT_SCRIPT = String.raw`
   }
 
   function render() {
-    var shown = cards.filter(matches);
+    var text = folded(search.value.trim());
+    var shown = cards.filter(function (card) { return matches(card, text); });
     var pages = Math.max(1, Math.ceil(shown.length / PAGE));
     if (page >= pages) page = pages - 1;
     grid.replaceChildren.apply(grid, shown.slice(page * PAGE, (page + 1) * PAGE).map(cardOf));
@@ -161,7 +170,7 @@ export const CLIENT_SCRIPT = String.raw`
     canvas.setAttribute('data-lanes', JSON.stringify(bands));
     canvas.addEventListener('mousemove', function (event) {
       var hit = spans.find(function (s) { return event.offsetY >= s.top && event.offsetY < s.bottom; });
-      canvas.title = hit ? hit.job.l + ' — ' + data.states[hit.job.st] + ': ' + phases(hit.job.t, t.t0) : '';
+      canvas.title = hit ? hit.job.l + ' — ' + data.states[hit.job.st] + ': ' + phases(hit.job.t, t.t0) + (hit.job.w ? '\n' + hit.job.w : '') : '';
     });
   }
 

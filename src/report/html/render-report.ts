@@ -37,7 +37,7 @@ ${onFinishSection(data)}
 <section id="gallery"><h2>Outputs (${data.totals.outputs})</h2>
 <div class="controls"><label>step <select id="filter-step"><option value="">all</option></select></label>
 <label>state <select id="filter-state"><option value="">all</option></select></label>
-<label>find <input id="filter-text" type="search" placeholder="label, row, key or file"></label>
+<label>find <input id="filter-text" type="search" placeholder="words, label, row, key or file"></label>
 <label><input id="filter-run" type="checkbox"> changed by ${data.run ? `run #${data.run.id}` : 'the last run'} only</label></div>
 <div id="gallery-grid" class="grid"></div>
 <div class="pager"><button id="page-prev" type="button">previous</button><span id="page-info"></span><button id="page-next" type="button">next</button></div>
@@ -63,6 +63,7 @@ function clientData(data: ReportData, options: RenderOptions): object {
     // Only when there are some: most jobs have neither, and 10,000 of them are read at every load.
     ...(j.items.some((i) => i.state === 'failed') ? { i: j.items.filter((i) => i.state === 'failed').map((i) => [i.item, i.reason ?? 'no reason given']) } : {}),
     ...(j.history.length ? { v: j.history.map((v) => [v.key, v.outputs.map((o) => o.path)]) } : {}),
+    ...(j.words ? { w: j.words } : {}),
   });
   return { base: options.outputsHref, now: data.generatedAt, steps, states: STATE_WORDS, jobs: data.jobs.map(job) };
 }

@@ -1,4 +1,5 @@
-import { formatCredits } from '../../util/format.js';
+import { formatCredits, plural } from '../../util/format.js';
+import type { RunWork } from '../../state/run-work.js';
 import { apartParts } from '../../plan/budget.js';
 import { chargedText, creditsText } from '../credits.js';
 import { refundText } from '../status-report.js';
@@ -20,8 +21,22 @@ export function headerSection(d: ReportData): string {
   const run = d.run
     ? `run #${d.run.id}: started ${when(d.run.startedAt)}, ${d.run.finishedAt === null ? 'not finished' : `finished ${when(d.run.finishedAt)}`}, outcome ${h(d.run.outcome ?? 'none recorded')}`
     : 'no run recorded yet';
+  const work = lastWorkText(d.lastWork);
   return `<header class="top"><h1>${h(d.name)} — reelpipe report</h1>
-<p>manifest ${h(d.manifest)} · state ${h(d.stateDb)}</p><p>${run} · report made ${when(d.generatedAt)}</p></header>`;
+<p>manifest ${h(d.manifest)} · state ${h(d.stateDb)}</p><p>${run} · report made ${when(d.generatedAt)}</p>${work ? `<p id="last-work">${work}</p>` : ''}</header>`;
+}
+
+/**
+ * Which run last did work — changed a job — or that the newest run did nothing (a run of a
+ * manifest already done), and which did before it: `the last run did nothing (run #8, started …);
+ * the latest that did work: run #7, started …, changed 9 jobs`. Empty before any run.
+ */
+function lastWorkText({ newest, worked }: ReportData['lastWork']): string {
+  if (newest === null) return '';
+  const did = (r: RunWork) => `run #${r.id}, started ${when(r.startedAt)}, changed ${plural(r.jobs, 'job')}`;
+  if (newest.jobs > 0) return `latest run that did work: ${did(newest)}`;
+  const before = worked === null ? 'no run has changed a job yet' : `the latest that did work: ${did(worked)}`;
+  return `the last run did nothing (run #${newest.id}, started ${when(newest.startedAt)}); ${before}`;
 }
 
 export function totalsSection(d: ReportData): string {

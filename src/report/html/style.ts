@@ -42,6 +42,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .card .media a{color:#fff}
 .card .meta{padding:8px 10px;font-size:12px}
 .card .meta b{display:block;font-size:13px;word-break:break-word}
+.card .words{margin:4px 0;font-size:13px;line-height:1.35;color:var(--ink);word-break:break-word}
 .pager{margin-top:12px;display:flex;gap:10px;align-items:center}
 footer{color:var(--muted);font-size:12px;margin-top:30px}
 `;

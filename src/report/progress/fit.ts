@@ -11,11 +11,17 @@ const WIDE: readonly [number, number][] = [
 
 const cells = (codePoint: number) => (WIDE.some(([from, to]) => codePoint >= from && codePoint <= to) ? 2 : 1);
 
+/** The columns `text` takes on a terminal. */
+export const widthOf = (text: string): number => [...text].reduce((sum, char) => sum + cells(char.codePointAt(0)!), 0);
+
+/** The columns a line may take on a terminal `columns` wide: the last is left free (some terminals wrap on it). */
+export const usableColumns = (columns: number): number => Math.max(1, columns - 1);
+
 /** `line` cut to at most `columns - 1` columns (the last column is left free: some terminals wrap on it), with `…` where cut. */
 export function fitToWidth(line: string, columns: number): string {
-  const limit = Math.max(1, columns - 1);
+  const limit = usableColumns(columns);
   const chars = [...line];
-  if (chars.reduce((sum, char) => sum + cells(char.codePointAt(0)!), 0) <= limit) return line;
+  if (widthOf(line) <= limit) return line;
   let used = 0;
   let out = '';
   for (const char of chars) {

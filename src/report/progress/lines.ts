@@ -1,9 +1,10 @@
-import type { RunEventMap, RunStarted } from '../../run/run-events.js';
-import { countsText, NEEDS_ATTENTION, stateWord, type StateWord } from '../../state/vocabulary.js';
+import type { PreviousRun, RunEventMap, RunStarted } from '../../run/run-events.js';
+import { countsText, NEEDS_ATTENTION, STATE_WORDS, stateWord, type StateWord } from '../../state/vocabulary.js';
 import { formatCredits, plural } from '../../util/format.js';
 import { oneLine, printable } from '../../util/one-line.js';
 import { formatDuration, isoTime } from '../../util/time-format.js';
 import { creditsText } from '../credits.js';
+import { fitToWidth, usableColumns, widthOf } from './fit.js';
 import { sumSteps, type StepTally } from './tally.js';
 
 /**
@@ -25,6 +26,35 @@ export function headerLine(run: RunStarted, version: string, at: number): string
     `plan: ${plural(run.jobs, 'job')} in ${plural(run.steps, 'step')}, ${credits} credits expected, ${cap}, concurrency ${run.concurrency}`,
   ].join(' · ');
 }
+
+/**
+ * What a run starts from when the run before it left work, said right after the header:
+ * `resumes run 11, which died (no end recorded): 4 done, 2 at the service, 1 in doubt, 3 to send`
+ * (then the jobs to download and those failed or refused, when there are any). `counts`: the
+ * run's jobs per state as it read them at its start. Null when there is nothing to resume: no
+ * run before, one still running (this run waits for its lock), or one that ended normally. Policy:
+ * a run with no end recorded always left work (`reelpipe runs` says `died`), whatever the counts;
+ * one that ended `OK` or `JOBS_FAILED` took every job as far as a run can (the failed ones wait
+ * for `reelpipe retry`, whose reset jobs would otherwise read as work left); one that ended with
+ * another error (INTERRUPTED, UNFINISHED, the budget, jobs in doubt…) left work if a job is open.
+ */
+export function resumeText(previous: PreviousRun | null, counts: Partial<Record<StateWord, number>>): string | null {
+  if (previous === null || previous.state === 'running') return null;
+  const n = (...words: StateWord[]) => words.reduce((sum, word) => sum + (counts[word] ?? 0), 0);
+  const open = n('submitted', 'running', 'submitting', 'in doubt', 'not submitted', 'changed', 'finished');
+  if (previous.state === 'finished' && (ENDED_NORMALLY.includes(previous.outcome ?? '') || open === 0)) return null;
+  const how = previous.state === 'died' ? 'which died (no end recorded)' : `which ended ${printable(previous.outcome ?? 'without an outcome')}`;
+  const parts = [`${n('done')} done`, `${n('submitted', 'running')} at the service`, `${n('submitting', 'in doubt')} in doubt`, `${n('not submitted', 'changed')} to send`];
+  if (n('finished') > 0) parts.push(`${n('finished')} to download`);
+  const stuck = countsText(pickWords(counts, ['hook failed', 'partly failed', 'failed', 'rejected']));
+  return `resumes run ${previous.runId}, ${how}: ${[...parts, ...(stuck ? [stuck] : [])].join(', ')}`;
+}
+
+/** Outcomes of a run that took every job as far as a run can: the next run resumes nothing. */
+const ENDED_NORMALLY: readonly string[] = ['OK', 'JOBS_FAILED'];
+
+const pickWords = (counts: Partial<Record<StateWord, number>>, words: readonly StateWord[]) =>
+  Object.fromEntries(words.map((word) => [word, counts[word] ?? 0])) as Partial<Record<StateWord, number>>;
 
 /** The vocabulary's word for a status change; the ones that need a person in capitals, to stand out in a log. */
 function says(status: RunEventMap['job:status']['status']): string {
@@ -61,12 +91,12 @@ export const stillInDoubtText = (jobs: number, manifest: string) =>
 export const MAX_STEP_LINES = 10;
 
 /**
- * `ETA 3m05s · `, `ETA — · ` until a job of the step has finished; nothing once nothing is left
- * to make. The total's `ETA ≥3m05s · ` counts only the steps with a finished job (tally.ts).
+ * `ETA 3m05s`, `ETA —` until a job of the step has finished; nothing once nothing is left to
+ * make. The total's `ETA ≥3m05s` counts only the steps with a finished job (tally.ts).
  */
 function etaText(t: StepTally): string {
   if (t.remaining === 0) return '';
-  return `ETA ${t.etaMs === null ? '—' : `${t.etaAtLeast ? '≥' : ''}${formatDuration(t.etaMs)}`} · `;
+  return `ETA ${t.etaMs === null ? '—' : `${t.etaAtLeast ? '≥' : ''}${formatDuration(t.etaMs)}`}`;
 }
 
 /** `12`, `12+?` when some finished jobs' cost is unknown, `?` when all are (as the plan writes it). */
@@ -75,13 +105,75 @@ function creditsShort(c: StepTally['credits']): string {
   return c.unknownJobs === c.jobs ? '?' : `${formatCredits(c.known)}+?`;
 }
 
+/** A tally's figures, part by part: what a narrow terminal drops or reorders (fitTally). */
+interface TallyParts {
+  settled: string;
+  eta: string;
+  extra: string;
+  credits: string;
+  /** Every count, in the vocabulary's order. */
+  counts: string;
+  /** The counts that need a person (failed, in doubt…), one each, and the others. */
+  attention: string[];
+  others: string[];
+}
+
+function tallyParts(t: StepTally, extra: string): TallyParts {
+  const each = (keep: (word: StateWord) => boolean) => STATE_WORDS.filter((w) => t.counts[w] && keep(w)).map((w) => countsText({ [w]: t.counts[w] }));
+  return {
+    settled: `${t.settled}/${t.jobs}`,
+    eta: etaText(t),
+    extra,
+    credits: `${creditsShort(t.credits)} credits`,
+    counts: countsText(t.counts) || 'no jobs',
+    attention: each((w) => NEEDS_ATTENTION.includes(w)),
+    others: each((w) => !NEEDS_ATTENTION.includes(w)),
+  };
+}
+
+/** `6/10  ETA 40s · 12 credits · 4 done`: the settled count, then the parts given, those not empty. */
+const joinTally = (p: TallyParts, parts: readonly string[]) => `${p.settled}  ${parts.filter((part) => part !== '').join(' · ')}`;
+
 /**
- * A step's (or the total's) figures, the longest part last (a terminal cuts the end of a line):
+ * A step's (or the total's) figures, the longest part last:
  * `6/10  ETA 40s · [extra · ]12 credits · 4 done, 2 running`.
  */
 export function tallyText(t: StepTally, extra = ''): string {
-  const counts = countsText(t.counts) || 'no jobs';
-  return `${t.settled}/${t.jobs}  ${etaText(t)}${extra ? `${extra} · ` : ''}${creditsShort(t.credits)} credits · ${counts}`;
+  const p = tallyParts(t, extra);
+  return joinTally(p, [p.eta, p.extra, p.credits, p.counts]);
+}
+
+/**
+ * A block line at most `columns - 1` wide that keeps the counts needing a person in sight. Policy:
+ * on a narrow terminal the least useful part goes first — the time left, then the elapsed time
+ * (the total's), then the credits; then the counts needing a person come first and as many of
+ * the others as fit after them (`…` for the rest); then the bar goes (the `6/10` beside it says
+ * the same); then the step's name is cut short. Why: a line cut at its end, `6/10  ETA 40s · 12 credits · 4 done, 2 running, 1 fa…`,
+ * hid the failure, the one thing the block must never hide.
+ */
+function fitTally(name: string, barText: string, p: TallyParts, columns: number): string {
+  const limit = usableColumns(columns);
+  const head = `${name}  ${barText}  `;
+  for (const parts of [[p.eta, p.extra, p.credits, p.counts], [p.extra, p.credits, p.counts], [p.credits, p.counts], [p.counts]]) {
+    const line = head + joinTally(p, parts);
+    if (widthOf(line) <= limit) return line;
+  }
+  for (const start of [head, `${name}  `]) {
+    for (let others = p.others.length; others >= 0; others--) {
+      const counts = [...p.attention, ...p.others.slice(0, others), ...(others < p.others.length ? ['…'] : [])];
+      const line = start + joinTally(p, [counts.join(', ')]);
+      // A line whose counts are all `…` says nothing: the bar goes first.
+      const saysSome = p.attention.length + others > 0 || p.others.length === 0;
+      if (widthOf(line) <= limit && saysSome) return line;
+    }
+  }
+  // Narrower still: the step's name gives way (its padding, then its end, down to 2 columns), then the line's end is cut.
+  const withMore = `  ${joinTally(p, [[...p.attention, ...(p.others.length ? ['…'] : [])].join(', ')])}`;
+  const rest = widthOf(withMore) + 2 <= limit ? withMore : `  ${joinTally(p, [p.attention.join(', ')])}`;
+  const room = Math.max(2, limit - widthOf(rest));
+  const bare = name.trimEnd();
+  const short = name.length <= room ? name : bare.length <= room ? bare : `${bare.slice(0, room - 1)}…`;
+  return fitToWidth(short + rest, columns);
 }
 
 const BAR_CELLS = 10;
@@ -94,13 +186,15 @@ export function bar(t: StepTally): string {
 
 /**
  * The block's lines: a line per step (at most MAX_STEP_LINES; past that the steps with work
- * going on first, the rest summed in one line) and the total with the time elapsed.
+ * going on first, the rest summed in one line) and the total with the time elapsed, each fitted
+ * to a terminal `columns` wide (fitTally).
+ * @default columns Infinity (nothing shortened)
  */
-export function blockLines(steps: readonly StepTally[], total: StepTally, elapsedMs: number, concurrency: number): string[] {
+export function blockLines(steps: readonly StepTally[], total: StepTally, elapsedMs: number, concurrency: number, columns = Infinity): string[] {
   const shown = pickSteps(steps);
   const width = Math.min(24, Math.max(5, ...shown.map((s) => s.id.length)));
   const clip = (name: string) => (name.length > width ? `${name.slice(0, width - 1)}…` : name.padEnd(width));
-  const line = (name: string, t: StepTally, extra?: string) => `${clip(printable(name))}  ${bar(t)}  ${tallyText(t, extra)}`;
+  const line = (name: string, t: StepTally, extra = '') => fitTally(clip(printable(name)), bar(t), tallyParts(t, extra), columns);
   const lines = shown.map((s) => line(s.id, s));
   const hidden = steps.filter((s) => !shown.includes(s));
   if (hidden.length > 0) lines.push(line(`+${hidden.length} steps`, sumSteps('more', hidden, concurrency)));
