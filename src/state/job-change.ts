@@ -9,6 +9,8 @@ export interface NewJob {
   request: Record<string, unknown>;
   pathId?: string | null;
   creditsEstimated: number | null;
+  /** Its step's priority (run/ready-order.ts). @default 0 */
+  priority?: number;
 }
 
 /** Columns a status change may set alongside the status. */
