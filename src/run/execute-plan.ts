@@ -239,9 +239,16 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): R
     stop,
     outputHooks: deps.outputHooks ?? null,
     resubmit: new Set<string>(),
+    retriesOf: retriesOf(plan, options),
     creating: pLimit(CREATING_CONNECTIONS),
     start: { rows: new Map(), outputs: new Map() },
   };
+}
+
+/** `--retries` over every step's own `retries` (the step's, else the manifest's). */
+function retriesOf(plan: Plan, options: ResolvedRunOptions): (step: string) => number {
+  const byStep = new Map(plan.steps.map((step) => [step.id, step.retries]));
+  return (step) => options.retries ?? byStep.get(step) ?? 0;
 }
 
 /**
