@@ -6,4 +6,5 @@ export { OPERATIONS, OPERATION_NAMES, type OperationName, type OperationSpec } f
 export { RETRY_RULES, judgeFailure, type Effect, type AttemptFailure, type Verdict } from './retry-policy.js';
 export { RETRY_DEFAULTS, parseRetryAfter, retryDelayMs, type RetryOptions } from './backoff.js';
 export { TIMEOUT_DEFAULTS, type Timeouts } from './pool.js';
+export { speaksOfCreditShortage } from './send-with-retries.js';
 export * from './errors.js';

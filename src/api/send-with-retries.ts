@@ -124,10 +124,13 @@ function alreadyDeleted(spec: OperationSpec, result: AttemptResult, mayHaveArriv
 const CREDIT_SHORTAGE = /credit/i;
 const SHORTAGE_WORDS = /insufficient|not enough|no (more )?credits|out of|exceed|remaining|balance/i;
 
+/** Whether the service's words say the account is short of credits (a refusal's, or a failed job's reason). */
+export const speaksOfCreditShortage = (text: string): boolean => CREDIT_SHORTAGE.test(text) && SHORTAGE_WORDS.test(text);
+
 function finalError(error: ApiError): Error {
   if (!(error instanceof ApiStatusError) || error.status < 400 || error.status >= 500) return error;
   const text = withoutOperation(error);
-  const shortage = error.status === 402 || (CREDIT_SHORTAGE.test(text) && SHORTAGE_WORDS.test(text));
+  const shortage = error.status === 402 || speaksOfCreditShortage(text);
   return shortage ? new InsufficientCreditsError(error.message, { cause: error }) : error;
 }
 

@@ -116,6 +116,7 @@ function assemble(
     budget: { maxCredits: input.budget?.max_credits ?? null },
     concurrency: input.concurrency,
     kindConcurrency: (input.kind_concurrency ?? {}) as Partial<Record<StepKind, number>>,
+    retries: input.retries,
     outputsDir: path.resolve(dir, input.outputs ?? path.join('out', input.name)),
     steps,
     env: referencedEnv(steps, env),

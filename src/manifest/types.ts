@@ -70,6 +70,10 @@ export interface ManifestStep {
   estimate?: DeclaredEstimate;
   /** Run once per downloaded output file of each job: the step's own `hooks.on_output`, or the manifest's. */
   onOutput?: HookCommand;
+  /** Which of the ready jobs are sent first: higher first, then plan order (run/ready-order.ts). @default 0 */
+  priority: number;
+  /** The step's own `retries:`, overriding the manifest's; undefined when it sets none. */
+  retries?: number;
 }
 
 /** A manifest as loadManifest returns it: checked, with its CSV/JSONL rows read. */
@@ -83,6 +87,8 @@ export interface Manifest {
   budget: { maxCredits: number | null };
   concurrency: number;
   kindConcurrency: Partial<Record<StepKind, number>>;
+  /** How often a job the service reports failed is resubmitted in one run, for steps that say nothing. @default 0 */
+  retries: number;
   /** Absolute output folder. */
   outputsDir: string;
   /** In manifest order. */

@@ -53,7 +53,7 @@ export interface PlanJsonFrame {
  * and totals have the shape of `status --json`'s (report/job-totals.ts: jobs, counts,
  * creditsEstimated, creditsUsed, unknownEstimates, unknownUsed, overHighEstimate), so one script
  * reads both; the plan adds what only it knows: the estimates' range (creditsLow, creditsHigh;
- * null when every job's is unknown), and a step's mode, needs and download.
+ * null when every job's is unknown), and a step's mode, needs, download, priority and retries.
  */
 export function planToJson(plan: Plan, recordOf?: RecordOf, frame: PlanJsonFrame = {}): object {
   const sums = stepsAndTotals(plan, recordOf);
@@ -101,8 +101,8 @@ function stepsAndTotals(plan: Plan, recordOf?: RecordOf) {
     all.push(totalled);
   }
   return {
-    steps: plan.steps.map(({ id, kind, mode, credits, needs, download }) => ({
-      id, kind, ...(mode ? { mode } : {}), ...totalsOf(byStep.get(id) ?? []), ...range(credits), needs, download,
+    steps: plan.steps.map(({ id, kind, mode, credits, needs, download, priority, retries }) => ({
+      id, kind, ...(mode ? { mode } : {}), ...totalsOf(byStep.get(id) ?? []), ...range(credits), needs, download, priority, retries,
     })),
     totals: { ...totalsOf(all), ...range(plan.totals.credits) },
   };
@@ -152,6 +152,7 @@ function jobJson(plan: Plan, job: PlannedJob, recordOf?: RecordOf): object {
     outputs: (record?.outputs ?? []).map((o) => resolve(plan.outputsDir, o.path)),
     outputName: job.outputName,
     download: job.download,
+    priority: job.priority,
     ...(job.pathId !== undefined ? { pathId: job.pathId } : {}),
     refs: job.refs,
     request: job.request,

@@ -45,7 +45,7 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
     // Before any later step binds a reference to these keys.
     duplicates.push(...markDuplicates(jobs));
     jobsByStep.set(id, jobs);
-    steps.push(stepPlan(step, jobs));
+    steps.push(stepPlan(step, jobs, manifest.retries));
   }
   const jobs = expansion.order.flatMap((id) => jobsByStep.get(id) ?? []);
   for (const d of duplicates) warnings.push(`${d.count} identical jobs in step ${d.step} (${d.key}): each is made; keys ${d.key}, ${d.key}~2, …`);
@@ -104,7 +104,7 @@ function plannedJob(
   const origin = instance.origin && `${instance.origin.file}:${instance.origin.line}`;
   const job: PlannedJob = {
     key, step: step.id, kind: step.kind, request: instance.request, refs, credits, outputName: instance.name ?? '', download: step.download,
-    label: label(instance, origin, upstream),
+    label: label(instance, origin, upstream), priority: step.priority,
   };
   if (step.mode) job.mode = step.mode;
   if (instance.pathId !== undefined) job.pathId = instance.pathId;
@@ -151,7 +151,7 @@ function uniqueReferences(step: ManifestStep) {
   return [...seen.values()];
 }
 
-function stepPlan(step: ManifestStep, jobs: PlannedJob[]): StepPlan {
+function stepPlan(step: ManifestStep, jobs: PlannedJob[], retries: number): StepPlan {
   let credits = ZERO;
   let unknownJobs = 0;
   for (const job of jobs) {
@@ -160,6 +160,7 @@ function stepPlan(step: ManifestStep, jobs: PlannedJob[]): StepPlan {
   }
   const plan: StepPlan = {
     id: step.id, kind: step.kind, jobs: jobs.length, credits: knownOrNull(credits, jobs.length, unknownJobs), unknownJobs, needs: step.needs, download: step.download,
+    priority: step.priority, retries: step.retries ?? retries,
   };
   if (step.mode) plan.mode = step.mode;
   return plan;

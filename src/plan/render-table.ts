@@ -30,15 +30,18 @@ export interface PlanTableOptions {
 export function renderPlanTable(plan: Plan, options: PlanTableOptions = {}): string {
   const { statusOf, statePath } = options;
   const budget = options.budget ?? budgetView(plan, plan.budget.maxCredits);
-  const header = ['STEP', 'KIND', 'JOBS', 'LOW', 'EXPECTED', 'HIGH', 'STATUS'];
-  const rows = plan.steps.map((s) => [s.id, s.kind + (s.mode ? ` (${s.mode})` : ''), String(s.jobs), ...creditCells(s), statusCell(plan, s, statusOf)]);
-  const total = ['TOTAL', '', String(plan.totals.jobs), ...creditCells(plan.totals), ''];
+  // A PRIORITY column only when some step sets one: every other plan reads as before.
+  const prioritised = plan.steps.some((s) => s.priority !== 0);
+  const priority = <T>(cell: T): T[] => (prioritised ? [cell] : []);
+  const header = ['STEP', 'KIND', 'JOBS', 'LOW', 'EXPECTED', 'HIGH', ...priority('PRIORITY'), 'STATUS'];
+  const rows = plan.steps.map((s) => [s.id, s.kind + (s.mode ? ` (${s.mode})` : ''), String(s.jobs), ...creditCells(s), ...priority(String(s.priority)), statusCell(plan, s, statusOf)]);
+  const total = ['TOTAL', '', String(plan.totals.jobs), ...creditCells(plan.totals), ...priority(''), ''];
   const lines = [
     `Plan ${plan.name} — ${plural(plan.totals.jobs, 'job')} in ${plural(plan.steps.length, 'step')}`,
     `outputs: ${plan.outputsDir}   concurrency: ${plan.concurrency}`,
     ...(statePath ? [`state: ${statePath}`] : []),
     '',
-    ...table([header, ...rows, total], [false, false, true, true, true, true, false]),
+    ...table([header, ...rows, total], [false, false, true, true, true, true, ...priority(true), false]),
     '',
     ...chartBlock(plan),
     ...(options.actions ? [...renderActions(plan, options.actions), ''] : []),

@@ -54,6 +54,8 @@ export interface PlannedJob {
    * with the job under it once it is sent (plan/style-catalogue.ts).
    */
   expandedFrom?: string;
+  /** Its step's `priority`: which ready jobs are sent first (run/ready-order.ts). 0 unless set. */
+  priority: number;
 }
 
 export interface StepPlan {
@@ -66,6 +68,10 @@ export interface StepPlan {
   unknownJobs: number;
   needs: string[];
   download: boolean;
+  /** Its jobs' priority (`priority:`, default 0). */
+  priority: number;
+  /** How often a job of the step the service reports failed is resubmitted in one run: the step's `retries:`, else the manifest's (default 0). */
+  retries: number;
 }
 
 export interface Plan {

@@ -1,8 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { Plan } from '../plan/types.js';
 import {
-  openStateDbCurrent, planScope, readEarlierVersions, readItemsByJob, readMoney, type JobItemRow, type JobRow, type JobState, type JobStatus, type MoneyTotals,
+  openStateDbCurrent, planScope, readAttemptsByJob, readEarlierVersions, readItemsByJob, readMoney, type JobItemRow, type JobRow, type JobState, type JobStatus,
+  type MoneyTotals,
 } from '../state/index.js';
+import { attemptFacts, type AttemptFact } from './attempt-facts.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
 
@@ -43,6 +45,8 @@ export interface JobFacts {
   items: readonly JobItemFact[];
   /** Its earlier versions (the jobs of its row before an edit), oldest first, with their kept files. */
   history: readonly EarlierVersion[];
+  /** Its attempts, oldest first: each creating request, how it ended, why, and what it cost. */
+  attempts: readonly AttemptFact[];
 }
 
 /** One item of a job, as `status`, the report and the results files show it. */
@@ -111,6 +115,7 @@ export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | '
     const money = readMoney(db, manifest, scope);
     const items = readItemsByJob(db, manifest);
     const earlier = readEarlierVersions(db, manifest, scope, plan.jobs);
+    const attempts = readAttemptsByJob(db, manifest);
     // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
     const usedBy = (key: string) => (money.byJob.has(key) ? (money.byJob.get(key) as number | null) : 0);
     const versionOf = (key: string): EarlierVersion => ({ key, creditsUsed: usedBy(key), outputs: outputs.get(key) ?? NONE });
@@ -121,7 +126,8 @@ export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | '
         continue;
       }
       const files = outputs.get(job.key) ?? NONE;
-      facts.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), (earlier.get(job.key) ?? []).map(versionOf)));
+      const tried = attemptFacts(attempts.get(job.key) ?? [], row.status);
+      facts.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), (earlier.get(job.key) ?? []).map(versionOf), tried));
     }
     return { facts, money: money.totals };
   } finally {
@@ -160,6 +166,7 @@ const SELECT_JOBS = `SELECT key, step, output_name, status, remote_id, credits_u
 const NONE: readonly RecordedOutput[] = Object.freeze([]);
 const NO_ITEMS: readonly JobItemFact[] = Object.freeze([]);
 const NO_VERSIONS: readonly EarlierVersion[] = Object.freeze([]);
+const NO_ATTEMPTS: readonly AttemptFact[] = Object.freeze([]);
 const slot = (step: string, name: string | null) => `${step}\u0000${name ?? ''}`;
 const round = (n: number) => Math.round(n * 100) / 100;
 
@@ -179,7 +186,7 @@ function outputsByJob(db: Database.Database, manifest: string): Map<string, Reco
 function unrecorded(changed: boolean): Readonly<JobFacts> {
   return Object.freeze({
     state: stateWord(null, changed), status: null, remoteId: null, creditsUsed: 0, creditsCharged: null, failedReason: null,
-    doubtReason: null, submittedAt: null, finishedAt: null, downloadedAt: null, outputs: NONE, items: NO_ITEMS, history: NO_VERSIONS,
+    doubtReason: null, submittedAt: null, finishedAt: null, downloadedAt: null, outputs: NONE, items: NO_ITEMS, history: NO_VERSIONS, attempts: NO_ATTEMPTS,
   });
 }
 const UNRECORDED = unrecorded(false);
@@ -188,7 +195,9 @@ const CHANGED = unrecorded(true);
 /** Characters kept of a reason where there is room for one (status, the report, results files): more than a progress line's. */
 const REASON_MAX = 1000;
 
-function recorded(row: Row, used: number | null, outputs: readonly RecordedOutput[], items: readonly JobItemFact[], history: readonly EarlierVersion[]): JobFacts {
+function recorded(
+  row: Row, used: number | null, outputs: readonly RecordedOutput[], items: readonly JobItemFact[], history: readonly EarlierVersion[], attempts: readonly AttemptFact[],
+): JobFacts {
   const downloaded = outputs.reduce<number | null>((last, o) => (o.downloadedAt === null ? last : Math.max(last ?? 0, o.downloadedAt)), null);
   return {
     state: stateWord(row.status),
@@ -206,6 +215,7 @@ function recorded(row: Row, used: number | null, outputs: readonly RecordedOutpu
     outputs,
     items,
     history: history.length ? history : NO_VERSIONS,
+    attempts: attempts.length ? attempts : NO_ATTEMPTS,
   };
 }
 

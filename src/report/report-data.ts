@@ -2,6 +2,7 @@ import type { CreditTotal, Plan } from '../plan/types.js';
 import type { JobState, JobStatus } from '../state/index.js';
 import { overrunOf, sumCredits, type CreditSum } from './credits.js';
 import { readJobFacts, type JobFacts, type JobItemFact } from './job-facts.js';
+import type { AttemptFact } from './attempt-facts.js';
 import { readHookFacts, type HookFacts } from './hook-facts.js';
 import { mediaOf, type Media } from './media.js';
 import { jobWords } from './job-words.js';
@@ -49,6 +50,8 @@ export interface ReportJob {
   items: readonly JobItemFact[];
   /** Its earlier versions (the jobs of its row before an edit): key, cost, kept files. */
   history: { key: string; used: number | null; outputs: ReportOutput[] }[];
+  /** Its attempts, oldest first: each creating request, how it ended, why, what it cost. */
+  attempts: readonly AttemptFact[];
 }
 
 export interface StepSummary {
@@ -120,6 +123,7 @@ export function buildReportData({ plan, statePath, runId, now = Date.now(), jobs
       hooks: hooks.byJob.get(job.key) ?? [],
       items: f.items,
       history: f.history.map((v) => ({ key: v.key, used: v.creditsUsed, outputs: v.outputs.map(reportOutput) })),
+      attempts: f.attempts,
     };
   });
   const steps = plan.steps.map((s): StepSummary => {

@@ -61,6 +61,7 @@ export function* resultsJsonChunks(data: ReportData): Generator<string> {
       items: j.items.map((i) => ({ item: i.item, state: i.state, reason: i.reason, refunded: i.refunded, refundDerived: i.refundDerived, output: i.path })),
       history: j.history.map((v) => ({ key: v.key, creditsUsed: v.used, outputs: v.outputs.map((o) => o.path) })),
       hooks: j.hooks.map((h) => ({ output: h.outputIdx, state: h.state, exitCode: h.exitCode, signal: h.signal, timedOut: h.timedOut, durationMs: h.durationMs, error: h.error })),
+      attempts: j.attempts.map((a) => ({ ...a, at: iso(a.at) })),
       submittedAt: iso(j.submittedAt), finishedAt: iso(j.finishedAt), downloadedAt: iso(j.downloadedAt),
     };
     // Two chunks, not one joined: the job's text is written as V8 printed it, never copied.

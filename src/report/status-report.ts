@@ -6,6 +6,7 @@ import { apartParts } from '../plan/budget.js';
 import { overrunOf, pairText } from './credits.js';
 import { totalsOf, type JobTotals } from './job-totals.js';
 import { readJobFacts, type JobFacts } from './job-facts.js';
+import type { AttemptFact } from './attempt-facts.js';
 import { hookOutcomeText, readHookFacts, type HookFacts } from './hook-facts.js';
 import { countsText, type StateWord } from '../state/vocabulary.js';
 import { utcIsoOrNull as iso } from '../util/time-format.js';
@@ -50,7 +51,18 @@ export interface JobStatusLine {
   items: StatusItem[];
   /** Its earlier versions (the jobs of its row before an edit), with what they cost and their kept files. */
   history: { key: string; creditsUsed: number | null; outputs: string[] }[];
+  /** Its step's priority: higher goes first among the jobs ready to send. */
+  priority: number;
+  /**
+   * Its attempts, oldest first — each creating request: when (ISO 8601), the remote job, how it
+   * ended, why, its credits, and the run that resubmitted the job after it (`retries`) — empty
+   * until one is sent.
+   */
+  attempts: StatusAttempt[];
 }
+
+/** One attempt of a job, as `status --json` gives it (report/attempt-facts.ts). */
+export type StatusAttempt = Omit<AttemptFact, 'at'> & { at: string };
 
 /** One item of a job, as `status --json` gives it. */
 export interface StatusItem {
@@ -116,6 +128,8 @@ export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
         item: i.item, state: i.state, reason: i.reason, refunded: i.refunded, refundDerived: i.refundDerived, output: i.path && resolve(plan.outputsDir, i.path),
       })),
       history: (f?.history ?? []).map((v) => ({ key: v.key, creditsUsed: v.creditsUsed, outputs: v.outputs.map((o) => resolve(plan.outputsDir, o.path)) })),
+      priority: job.priority,
+      attempts: (f?.attempts ?? []).map((a) => ({ ...a, at: iso(a.at) as string })),
     };
   });
   const steps = plan.steps.map((step) => ({ id: step.id, kind: step.kind, ...totalsOf(jobs.filter((j) => j.step === step.id)) }));
@@ -163,11 +177,20 @@ export function renderStatus(report: StatusReport): string {
     const reason = job.doubtReason ? `  in doubt: ${job.doubtReason}` : job.failedReason ? `  ${job.failedReason}` : waits ? `  waits on a job in doubt: ${waits}` : '';
     lines.push(`  ${job.label}  ${job.key}  ${job.kind}  ${job.state}${job.remoteId ? `  ${job.remoteId}` : ''}${credits}${over}${files}${reason}`);
     for (const item of job.items) if (item.state === 'failed') lines.push(`    item ${item.item} FAILED: ${(item.reason ?? 'no reason given').replace(/\.$/, '')}${refundText(item)}`);
+    if (job.attempts.length > 1) job.attempts.forEach((a, i) => lines.push(`    ${attemptText(a, i)}`));
     for (const version of job.history) lines.push(`    earlier version ${version.key}: ${version.creditsUsed === null ? 'cost unknown' : `${formatCredits(version.creditsUsed)} cr`}${version.outputs.length ? `  ${version.outputs.join(', ')}` : ''}`);
     for (const hook of job.hooks) lines.push(...hookLines(`on_output file ${hook.outputIdx ?? 0}`, hook));
   }
   if (report.onFinish) lines.push(...hookLines(`on_finish${report.onFinish.runId === null ? '' : ` (run #${report.onFinish.runId})`}`, report.onFinish, ''));
   return `${lines.join('\n')}\n`;
+}
+
+/** `attempt 1 2026-03-01T02:00:00.000Z 7d11…: failed (Render failed), 5 cr, retried by run #3` — one attempt of a job of several. */
+export function attemptText(a: Omit<AttemptFact, 'at'> & { at: string | number }, i: number): string {
+  const at = typeof a.at === 'number' ? iso(a.at) : a.at;
+  const cost = a.credits === null ? 'cost unknown' : `${formatCredits(a.credits)} cr`;
+  const retried = a.retriedInRun === null ? '' : `, retried by run #${a.retriedInRun}`;
+  return `attempt ${i + 1} ${at}${a.remoteId ? ` ${a.remoteId}` : ''}: ${a.ended}${a.reason ? ` (${a.reason.replace(/\.$/, '')})` : ''}, ${cost}${retried}`;
 }
 
 /** ` (refunded 10, derived from the price rule)`, or nothing. */

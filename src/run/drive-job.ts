@@ -8,6 +8,7 @@ import { holdInDoubt, reconcileJob } from './reconcile/reconcile.js';
 import type { RunContext } from './run-context.js';
 import { announce } from './announce.js';
 import { submitJob } from './submit/submit-job.js';
+import { afterFailure } from './retry-failed.js';
 import type { TrackOutcome, Tracker } from './track/tracker.js';
 
 /** How a job ended in this run: `ok` finished and downloaded; `unfinished` left for a later run. */
@@ -53,7 +54,9 @@ export interface DriveHooks {
  *   in_doubt ─reconcile─▶ submitted | planned | (held: unfinished)
  *   planned ─submit─▶ submitted | done (instant kinds) | rejected | in_doubt | planned (retry later)
  *   submitted | running ─track─▶ done | failed
- *   done ─download─▶ downloaded ─output hooks─▶ downloaded | hook_failed
+ *   failed (ended in this run) ─retries left (retry-failed.ts)─▶ planned ─submit─▶ …
+ *   done ─download─▶ downloaded | partly_failed ─output hooks─▶ downloaded | partly_failed | hook_failed
+ *   partly_failed (ended in this run) ─retries left─▶ planned ─submit (its failed items only)─▶ …
  *
  * Only a job still to be submitted waits for the jobs it needs, outside any slot: one already
  * sent (submitted, running, in doubt) exists at the service whatever became of its upstream, so it
@@ -70,14 +73,36 @@ export async function driveJob(ctx: RunContext, key: string, hooks: DriveHooks):
     const upstream = await hooks.upstream();
     if (upstream !== 'ok') return finish(hooks, upstream === 'failed' ? 'failed' : 'unfinished');
   }
-  if (row.status !== 'done' && !onDisk(row)) {
-    const held = await hooks.inSlot(() => untilRemoteFinished(ctx, key, hooks));
-    // A delivery said the job finished: its slot went to the next job; the read confirms it here.
-    const remote = typeof held === 'string' ? held : trackOutcome(await held.confirmed);
-    if (remote !== 'ok') return finish(hooks, remote);
+  // Once more for each retry (retry-failed.ts): a job the service failed, or an HTML ad job some
+  // of whose ads failed, planned again in this run; each attempt takes a slot of its own.
+  for (;;) {
+    // Whether its remote job ends in this run: only such an end is retried.
+    const endsHere = row.status !== 'done' && !onDisk(row);
+    if (endsHere) {
+      // Awaited here, not in a helper: the download backlog must be joined in the same turn the
+      // slot is freed, or the next job could take the slot before the backlog counts this one.
+      const held = await hooks.inSlot(() => untilRemoteFinished(ctx, key, hooks));
+      // A delivery said the job finished: its slot went to the next job; the read confirms it here.
+      const remote = typeof held === 'string' ? held : trackOutcome(await held.confirmed);
+      if (remote === 'failed' && afterFailure(ctx, key) === 'retry') {
+        row = current(ctx, key);
+        continue;
+      }
+      if (remote !== 'ok') return finish(hooks, remote);
+      row = current(ctx, key);
+    }
+    hooks.ready.resolve('ok');
+    const outcome = await keepFiles(ctx, key, row, hooks);
+    // A job of items (HTML ads) may have made only some: its retry asks for the failed ones only
+    // (submit/items-to-send.ts). Any other job is over here, without reading it again.
+    if (!endsHere || !adapterFor(row.kind).items || afterFailure(ctx, key) !== 'retry') return outcome;
     row = current(ctx, key);
   }
-  hooks.ready.resolve('ok');
+}
+
+/** The files of a finished job: checked if on disk (then its output hooks owed), else downloaded. */
+async function keepFiles(ctx: RunContext, key: string, at: JobState, hooks: DriveHooks): Promise<JobOutcome> {
+  let row = at;
   if (onDisk(row)) {
     // The output hooks owed (none, once they have all run) run after the files are checked.
     if (await outputsIntact(ctx, row)) return runOutputHooks(ctx, key, row.status);

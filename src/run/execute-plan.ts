@@ -15,6 +15,7 @@ import { watchHealth } from './service-health.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
 import { finishedAtStart } from './outputs/download-outputs.js';
 import { startInTurns } from './start-in-turns.js';
+import { inReadyOrder } from './ready-order.js';
 import { failAlone } from './fail-alone.js';
 import { watchHaltAfter } from './halt-after.js';
 import { noKill, type KillHook } from './kill-hook.js';
@@ -73,6 +74,7 @@ export function toNewJobs(plan: Plan): NewJob[] {
     pathId: job.pathId ?? null,
     creditsEstimated: job.credits?.expected ?? null,
     plannedItems: job.expandedFrom && Array.isArray(job.request.style_ids) ? { from: job.expandedFrom, items: job.request.style_ids.map(String) } : null,
+    priority: job.priority,
   }));
 }
 
@@ -125,13 +127,14 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
     for (const job of jobs) if (needed.has(job.key) && !ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
     // Every job is waited for, and each catches its own errors: one job's failure never ends the
     // run while other POSTs are on the wire (their answers decide what is paid for).
-    // Started in turns (start-in-turns.ts), in the order the slot queue had when every job was
-    // queued at once: jobs already sent first (they hold the service's capacity), then the rest in
-    // plan order, and a job that waited for the jobs it needs behind every job not started yet.
+    // Started in turns (start-in-turns.ts), in ready order (ready-order.ts): jobs already sent
+    // first (they hold the service's capacity), then the rest by priority and plan order, and a
+    // job that waited for the jobs it needs behind every job of its priority not started yet.
     const statuses = new Map(jobs.map((job) => [job.key, (ctx.start.rows.get(job.key) ?? ctx.store.job(job.key))?.status]));
     const sent = jobs.filter((job) => isSent(statuses.get(job.key)));
-    const inOrder = [...sent, ...jobs.filter((job) => !isSent(statuses.get(job.key)))];
+    const inOrder = [...sent, ...inReadyOrder(jobs.filter((job) => !isSent(statuses.get(job.key))), (job) => job.priority)];
     const laneOfJob = (job: PlannedJob) => (needsSlot(statuses.get(job.key)) ? laneOf(plan, job) : NO_SLOT_LANE);
+    const priorityOf = (job: PlannedJob) => (isSent(statuses.get(job.key)) ? SENT_FIRST : job.priority);
     return startInTurns(inOrder, laneOfJob, (lane) => laneWidth(plan, options, lane), async (job, turn) => {
       const slot = slots(job);
       const waitsForJobs = (needs.get(job.key) ?? []).length > 0;
@@ -160,7 +163,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
         },
       });
       outcomes.set(job.key, outcome);
-    });
+    }, priorityOf);
   };
   // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
   const open = plan.jobs.filter((job) => {
@@ -237,9 +240,16 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): R
     stop,
     outputHooks: deps.outputHooks ?? null,
     resubmit: new Set<string>(),
+    retriesOf: retriesOf(plan, options),
     creating: pLimit(CREATING_CONNECTIONS),
     start: { rows: new Map(), outputs: new Map() },
   };
+}
+
+/** `--retries` over every step's own `retries` (the step's, else the manifest's). */
+function retriesOf(plan: Plan, options: ResolvedRunOptions): (step: string) => number {
+  const byStep = new Map(plan.steps.map((step) => [step.id, step.retries]));
+  return (step) => options.retries ?? byStep.get(step) ?? 0;
 }
 
 /**
@@ -261,6 +271,12 @@ function recoverInterrupted(ctx: RunContext, plan: Plan): JobRow[] {
 
 /** Found sent when the run starts: it exists (or may) at the service, and holds its capacity. */
 const isSent = (status: JobStatus | undefined) => status === 'submitted' || status === 'running' || status === 'in_doubt' || status === 'submitting';
+/**
+ * The rank of a job found sent, above every priority. Policy: it exists (or may) at the service
+ * and holds its capacity already, so it is tracked (or reconciled) before any new job is sent,
+ * whatever the new job's priority; otherwise `concurrency` new jobs could join those in flight.
+ */
+const SENT_FIRST = Number.POSITIVE_INFINITY;
 /** Whether a job found in this status takes a submission slot (to be sent, reconciled or tracked). */
 const needsSlot = (status: JobStatus | undefined) => status === undefined || status === 'planned' || isSent(status);
 

@@ -115,6 +115,8 @@ export interface RunContext {
    * again, never resent in a loop.
    */
   resubmit: Set<string>;
+  /** How many times a job of `step` the service fails may be resubmitted in this run: `--retries`, else the step's `retries` (retry-failed.ts). */
+  retriesOf: (step: string) => number;
 }
 
 /**

@@ -73,6 +73,11 @@ export interface RunOptions {
    * (ms) before exiting 75. @default 0 (refused at once)
    */
   waitForLockMs?: number;
+  /**
+   * `--retries N`: resubmit a job the service reports failed up to N times in this run, over the
+   * manifest's and every step's `retries` (see retry-failed.ts). @default each step's `retries`
+   */
+  retries?: number;
 }
 
 export interface ResolvedRunOptions {
@@ -92,6 +97,8 @@ export interface ResolvedRunOptions {
   downloadAllowHosts: readonly string[];
   haltAfter: number | null;
   waitForLockMs: number;
+  /** null: each step's own `retries`. */
+  retries: number | null;
 }
 
 /** Options win over the environment (`env`: the download settings), which wins over the defaults. */
@@ -119,5 +126,6 @@ export function resolveRunOptions(
     downloadAllowHosts: options.downloadAllowHosts ?? download.allowHosts ?? [],
     haltAfter: options.haltAfter ?? null,
     waitForLockMs: options.waitForLockMs ?? 0,
+    retries: options.retries ?? null,
   };
 }

@@ -1,11 +1,13 @@
+import { compareReady, type ReadyRank } from './ready-order.js';
+
 /** What a started job tells its lane. */
 export interface Turn {
   /** It no longer waits for a slot: it entered one, or waits for something else. Once per turn. */
   leave(): void;
   /**
    * It waited for something else (the jobs it needs) and now wants a slot again: resolves when its
-   * lane gives it a place, behind every job of the lane not started yet, as the slot queue would
-   * have put it had every job been queued at once.
+   * lane gives it a place, behind every job of its priority (or higher) not started yet, as the
+   * slot queue would have put it had every job been queued at once — and ahead of the lower ones.
    */
   rejoin(): Promise<void>;
 }
@@ -13,22 +15,53 @@ export interface Turn {
 /** Starts one job; its promise settles when the job ends. */
 export type StartJob<T> = (job: T, turn: Turn) => Promise<unknown>;
 
-/** A lane's queue holds jobs to start and, behind them, started jobs coming back for a place. */
-type Entry<T> = { job: T } | { back: () => void };
+/** A lane's queue holds jobs to start and started jobs coming back for a place, each ranked (ready-order.ts). */
+type Entry<T> = ({ job: T } | { back: () => void }) & ReadyRank;
+
+/** The entries of one priority, in the order they came: each bucket is in ready order by itself. */
+interface Bucket<T> {
+  entries: (Entry<T> | undefined)[];
+  next: number;
+}
 
 interface Lane<T> {
-  queue: (Entry<T> | undefined)[];
-  next: number;
+  buckets: Map<number, Bucket<T>>;
+  /** Entries queued and not handed on yet. */
+  queued: number;
   waiting: number;
   width: number;
   filling: boolean;
 }
 
+function enqueue<T>(lane: Lane<T>, entry: Entry<T>): void {
+  let bucket = lane.buckets.get(entry.priority);
+  if (!bucket) lane.buckets.set(entry.priority, (bucket = { entries: [], next: 0 }));
+  bucket.entries.push(entry);
+  lane.queued++;
+}
+
+/** The entry that goes first in ready order: the first of the bucket heads (a lane has a few priorities at most). */
+function dequeue<T>(lane: Lane<T>): Entry<T> {
+  let best: Bucket<T> | undefined;
+  for (const bucket of lane.buckets.values()) {
+    const head = bucket.entries[bucket.next];
+    if (head && (!best || compareReady(head, best.entries[best.next] as Entry<T>) < 0)) best = bucket;
+  }
+  const chosen = best as Bucket<T>;
+  const entry = chosen.entries[chosen.next] as Entry<T>;
+  // Dropped once handed on: the lane never holds a job it has started.
+  chosen.entries[chosen.next++] = undefined;
+  if (chosen.next === chosen.entries.length) chosen.entries.length = chosen.next = 0;
+  lane.queued--;
+  return entry;
+}
+
 /**
- * Starts `jobs` in their order, a few at a time per lane: at most `widthOf(lane)` of a lane's jobs
- * are started and waiting for a slot; the next one starts when one of them leaves that wait or
- * ends. The first jobs of every lane start in the jobs' order, so the first wave goes out in the
- * order given. Resolves when every job has ended; a job's rejection is its own (the caller records
+ * Starts `jobs` a few at a time per lane, in ready order (ready-order.ts: `priorityOf` descending,
+ * then the order given): at most `widthOf(lane)` of a lane's jobs are started and waiting for a
+ * slot; the next one starts when one of them leaves that wait or ends. With every priority equal
+ * the first jobs of every lane start in the jobs' order, so the first wave goes out in the order
+ * given. Resolves when every job has ended; a job's rejection is its own (the caller records
  * outcomes), never this promise's.
  *
  * Why not start every job at once: each started job holds its waiting calls (promises, closures,
@@ -44,16 +77,19 @@ export function startInTurns<T>(
   laneOf: (job: T) => string,
   widthOf: (lane: string) => number,
   start: StartJob<T>,
+  priorityOf: (job: T) => number = () => 0,
 ): Promise<void> {
   const lanes = new Map<string, Lane<T>>();
   const laneOfJob: Lane<T>[] = [];
-  for (const job of jobs) {
+  jobs.forEach((job, order) => {
     const id = laneOf(job);
     let lane = lanes.get(id);
-    if (!lane) lanes.set(id, (lane = { queue: [], next: 0, waiting: 0, width: Math.max(1, widthOf(id)), filling: false }));
-    lane.queue.push({ job });
+    if (!lane) lanes.set(id, (lane = { buckets: new Map(), queued: 0, waiting: 0, width: Math.max(1, widthOf(id)), filling: false }));
+    enqueue(lane, { job, priority: priorityOf(job), order });
     laneOfJob.push(lane);
-  }
+  });
+  // A job coming back ranks behind every job given (and every earlier comer) of its priority.
+  let comebacks = jobs.length;
   let unsettled = jobs.length;
   return new Promise<void>((allEnded) => {
     if (unsettled === 0) return allEnded();
@@ -69,24 +105,23 @@ export function startInTurns<T>(
       };
     };
     const startNext = (lane: Lane<T>) => {
-      const entry = lane.queue[lane.next] as Entry<T>;
-      // Dropped once handed on: the lane never holds a job it has started.
-      lane.queue[lane.next++] = undefined;
+      const entry = dequeue(lane);
       if ('back' in entry) return entry.back();
+      const { job } = entry;
       let leave = place(lane);
       const turn: Turn = {
         leave: () => leave(),
         rejoin: () => {
           leave();
           return new Promise<void>((given) => {
-            lane.queue.push({ back: () => ((leave = place(lane)), given()) });
+            enqueue(lane, { back: () => ((leave = place(lane)), given()), priority: priorityOf(job), order: comebacks++ });
             fill(lane);
           });
         },
       };
       let started: Promise<unknown>;
       try {
-        started = start(entry.job, turn);
+        started = start(job, turn);
       } catch (error) {
         started = Promise.reject(error);
       }
@@ -97,7 +132,7 @@ export function startInTurns<T>(
           if (--unsettled === 0) allEnded();
         });
     };
-    const hasRoom = (lane: Lane<T>) => lane.waiting < lane.width && lane.next < lane.queue.length;
+    const hasRoom = (lane: Lane<T>) => lane.waiting < lane.width && lane.queued > 0;
     // A job that leaves its wait as it starts calls fill again from inside startNext: the loop
     // already running picks the place up, with no recursion.
     const fill = (lane: Lane<T>) => {

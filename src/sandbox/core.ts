@@ -148,7 +148,7 @@ export class SandboxCore {
     };
     if (!spec.plan) job.history.push({ status: job.status, at: now });
     this.store.add(job);
-    this.stats.creation(spec.kind, spec.path, spec.request);
+    this.stats.creation(spec.kind, spec.path, spec.request, job);
     if (!short) this.ledger.charge(job, spec.price);
     const plan = spec.plan && (short ? shortfallPlan(spec.plan(job)) : spec.plan(job));
     this.scope?.job(spec.kind, job.id, spec.price, plan);
@@ -163,7 +163,7 @@ export class SandboxCore {
    */
   continue(job: Job, step: Continuation): void {
     const short = this.shortOf(step.price, false);
-    this.stats.creation(step.kind, step.path, step.request);
+    this.stats.creation(step.kind, step.path, step.request, job);
     if (!short) this.ledger.charge(job, step.price);
     Object.assign(job.fields, step.fields);
     if (step.webhookUrl) job.webhookUrl = step.webhookUrl;

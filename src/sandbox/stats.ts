@@ -1,5 +1,6 @@
 import type { Faults } from './faults/injector.js';
 import type { Ledger } from './ledger.js';
+import type { Job } from './store.js';
 import type { Webhooks } from './webhooks.js';
 
 /** GET /__sandbox/stats: what tests and benchmarks count. */
@@ -13,8 +14,10 @@ export interface SandboxStats {
   requests: Record<string, number>;
   /** Jobs created per kind. */
   created: Record<string, number>;
-  /** Creations whose kind and normalised body were already seen. */
+  /** Creations whose kind and normalised body were already seen, on a job not (yet) failed or rejected. */
   duplicates: { total: number; byKind: Record<string, number> };
+  /** Creations identical to earlier ones that all ended `failed` or `rejected`: a client's retry, not a duplicate. */
+  resubmitted: { total: number; byKind: Record<string, number> };
   credits: { charged: number; refunded: number; balance: number };
   /** Injected faults by name. */
   faults: Record<string, number>;
@@ -33,29 +36,43 @@ export function normalise(value: unknown): unknown {
   );
 }
 
+/** The statuses of a job the service did not make: what a client may resubmit on purpose. */
+const UNMADE = new Set(['failed', 'rejected']);
+
 /**
  * Counters. A duplicate is a creation of the same kind, on the same path, with an identical
  * normalised body; webhook_url is left out because a client may mint a fresh callback token per try.
+ * Policy: a creation identical to earlier ones that **all** ended `failed` or `rejected` is counted
+ * as `resubmitted`, not as a duplicate. Why: a client retrying what the service could not make pays
+ * again on purpose (`retries`, `reelpipe retry`), while a duplicate is a job made twice by mistake;
+ * a chaos run with retries must still be able to prove zero duplicates.
  */
 export class StatsRecorder {
   private readonly requests: Record<string, number> = {};
   private readonly created: Record<string, number> = {};
-  private readonly seen = new Set<string>();
+  /** Every creation by its duplicate key: the jobs made (or continued) by it, oldest first. */
+  private readonly seen = new Map<string, Job[]>();
   private readonly duplicates = { total: 0, byKind: {} as Record<string, number> };
+  private readonly resubmitted = { total: 0, byKind: {} as Record<string, number> };
 
   request(key: string): void {
     this.requests[key] = (this.requests[key] ?? 0) + 1;
   }
 
-  creation(kind: string, path: string, body: Record<string, unknown>): void {
+  /** `job`: the job the creation made, or the one a further step (a render) continues. */
+  creation(kind: string, path: string, body: Record<string, unknown>, job: Job): void {
     this.created[kind] = (this.created[kind] ?? 0) + 1;
     const { webhook_url: _ignored, ...rest } = body;
     const key = `${kind} ${path} ${JSON.stringify(normalise(rest))}`;
-    if (this.seen.has(key)) {
-      this.duplicates.total += 1;
-      this.duplicates.byKind[kind] = (this.duplicates.byKind[kind] ?? 0) + 1;
+    const earlier = this.seen.get(key);
+    if (!earlier) {
+      this.seen.set(key, [job]);
+      return;
     }
-    this.seen.add(key);
+    const counter = earlier.every((made) => UNMADE.has(made.status)) ? this.resubmitted : this.duplicates;
+    counter.total += 1;
+    counter.byKind[kind] = (counter.byKind[kind] ?? 0) + 1;
+    earlier.push(job);
   }
 
   snapshot(speed: number, ledger: Ledger, faults: Faults, webhooks: Webhooks): SandboxStats {
@@ -64,6 +81,7 @@ export class StatsRecorder {
       requests: { ...this.requests },
       created: { ...this.created },
       duplicates: { total: this.duplicates.total, byKind: { ...this.duplicates.byKind } },
+      resubmitted: { total: this.resubmitted.total, byKind: { ...this.resubmitted.byKind } },
       credits: { charged: ledger.charged, refunded: ledger.refunded, balance: ledger.balance },
       faults: { ...faults.injected },
       webhooks: { delivered: webhooks.delivered, failed: webhooks.failed, blocked: webhooks.blocked },

@@ -18,5 +18,6 @@ export * from './charges.js';
 export * from './money.js';
 export * from './job-items.js';
 export * from './job-history.js';
+export * from './attempt-history.js';
 export * from './refused-start.js';
 export * from './catalogue-cache.js';

@@ -14,6 +14,8 @@ export interface NewJob {
    * request it was expanded from, kept once it is sent: see migration 16.
    */
   plannedItems?: { from: string; items: readonly string[] } | null;
+  /** Its step's priority (run/ready-order.ts). @default 0 */
+  priority?: number;
 }
 
 /** Columns a status change may set alongside the status. */

@@ -22,6 +22,8 @@ import { StateError } from '../errors.js';
  *   downloaded | partly_failed ──(an output hook failed; its files stay)──▶ hook_failed
  *   hook_failed ──(`reelpipe retry --hooks` reruns the failed hooks)──▶ downloaded | partly_failed
  *   failed | rejected | partly_failed ──(`reelpipe retry`)──▶ planned
+ *   failed | partly_failed ──(`retries`: the service failed it in this run, retries left)──▶ planned
+ *     (never rejected, a job in doubt, or a failure for credits: see run/retry-failed.ts)
  *     (a partly failed job keeps its made items and their files: its next attempt asks only for the
  *     failed ones, and it is done once every item has been made by one of its attempts)
  *

@@ -122,6 +122,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN planned_items TEXT;
     `,
   },
+  {
+    version: 17,
+    name: 'jobs.priority; attempts.ended, ended_reason, retried_in_run: how each attempt\'s remote job ended, and the run that retried it',
+    // Why: a step's `priority` orders the ready jobs (run/ready-order.ts), and is kept on the job's
+    // row so that whatever later picks jobs from the database (claims across hosts, a streamed
+    // plan) orders them the same way. `retries` resubmits a job the service failed within a run: a
+    // job then has several attempts, each with its own remote job, end, reason and charge, and
+    // the job's row holds only the last; the attempt keeps its own (state/attempt-history.ts).
+    // `retried_in_run` counts a run's automatic retries of a job from the state, not from memory.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE attempts ADD COLUMN ended TEXT;
+      ALTER TABLE attempts ADD COLUMN ended_reason TEXT;
+      ALTER TABLE attempts ADD COLUMN retried_in_run INTEGER;
+    `,
+  },
 ];
 
 /**

@@ -70,7 +70,7 @@ export function chargeStanding(values: ChargeValues, scope: PlanScope): ChargeSt
 }
 
 /** A charge's known cost, or null: open, or settled without a reported cost. */
-const costOf = (state: string, charged: number | null): number | null => (state === 'none' ? 0 : state === 'settled' ? charged : null);
+export const costOf = (state: string, charged: number | null): number | null => (state === 'none' ? 0 : state === 'settled' ? charged : null);
 
 /**
  * The manifest's totals, and each job's own figure (null: some charge of it is of unknown cost),

@@ -16,6 +16,7 @@ import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
 import { Charges } from './charges.js';
 import { readItems, writeItems, type JobItemRow } from './job-items.js';
 import { planScope, readMoney, readRunCredits, type CreditPair, type MoneyTotals } from './money.js';
+import { attemptEndOf, endAttempt, markRetried, retriesInRun } from './attempt-history.js';
 
 export type { JobChange, NewJob } from './job-change.js';
 
@@ -105,17 +106,18 @@ export class StateStore extends StoreCore {
 
   /**
    * Records the plan's jobs: a new key is inserted as `planned`; a known key keeps its status
-   * and history (a finished job stays finished), only its estimate is refreshed while planned.
+   * and history (a finished job stays finished), only its estimate, request and priority are
+   * refreshed while planned.
    */
   syncPlan(manifest: string, jobs: readonly NewJob[]): { added: number; known: number } {
     this.useManifest(manifest);
     const now = this.clock.now();
     const insert = statement(this.db, 
       `INSERT INTO jobs (key, manifest, step, kind, output_name, request, path_id, status, credits_estimated,
-         created_at, updated_at, planned_items)
-       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @now, @now, @plannedItems)
+         priority, created_at, updated_at, planned_items)
+       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @priority, @now, @now, @plannedItems)
        ON CONFLICT (manifest, key) DO UPDATE SET credits_estimated = excluded.credits_estimated,
-         request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END,
+         request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END, priority = excluded.priority,
          planned_items = CASE WHEN status = 'planned' THEN excluded.planned_items ELSE planned_items END
        WHERE status = 'planned'`,
     );
@@ -139,6 +141,7 @@ export class StateStore extends StoreCore {
           request: JSON.stringify(job.request),
           pathId: job.pathId ?? null,
           credits: job.creditsEstimated,
+          priority: job.priority ?? 0,
           now,
           plannedItems: job.plannedItems ? JSON.stringify(job.plannedItems) : null,
         });
@@ -204,7 +207,7 @@ export class StateStore extends StoreCore {
    * was counted at its kept reservation (see BudgetLedger.settle), so that is what moves; the
    * reservation itself is zeroed, or it would be counted twice.
    */
-  planAgain(key: string): JobRow {
+  planAgain(key: string, data: Record<string, unknown> = {}): JobRow {
     const job = this.job(key);
     if (!job) throw new Error(`unknown job ${key}`);
     const counted = job.creditsUsed ?? (job.status === 'failed' ? job.creditsReserved : 0);
@@ -219,7 +222,24 @@ export class StateStore extends StoreCore {
       result: null,
       failedReason: null,
       finishedAt: null,
-    }, 'job:retry', { previous: job.status, remoteId: job.remoteId, failedReason: job.failedReason });
+    }, 'job:retry', { previous: job.status, remoteId: job.remoteId, failedReason: job.failedReason, ...data });
+  }
+
+  /**
+   * Plans a job the service failed (or partly failed) in this run again, automatically
+   * (`retries`): planAgain's accounting, and its last attempt marked as retried by this run, which
+   * is what retriesInRun counts. A run without a row (the runner used as a library) counts as run 0.
+   */
+  retryInRun(key: string, data: Record<string, unknown> = {}): JobRow {
+    return this.atomicallyNested(() => {
+      markRetried(this.db, this.manifest, key, this.runId ?? 0);
+      return this.planAgain(key, { automatic: true, ...data });
+    });
+  }
+
+  /** How many times this run retried the job automatically (counted from its attempts). */
+  retriesInRun(key: string): number {
+    return retriesInRun(this.db, this.manifest, key, this.runId ?? 0);
   }
 
   /**
@@ -290,6 +310,9 @@ export class StateStore extends StoreCore {
       this.charges.update(key, { reserved: change.creditsReserved, remoteId: change.remoteId });
       // The remote job ended and its cost was read (null: not reported): its charge settles.
       if (change.creditsUsed !== undefined && ENDED_REMOTELY.includes(to)) this.charges.settle(key, change.creditsUsed);
+      // Its attempt keeps how its remote job ended, and why: the row keeps only the last attempt's.
+      const ended = attemptEndOf(current.status, to);
+      if (ended) endAttempt(this.db, this.manifest, key, ended, change.failedReason ?? null);
       this.event(type, key, { from: current.status, to, ...data });
       return toJobRow(raw);
     });

@@ -16,7 +16,7 @@ const STYLES = '; did you mean Cinematic? (accepted: 4K realistic, 3D, Cinematic
 describe('staged validation reports everything that can be checked', () => {
   test('an unknown top-level key does not hide a request problem in a step', async () => {
     expect(await problems(manifest(short('a', '', 'Cinema'), 'concurency: 8\n'))).toEqual([
-      'manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, description, budget, concurrency, kind_concurrency, outputs, limits, defaults, hooks, notify, steps)',
+      'manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, description, budget, concurrency, kind_concurrency, retries, outputs, limits, defaults, hooks, notify, steps)',
       `manifest.yaml:7:61  steps.0.with.style: "Cinema" is not accepted${STYLES}`,
     ]);
   });
@@ -24,7 +24,7 @@ describe('staged validation reports everything that can be checked', () => {
   test('an unknown field on step 2 does not hide a typo in step 1, and step 2 is named as not checked', async () => {
     expect(await problems(manifest(short('a', '', 'Cinema') + short('b', '    donwload: false\n')))).toEqual([
       `manifest.yaml:6:61  steps.0.with.style: "Cinema" is not accepted${STYLES}`,
-      'manifest.yaml:10:5  steps.1.donwload: unknown field; did you mean download? (accepted: id, kind, description, with, for_each, matrix, defaults, needs, name, download, estimate_credits, mode, hooks)',
+      'manifest.yaml:10:5  steps.1.donwload: unknown field; did you mean download? (accepted: id, kind, description, with, for_each, matrix, defaults, needs, name, download, estimate_credits, mode, hooks, priority, retries)',
       note('steps.1 (b)'),
     ]);
   });

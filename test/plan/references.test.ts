@@ -61,6 +61,7 @@ describe('resolveJob', () => {
     credits: null,
     outputName: 'down',
     download: true,
+    priority: 0,
   });
   const results: Record<string, Record<string, unknown>> = {
     'product:aaa': { id: UUID, title: 'T' },

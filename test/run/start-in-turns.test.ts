@@ -5,16 +5,17 @@ import { startInTurns, type Turn } from '../../src/run/start-in-turns.js';
 interface Held {
   name: string;
   lane: string;
+  priority: number;
   turn?: Turn;
   leave?: () => void;
   end: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void };
 }
 
-function held(name: string, lane = 'a'): Held {
+function held(name: string, lane = 'a', priority = 0): Held {
   let resolve!: () => void;
   let reject!: (error: Error) => void;
   const promise = new Promise<void>((yes, no) => ((resolve = yes), (reject = no)));
-  return { name, lane, end: { promise, resolve, reject } };
+  return { name, lane, priority, end: { promise, resolve, reject } };
 }
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -25,7 +26,7 @@ function run(jobs: Held[], width: (lane: string) => number) {
     job.turn = turn;
     job.leave = () => turn.leave();
     return job.end.promise;
-  });
+  }, (job) => job.priority);
   let ended = false;
   void all.then(() => (ended = true));
   return { started, ended: () => ended };
@@ -115,6 +116,32 @@ describe('starting jobs in turns', () => {
     jobs[0]!.turn!.leave();
     await settle();
     expect(secondBack).toBe(true);
+  });
+
+  test('jobs start by priority, higher first, then in the order given (ready-order.ts)', () => {
+    const jobs = [held('low1'), held('mid', 'a', 5), held('low2'), held('high', 'a', 10), held('mid2', 'a', 5)];
+    const { started } = run(jobs, () => 3);
+    expect(started).toEqual(['high', 'mid', 'mid2']);
+    jobs[3]!.leave!();
+    jobs[1]!.leave!();
+    expect(started).toEqual(['high', 'mid', 'mid2', 'low1', 'low2']);
+  });
+
+  test('a job coming back goes ahead of the lower-priority jobs not started yet, behind those of its priority', async () => {
+    const jobs = [held('low1'), held('low2'), held('same', 'a', 10), held('high', 'a', 10)];
+    const { started } = run(jobs, () => 1);
+    expect(started).toEqual(['same']);
+    // `same` waits for the jobs it needs: its place goes to `high`, then it comes back.
+    let given = false;
+    void jobs[2]!.turn!.rejoin().then(() => (given = true));
+    expect(started).toEqual(['same', 'high']);
+    // `high` leaves: the place goes to `same` coming back, not to the low jobs given before it.
+    jobs[3]!.leave!();
+    await settle();
+    expect(given).toBe(true);
+    expect(started).toEqual(['same', 'high']);
+    jobs[2]!.turn!.leave();
+    expect(started).toEqual(['same', 'high', 'low1']);
   });
 
   test('resolves once every job has ended, a failed or throwing one included', async () => {

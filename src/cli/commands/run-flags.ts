@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { RunManifestInput } from '../../run/run-manifest.js';
 import { DEFAULT_SANDBOX_SPEED } from '../../run/defaults.js';
+import { MAX_RETRIES } from '../../manifest/check/retry-limit.js';
 import { sandboxUrlOption, STATE_FLAG_HELP } from '../state-flags.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -27,6 +28,13 @@ export const wholePositive = (flag: string) => (text: string) => {
   return value;
 };
 
+/** `--retries N`: a whole number from 0 (none) to MAX_RETRIES, as the manifest's `retries:` takes. */
+const retries = (text: string) => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_RETRIES) throw new UsageError(`--retries ${text}: use a whole number from 0 to ${MAX_RETRIES}`);
+  return value;
+};
+
 /** Flags shared by `run` and `retry`. */
 export interface RunFlags {
   sandbox?: boolean;
@@ -43,6 +51,7 @@ export interface RunFlags {
   rate?: number;
   haltAfter?: number;
   waitForLock?: number;
+  retries?: number;
 }
 
 export function addRunFlags(command: Command): Command {
@@ -60,7 +69,8 @@ export function addRunFlags(command: Command): Command {
     .option('--time-scale <x>', 'multiply every wait (poll intervals, settle time); for fast sandboxes', positive('--time-scale'))
     .option('--rate <n>', 'requests per second to start with (default 20): it grows while it holds requests back and no 429 comes, and halves when most answers are 429s', positive('--rate'))
     .option('--halt-after <n>', 'stop submitting after N jobs failed in this run; jobs already sent finish (exit 1)', wholePositive('--halt-after'))
-    .option('--wait-for-lock <duration>', 'if another run holds the manifest, wait this long (e.g. 10m) for it before exiting 75', duration('--wait-for-lock'));
+    .option('--wait-for-lock <duration>', 'if another run holds the manifest, wait this long (e.g. 10m) for it before exiting 75', duration('--wait-for-lock'))
+    .option('--retries <n>', 'resubmit a job the service reports failed up to N times in this run, each retry paid like a submission (default: the manifest\'s retries, 0)', retries);
   return command;
 }
 
@@ -84,6 +94,7 @@ export function runInputFrom(flags: RunFlags): Omit<RunManifestInput, 'manifestF
     ratePerSecond: flags.rate,
     haltAfter: flags.haltAfter,
     waitForLockMs: flags.waitForLock,
+    retries: flags.retries,
     webhook: flags.webhookListen && flags.webhookPublicUrl ? { listen: flags.webhookListen, publicUrl: flags.webhookPublicUrl } : undefined,
   };
 }

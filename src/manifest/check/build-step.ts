@@ -28,8 +28,10 @@ export function buildStep(input: StepInput, index: number, manifest: Pick<Manife
     rowDefaults: input.defaults ?? {},
     needs: unique([...(input.needs ?? []), ...(forEachStep ? [forEachStep] : []), ...referenced]),
     download: input.download,
+    priority: input.priority ?? 0,
   };
   if (mode) step.mode = mode;
+  if (input.retries !== undefined) step.retries = input.retries;
   if (input.description !== undefined) step.description = input.description;
   if (input.name !== undefined) step.nameTemplate = compileTemplate(input.name);
   const matrix = input.matrix as MatrixInput | undefined;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { STEP_KINDS } from '../../step-kinds.js';
 import { LimitsSchema } from '../syntax/limits.js';
 import { HooksSchema, NotifySchema, StepHooksSchema } from './hooks-schema.js';
+import { MAX_RETRIES } from './retry-limit.js';
 
 /**
  * The manifest's own shape (stage 2 of loading, after YAML and before the cross-field rules).
@@ -21,6 +22,11 @@ export type CustomTemplateMode = (typeof CUSTOM_TEMPLATE_MODES)[number];
 export const DEFAULT_CONCURRENCY = 4;
 /** Why a cap: a typo like `concurrency: 400` would otherwise flood the service's render queue. */
 export const MAX_CONCURRENCY = 64;
+/** A step's `priority` is within ± this: room for any order of steps, and a stray huge number is refused as a typo. */
+export const MAX_PRIORITY = 1000;
+
+/** `retries:` (top level and per step) and `--retries`: how often a job the service failed is resubmitted in one run. */
+export const RetriesSchema = z.int().min(0).max(MAX_RETRIES);
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const Row = z.record(z.string(), z.unknown());
@@ -61,6 +67,8 @@ export const StepSchema = z.strictObject({
   estimate_credits: EstimateSchema.optional().describe('credits per job, for kinds the spec does not price'),
   mode: z.enum(CUSTOM_TEMPLATE_MODES).optional().describe('custom_template only; default both'),
   hooks: StepHooksSchema.optional(),
+  priority: z.int().min(-MAX_PRIORITY).max(MAX_PRIORITY).optional().describe('which ready jobs are sent first: higher first, then plan order; default 0'),
+  retries: RetriesSchema.optional().describe('resubmit a job the service reports failed up to this many times in a run (each retry may be paid for); default: the top-level retries'),
 });
 export type StepInput = z.infer<typeof StepSchema>;
 
@@ -72,6 +80,7 @@ export const ManifestSchema = z.strictObject({
   budget: z.strictObject({ max_credits: z.number().positive() }).optional(),
   concurrency: z.int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),
   kind_concurrency: z.partialRecord(z.enum(STEP_KINDS), z.int().min(1).max(MAX_CONCURRENCY)).optional(),
+  retries: RetriesSchema.default(0).describe('resubmit a job the service reports failed up to this many times in a run (each retry may be paid for); default 0'),
   outputs: z.string().min(1).optional().describe('output folder relative to the manifest; default out/<name>'),
   limits: LimitsSchema.optional(),
   defaults: z

@@ -2,7 +2,7 @@ import { formatCredits, plural } from '../../util/format.js';
 import type { RunWork } from '../../state/run-work.js';
 import { apartParts } from '../../plan/budget.js';
 import { chargedText, creditsText } from '../credits.js';
-import { refundText } from '../status-report.js';
+import { attemptText, refundText } from '../status-report.js';
 import type { ReportData, ReportJob, StepSummary } from '../report-data.js';
 import { NEEDS_ATTENTION, STATE_WORDS, VOCABULARY, type StateWord } from '../../state/vocabulary.js';
 import { escapeHtml as h } from './escape.js';
@@ -100,7 +100,7 @@ function attentionItem(j: ReportJob, manifest: string): string {
   const failedItems = j.items.filter((i) => i.state === 'failed').length;
   const reason = j.reason ?? (j.state === 'finished' ? 'its files are not all downloaded' : j.state === 'partly failed' ? `${failedItems} of its ${j.items.length} items failed` : 'no reason given');
   return `<li>${badge(j.state)} <b>${h(j.label)}</b> <span class="muted">${h(j.key)}${j.origin ? ` · ${h(j.origin)}` : ''}${remote}</span>
-<span class="why">reason: ${h(reason)}</span>${j.items.filter((i) => i.state === 'failed').map(failedItem).join('')}<span class="why">what to do: ${h(VOCABULARY[j.state].next.replaceAll('MANIFEST', manifest))}</span>${j.hooks.filter((x) => x.state !== 'ok').map(hookItem).join('')}</li>`;
+<span class="why">reason: ${h(reason)}</span>${j.items.filter((i) => i.state === 'failed').map(failedItem).join('')}${j.attempts.length > 1 ? j.attempts.map((a, i) => `<span class="why item">${h(attemptText(a, i))}</span>`).join('') : ''}<span class="why">what to do: ${h(VOCABULARY[j.state].next.replaceAll('MANIFEST', manifest))}</span>${j.hooks.filter((x) => x.state !== 'ok').map(hookItem).join('')}</li>`;
 }
 
 /** One failed item of a job (an HTML ad's style): why, and what was refunded. */

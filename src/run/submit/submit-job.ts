@@ -255,7 +255,8 @@ async function recordFailure(ctx: RunContext, planned: PlannedJob, attemptId: nu
   return verdict.kind === 'in-doubt' ? 'in-doubt' : verdict.kind === 'rejected' ? 'rejected' : 'not-created';
 }
 
-function stopForAccount(ctx: RunContext, planned: PlannedJob, verdict: Extract<SubmitVerdict, { kind: 'account' }>): void {
+/** The account refused (a key refused, credits short): nothing more is submitted in this run (first reason wins). */
+export function stopForAccount(ctx: RunContext, planned: Pick<PlannedJob, 'key'>, verdict: Omit<Extract<SubmitVerdict, { kind: 'account' }>, 'kind'>): void {
   if (!ctx.stop.stop(verdict.reason, verdict.message)) return;
   ctx.store.event('account:stop', planned.key, { reason: verdict.reason, message: verdict.message });
   ctx.events.emit('run:stopping', { reason: verdict.reason, message: verdict.message });
