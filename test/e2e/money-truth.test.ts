@@ -5,6 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
+import { adsManifest } from '../helpers/ads-manifest.js';
 import { SPEED, TIME_SCALE } from './harness.js';
 
 /**
@@ -48,21 +49,7 @@ const statusJson = async (file: string) => JSON.parse((await cli(['status', file
 /** The styles whose ad file is on disk (`ads/NAME-STYLE.html`), sorted. */
 const adFiles = () => readdirSync(join(dir, 'out', 'ads')).map((name) => /-(scratch-card|spin-wheel|tap-to-reveal|memory-match)\.html$/.exec(name)?.[1]).filter(Boolean).sort();
 
-const ADS = `
-version: 1
-name: ads
-outputs: out
-steps:
-  - id: product
-    kind: link_with_params
-    estimate_credits: { low: 0, expected: 0, high: 1 }
-    with: { title: "Trail shoe", image_urls: ["https://example.com/shoe.png"] }
-  - id: ads
-    kind: html_ads
-    with:
-      link: "{{ steps.product.id }}"
-      style_ids: [scratch-card, spin-wheel, tap-to-reveal, memory-match]
-`;
+const ADS = adsManifest('[scratch-card, spin-wheel, tap-to-reveal, memory-match]');
 
 describe('an HTML ad job some of whose ads fail', () => {
   test('is partly failed: exit 1, each failed style named with its reason; retry sends only those styles, and then all four are on disk', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { openProject, TIME_SCALE, type Project } from './harness.js';
+import { adsManifest } from '../helpers/ads-manifest.js';
 
 /**
  * Catalogues come from the service, never from our source: offline commands check HTML ad style
@@ -9,24 +10,11 @@ import { openProject, TIME_SCALE, type Project } from './harness.js';
 let project: Project;
 afterEach(() => project.close());
 
-const manifest = (styles: string) => `
-version: 1
-name: ads
-outputs: out
-steps:
-  - id: product
-    kind: link_with_params
-    estimate_credits: { low: 0, expected: 0, high: 1 }
-    with: { title: "Trail shoe", image_urls: ["https://example.com/shoe.png"] }
-  - id: ads
-    kind: html_ads
-    with: { link: "{{ steps.product.id }}", style_ids: ${styles} }
-`;
 
 describe('style ids offline', () => {
   test('with no copy of the catalogue: ids never seen are priced, 10 credits an ad, and said to be checked before spending', async () => {
     project = await openProject();
-    project.write('m.yaml', manifest('[brand-new-style, another-one]'));
+    project.write('m.yaml', adsManifest('[brand-new-style, another-one]'));
     const validate = await project.cli(['validate', 'm.yaml']);
     expect(validate.exitCode, validate.stderr).toBe(0);
     expect(validate.stderr).toMatch(/warning: style ids of ads are priced \(10 credits an ad\) but not checked: .*the run checks them against the service before anything is sent/);
@@ -42,11 +30,11 @@ describe('style ids offline', () => {
     const listed = await project.cli(['catalogue', 'styles']);
     expect(listed.exitCode, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/kept in .*state\/reelpipe\.db: validate and plan check manifests against it offline/);
-    project.write('m.yaml', manifest('[quiz-3q, quiz-3x]'));
+    project.write('m.yaml', adsManifest('[quiz-3q, quiz-3x]'));
     const validate = await project.cli(['validate', 'm.yaml']);
     expect(validate.exitCode).toBe(2);
     expect(validate.stderr).toMatch(/steps\.1\.with\.style_ids\.1: "quiz-3x" is not offered by the service's catalogue as read on \d{4}-\d\d-\d\d \d\d:\d\d UTC .*did you mean quiz-3q\?/);
-    project.write('all.yaml', manifest('all'));
+    project.write('all.yaml', adsManifest('all'));
     const plan = JSON.parse((await project.cli(['plan', 'all.yaml', '--json'])).stdout) as { jobs: { step: string; request: { style_ids: string[] } }[] };
     const offered = (await (await fetch(`${project.sandbox.url}/api/html_interactive_ads/styles/`, { headers: { 'X-API-ID': 'e2e-api-id', 'X-API-KEY': 'e2e-api-key-secret' } })).json()) as { id: string }[];
     expect(plan.jobs.filter((j) => j.step === 'ads').flatMap((j) => j.request.style_ids)).toEqual(offered.map((s) => s.id));
@@ -54,7 +42,7 @@ describe('style ids offline', () => {
 
   test('`style_ids: all` with no copy cannot be planned offline, but a run reads the live list, plans to it and keeps it', async () => {
     project = await openProject();
-    project.write('all.yaml', manifest('all'));
+    project.write('all.yaml', adsManifest('all'));
     const plan = await project.cli(['plan', 'all.yaml']);
     expect(plan.exitCode).toBe(2);
     expect(plan.stderr).toMatch(/style_ids: all needs the service's catalogue of styles, .*`reelpipe catalogue styles`/);
