@@ -18,7 +18,7 @@ export interface JobMoney {
 }
 
 /**
- * What the state database holds of the manifest's money (state/money.ts): every charge it ever
+ * What the state database holds of the manifest's money (state/sqlite/money.ts): every charge it ever
  * had, its edited rows' earlier versions and forgotten jobs included — they were paid.
  */
 export interface RecordedMoney {

@@ -39,7 +39,7 @@ export interface PlanJsonFrame {
    */
   spent?: { credits: number; apart: { superseded: number; removed: number; forgotten: number }; held: number };
   /**
-   * The manifest's whole spend over every charge it ever had (state/money.ts): the totals' credits
+   * The manifest's whole spend over every charge it ever had (state/sqlite/money.ts): the totals' credits
    * used are it, with what went to no job of the plan and the refunds, as `status --json` gives them.
    */
   money?: { used: { known: number; unknown: number }; apart: { superseded: number; removed: number; forgotten: number }; refunded: { total: number; derived: number } };

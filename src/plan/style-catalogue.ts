@@ -21,7 +21,7 @@ export interface StyleOptions {
   styles?: StyleCatalogue;
   /**
    * The styles each sent `all` job was first planned with, by the key of the request it was
-   * expanded from (an `all` job's `expandedFrom`): state/catalogue-cache.ts readPlannedItems.
+   * expanded from (an `all` job's `expandedFrom`): state/sqlite/catalogue-cache.ts readPlannedItems.
    */
   plannedItems?: ReadonlyMap<string, readonly (readonly string[])[]>;
 }

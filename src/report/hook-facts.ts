@@ -1,7 +1,7 @@
 import { readHookRuns, type HookRunRow } from '../state/index.js';
 import { openCurrent } from './job-facts.js';
 
-/** One hook run as `status` and the report show it: the state database's record (src/state/hook-runs.ts). */
+/** One hook run as `status` and the report show it: the state database's record (src/state/sqlite/hook-runs.ts). */
 export type HookFacts = HookRunRow;
 
 /** Each job's newest output-hook run per file, and the manifest's newest on_finish: read-only, no lock. */

@@ -70,7 +70,7 @@ export interface EarlierVersion {
   outputs: readonly RecordedOutput[];
 }
 
-/** Every job's facts, and the manifest's money over every charge it ever had (state/money.ts). */
+/** Every job's facts, and the manifest's money over every charge it ever had (state/sqlite/money.ts). */
 export interface FactsRead {
   facts: Map<string, JobFacts>;
   money: MoneyTotals;
@@ -111,7 +111,7 @@ export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | '
     const slots = known && plan.jobs.every((job) => rows.has(job.key)) ? null : readRows(db, manifest, rows);
     const outputs = outputsByJob(db, manifest);
     const scope = planScope(plan.jobs);
-    // Every figure of money is a sum over the charges (state/money.ts), a job's own too.
+    // Every figure of money is a sum over the charges (state/sqlite/money.ts), a job's own too.
     const money = readMoney(db, manifest, scope);
     const items = readItemsByJob(db, manifest);
     const earlier = readEarlierVersions(db, manifest, scope, plan.jobs);
@@ -152,7 +152,7 @@ function itemFacts(items: readonly JobItemRow[] | undefined, files: readonly Rec
 function readRows(db: Database.Database, manifest: string, rows: Map<string, Row>): Set<string> {
   const slots = new Set<string>();
   // Raw rows, one at a time, as the store reads job states (StateStore.jobStates): keyed objects
-  // are built column by column per row (see state/job-row.ts), and no 10,000 arrays are held at once.
+  // are built column by column per row (see state/sqlite/job-row.ts), and no 10,000 arrays are held at once.
   for (const values of db.prepare(SELECT_JOBS).raw().iterate(manifest) as Iterable<RowValues>) {
     const row = rowOf(values);
     rows.set(row.key, row);

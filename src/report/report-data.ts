@@ -80,7 +80,7 @@ export interface ReportData {
   steps: StepSummary[];
   /**
    * The plan's jobs summed, but `used`: what the service charged the manifest over every remote job
-   * it ever made (state/money.ts), so it equals the service's own figure; `apart`, what of it went
+   * it ever made (state/sqlite/money.ts), so it equals the service's own figure; `apart`, what of it went
    * to no job of the plan; `refunded`, refunds recorded for failed items.
    */
   totals: Omit<StepSummary, 'id' | 'kind' | 'medianSeconds'> & { outputs: number; apart: { superseded: number; removed: number; forgotten: number }; refunded: { total: number; derived: number } };

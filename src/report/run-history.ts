@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { readRunCredits, type JobStatus } from '../state/index.js';
-import { pidIsAlive } from '../state/lock/lock.js';
+import { pidIsAlive } from '../state/sqlite/lock.js';
 import type { StateWord } from '../state/vocabulary.js';
 import { openCurrent } from './job-facts.js';
 import { wordCountsOf } from '../state/vocabulary.js';
@@ -23,7 +23,7 @@ export interface PastRun {
   /** The manifest's jobs per state when it ended (from its end record); null without one. */
   jobs: Partial<Record<StateWord, number>> | null;
   /**
-   * What the remote jobs the run sent were charged, whenever they settled (state/money.ts), a killed
+   * What the remote jobs the run sent were charged, whenever they settled (state/sqlite/money.ts), a killed
    * run's too: the runs of a manifest sum to what it was charged. `unknown`: its jobs of a cost not reported (yet).
    */
   credits: { used: number; unknown: number };

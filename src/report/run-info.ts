@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { readRunCredits } from '../state/index.js';
-import { readRunWork, type RunWork } from '../state/run-work.js';
+import { readRunWork, type RunWork } from '../state/sqlite/run-work.js';
 import { openCurrent } from './job-facts.js';
 
 /** The run a report is about: when it ran, how it ended, and which jobs it changed. */
@@ -12,7 +12,7 @@ export interface RunInfo {
   outcome: string | null;
   maxCredits: number | null;
   /**
-   * What the remote jobs this run sent were charged, whenever they settled (state/money.ts): the
+   * What the remote jobs this run sent were charged, whenever they settled (state/sqlite/money.ts): the
    * figure `reelpipe runs` gives it, and the runs of a manifest sum to what it was charged.
    */
   credits: { used: number; unknown: number };
@@ -53,7 +53,7 @@ export function readRun(dbPath: string, manifest: string, runId?: number): RunIn
   }
 }
 
-/** The manifest's newest run and its newest run that changed a job (state/run-work.ts), for the report's header. */
+/** The manifest's newest run and its newest run that changed a job (state/sqlite/run-work.ts), for the report's header. */
 export interface LastWork {
   newest: RunWork | null;
   worked: RunWork | null;

@@ -207,7 +207,7 @@ function deskFor(deps: RunDeps): DeliveryDesk | null {
   return desk;
 }
 
-/** The budget ledger at the run's start: every charge the manifest ever had counts (state/money.ts). */
+/** The budget ledger at the run's start: every charge the manifest ever had counts (state/sqlite/money.ts). */
 function ledgerFor(store: StateStore, plan: Plan, options: ResolvedRunOptions): BudgetLedger {
   const { totals } = store.money(plan.jobs);
   return new BudgetLedger({ cap: options.maxCredits, spent: totals.counted, held: totals.held });

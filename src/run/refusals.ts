@@ -46,7 +46,7 @@ export interface StateChoice {
 
 /**
  * Records a start refused before the run opened its state database, in the database it would
- * have used, when that exists (state/refused-start.ts says why only then). A path that names no
+ * have used, when that exists (state/sqlite/refused-start.ts says why only then). A path that names no
  * file records nothing: no manifest can be identified by it — a mistyped crontab line would
  * otherwise leave runs under a name no manifest has, in the state of whatever project the path
  * happens to fall in. Best effort: the refusal is what the operator must see, and a record that

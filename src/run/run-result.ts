@@ -38,7 +38,7 @@ export interface RunResult {
 
 /**
  * A run's credits, summed as `status --json` totals them: `estimated` is the plan's, `used` what
- * the service charged the manifest, over every charge it ever had (state/money.ts) — null when
+ * the service charged the manifest, over every charge it ever had (state/sqlite/money.ts) — null when
  * every charge's cost is unknown, never 0 for unknown — with what is left out counted beside them
  * (`unknownEstimates`: jobs nobody prices; `unknownUsed`: remote jobs whose cost the service has
  * not reported). `thisRun`: what the remote jobs this run sent were charged, whenever they settle.

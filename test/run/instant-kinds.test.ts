@@ -6,7 +6,7 @@ import { loadManifest } from '../../src/manifest/index.js';
 import { planManifest, type Plan } from '../../src/plan/index.js';
 import { executePlan, type RunDeps } from '../../src/run/execute-plan.js';
 import { resolveRunOptions } from '../../src/run/run-options.js';
-import { readEvents } from '../../src/state/events.js';
+import { readEvents } from '../../src/state/sqlite/events.js';
 import type { StateStore } from '../../src/state/index.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
 import { useScriptedRun } from './helpers/scripted-run.js';

@@ -9,7 +9,7 @@ import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js
 import { UnfinishedError } from '../../src/errors.js';
 import { MAX_ABSENT_RESUBMITS } from '../../src/run/drive-job.js';
 import { runOutcome } from '../../src/run/outcome.js';
-import { readEvents } from '../../src/state/events.js';
+import { readEvents } from '../../src/state/sqlite/events.js';
 import type { StateStore } from '../../src/state/index.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
 import { useScriptedRun } from './helpers/scripted-run.js';

@@ -61,7 +61,7 @@ async function asText(list: Catalogue, source: string, kept: string | undefined)
 }
 
 /**
- * Keeps the list read in the state database (state/catalogue-cache.ts), by the service's address
+ * Keeps the list read in the state database (state/sqlite/catalogue-cache.ts), by the service's address
  * and the list's name: `validate` and `plan` check style ids against the last one read. A filtered
  * music query is not the whole list and is not kept. Returns the database's path.
  */

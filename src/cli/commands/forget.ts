@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
-import type { JobRow } from '../../state/job-row.js';
+import type { JobRow } from '../../state/sqlite/job-row.js';
 import { stateWord } from '../../state/vocabulary.js';
 import { formatCredits } from '../../util/format.js';
 import type { CliIo } from '../io.js';
@@ -11,9 +11,9 @@ import type { RegisterCommand } from './index.js';
 /**
  * `reelpipe forget MANIFEST JOB`: drops one job's record (by key or label) from the state
  * database, so the next run plans it again as new — and pays for it again. Refused (exit 2) while
- * the job is being submitted, at the service, or in doubt (state/forget-job.ts says why); refused
+ * the job is being submitted, at the service, or in doubt (state/sqlite/forget-job.ts says why); refused
  * (exit 75) while a run holds the manifest's lock. Its files on disk, its events and its charges
- * (what it cost: state/charges.ts) are kept.
+ * (what it cost: state/sqlite/charges.ts) are kept.
  */
 export const registerForget: RegisterCommand = (program, io) => {
   addStateFlags(

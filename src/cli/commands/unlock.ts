@@ -1,4 +1,4 @@
-import type { LockHolder } from '../../state/lock/lock-holder.js';
+import type { LockHolder } from '../../state/sqlite/lock-holder.js';
 import { UsageError } from '../../errors.js';
 import { formatAge } from '../../util/time-format.js';
 import { addStateFlags, locateManifestState, type StateFlags } from '../state-flags.js';

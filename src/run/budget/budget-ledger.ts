@@ -1,4 +1,4 @@
-/** What the ledger knows at the start of a run: the manifest's charges (state/money.ts). */
+/** What the ledger knows at the start of a run: the manifest's charges (state/sqlite/money.ts). */
 export interface LedgerStart {
   /** The cap, in credits; null for no cap. */
   cap: number | null;

@@ -1,7 +1,7 @@
 import { LockedError } from '../../errors.js';
 import { formatDuration } from '../../util/time-format.js';
-import { acquireLock, type HeldLock, type LockOptions } from './lock.js';
-import type { StateStore } from '../store.js';
+import { acquireLock, type HeldLock, type LockOptions } from '../sqlite/lock.js';
+import type { StateStore } from '../sqlite/job-store.js';
 
 /** Options of acquireLockWaiting, beyond those of acquireLock. */
 export interface LockWaitOptions extends LockOptions {

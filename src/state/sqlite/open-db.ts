@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { StateDamagedError, StateError, StateMismatchError } from '../errors.js';
+import { StateDamagedError, StateError, StateMismatchError } from '../../errors.js';
 import { migrate, MIGRATIONS, newerSchemaError, SCHEMA_VERSION } from './migrations.js';
 
 /**

@@ -276,7 +276,7 @@ export const SCHEMA_V1_TO_V13: readonly Migration[] = [
     // Why: the read (a kilobyte or more of the service's JSON) was four fifths of a job's row, so
     // every scan of a manifest's jobs (planning, the start of a run, its summary, the report) read
     // five times the pages it needed: 3,343 pages for 10,000 jobs instead of 670. Only the runner
-    // reads it, a job at a time (outputs, references, reconciliation): see JOB_ROWS in state/job-row.ts.
+    // reads it, a job at a time (outputs, references, reconciliation): see JOB_ROWS in state/sqlite/job-row.ts.
     // Why jobs.result is emptied, not dropped: a reelpipe from before this migration may still be
     // running on the file (another manifest, upgraded under it) and writes and reads that column;
     // this one reads it when job_results has nothing (JOB_ROWS), and empties it on every write.

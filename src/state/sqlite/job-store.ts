@@ -1,15 +1,15 @@
 import type Database from 'better-sqlite3';
-import type { StepKind } from '../step-kinds.js';
-import type { Clock } from '../util/clock.js';
-import { systemClock } from '../util/clock.js';
+import type { StepKind } from '../../step-kinds.js';
+import type { Clock } from '../../util/clock.js';
+import { systemClock } from '../../util/clock.js';
 import type { EventType } from './events.js';
 import type { AttemptRow, AttemptState, JobRow, RawJobRow } from './job-row.js';
 import { JOB_ROWS, lastReadOf, STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, type JobState } from './job-row.js';
-import { assertTransition, type JobStatus } from './job-status.js';
+import { assertTransition, type JobStatus } from '../job-status.js';
 import { openStateDb } from './open-db.js';
 import { statement } from './statements.js';
 import { identityOf } from './state-identity.js';
-import type { StateIdentity } from './outputs-owner.js';
+import type { StateIdentity } from '../outputs-owner.js';
 import { WriteBatch } from './write-batch.js';
 import { StoreCore } from './store-core.js';
 import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
@@ -46,7 +46,7 @@ export class StateStore extends StoreCore {
 
   /**
    * The manifest's money over every charge it ever had, each of `jobs` (the plan) with its own
-   * figure: what the run's budget ledger starts from (state/money.ts).
+   * figure: what the run's budget ledger starts from (state/sqlite/money.ts).
    */
   money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): { totals: MoneyTotals; byJob: Map<string, number | null> } {
     return readMoney(this.db, this.manifest, planScope(jobs));
@@ -57,7 +57,7 @@ export class StateStore extends StoreCore {
     return readItems(this.db, this.manifest, key);
   }
 
-  /** Records what a remote job made of the items it was asked for (state/job-items.ts). */
+  /** Records what a remote job made of the items it was asked for (state/sqlite/job-items.ts). */
   recordItems(key: string, items: readonly Omit<JobItemRow, 'jobKey'>[]): void {
     writeItems(this.db, this.manifest, key, items, this.clock.now());
   }
@@ -71,7 +71,7 @@ export class StateStore extends StoreCore {
     return failed === undefined ? 'downloaded' : 'partly_failed';
   }
 
-  /** What each run of the manifest was charged for the remote jobs it sent (state/money.ts). */
+  /** What each run of the manifest was charged for the remote jobs it sent (state/sqlite/money.ts). */
   runCredits(): Map<number, CreditPair> {
     return readRunCredits(this.db, this.manifest);
   }
@@ -147,7 +147,7 @@ export class StateStore extends StoreCore {
         });
       }
       // An edited row's earlier job (same step and output name, another key) is superseded: its
-      // spend stays in every total, shown apart (state/money.ts).
+      // spend stays in every total, shown apart (state/sqlite/money.ts).
       this.charges.supersede(new Set(jobs.map((j) => j.key)), new Set(jobs.map((j) => j.step)));
       this.event('plan:synced', null, { manifest, jobs: jobs.length, added: jobs.length - known.length });
     });

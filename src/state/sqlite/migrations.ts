@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { StateMismatchError } from '../errors.js';
+import { StateMismatchError } from '../../errors.js';
 import { SCHEMA_V1_TO_V13 } from './schema-v1-v13.js';
 
 /** One schema change: applied once, in order, inside a transaction, and recorded by version. */
@@ -26,7 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // Why a table of its own: a job's row held only its current attempt's cost (and a sum of its
     // earlier ones), and `forget` deleted it, so spend vanished from every figure: an edited row's
     // old job, a forgotten job, the runs (a killed run's share was unknowable). A charge is never
-    // deleted; every total is a sum over charges (state/money.ts). No foreign key to jobs: it
+    // deleted; every total is a sum over charges (state/sqlite/money.ts). No foreign key to jobs: it
     // outlives the job's row. Rows made before this migration are carried over from the jobs
     // (their current attempt, their earlier attempts' sum) and from job:forgotten events.
     // job_items: the items a job makes (an HTML ad per style), each with its own end, reason,
@@ -129,7 +129,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // row so that whatever later picks jobs from the database (claims across hosts, a streamed
     // plan) orders them the same way. `retries` resubmits a job the service failed within a run: a
     // job then has several attempts, each with its own remote job, end, reason and charge, and
-    // the job's row holds only the last; the attempt keeps its own (state/attempt-history.ts).
+    // the job's row holds only the last; the attempt keeps its own (state/sqlite/attempt-history.ts).
     // `retried_in_run` counts a run's automatic retries of a job from the state, not from memory.
     sql: `
       ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;

@@ -1,4 +1,4 @@
-import type { StepKind } from '../step-kinds.js';
+import type { StepKind } from '../../step-kinds.js';
 
 /** A job of the plan, as the store first records it. */
 export interface NewJob {

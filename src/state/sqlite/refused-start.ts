@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { Clock } from '../util/clock.js';
-import { StateStore } from './store.js';
+import type { Clock } from '../../util/clock.js';
+import { StateStore } from './job-store.js';
 
 /** A start refused before the run opened its state database: whose, where from, and why. */
 export interface RefusedStart {

@@ -1,6 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import { currentPidNamespace, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS, pidIsAlive, type LockRow } from './lock.js';
-import type { StateStore } from '../store.js';
+import type { StateStore } from './job-store.js';
 
 /** Whether the holder's process is running, as far as this machine can tell. */
 export type HolderProcess = 'alive' | 'gone' | 'another host' | 'another pid namespace';

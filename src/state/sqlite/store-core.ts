@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { StateError } from '../errors.js';
-import type { Clock } from '../util/clock.js';
+import { StateError } from '../../errors.js';
+import type { Clock } from '../../util/clock.js';
 import { appendEvent, type EventType } from './events.js';
 import type { OutputRow } from './job-row.js';
 import { OUTPUT_COLUMNS, outputFromValues } from './job-row.js';

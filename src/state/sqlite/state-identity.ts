@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openStateDbReadOnly } from './open-db.js';
-import type { StateIdentity } from './outputs-owner.js';
+import type { StateIdentity } from '../outputs-owner.js';
 
 /**
  * The identity the open database `db` (at `path`) holds: the id it was made with, when, and how

@@ -19,7 +19,7 @@ export interface RecordedJobMoney {
 
 /**
  * The money of `manifest` in the database at `dbPath`, for the plan's `jobs`: each job's status and
- * estimate, and the sums over every charge the manifest ever had (state/money.ts). Read-only, no
+ * estimate, and the sums over every charge the manifest ever had (state/sqlite/money.ts). Read-only, no
  * lock; a missing database knows no job and no spend.
  */
 export function readJobMoney(dbPath: string, manifest: string, jobs: readonly { key: string; step: string; outputName: string | null }[]): RecordedJobMoney {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { AttemptState } from './job-row.js';
-import type { JobStatus } from './job-status.js';
+import type { JobStatus } from '../job-status.js';
 import { costOf } from './money.js';
 import { statement } from './statements.js';
 

@@ -3,7 +3,7 @@ import { slotOf } from './charges.js';
 import { statement } from './statements.js';
 
 /**
- * Every figure of money is a sum over the charges table (state/charges.ts), read here: a job's own
+ * Every figure of money is a sum over the charges table (state/sqlite/charges.ts), read here: a job's own
  * cost, the manifest's totals, a run's share, what counts against the cap. Unknown is never 0: a
  * charge still open, or settled without a reported cost, is counted apart as unknown.
  */

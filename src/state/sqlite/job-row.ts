@@ -1,5 +1,5 @@
-import type { StepKind } from '../step-kinds.js';
-import type { JobStatus } from './job-status.js';
+import type { StepKind } from '../../step-kinds.js';
+import type { JobStatus } from '../job-status.js';
 
 /** A job as the state database holds it. */
 export interface JobRow {

@@ -1,6 +1,6 @@
 import type { JobRow } from './job-row.js';
-import type { JobStatus } from './job-status.js';
-import type { StateStore } from './store.js';
+import type { JobStatus } from '../job-status.js';
+import type { StateStore } from './job-store.js';
 
 /**
  * Statuses in which a job's record must not be dropped. Why: each is a job that exists at the

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { StateStore } from './store.js';
+import type { StateStore } from './job-store.js';
 
 /** The manifest hooks (docs/hooks.md): one per output file of a job, and one at the end of a run. */
 export type HookName = 'on_output' | 'on_finish';

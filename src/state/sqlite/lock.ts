@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { LockedError } from '../../errors.js';
-import type { StateStore } from '../store.js';
+import type { StateStore } from './job-store.js';
 
 /** How often a holder refreshes its heartbeat (LockOptions.heartbeatMs). */
 export const LOCK_HEARTBEAT_MS = 10_000;

@@ -16,7 +16,7 @@ import { statement } from './statements.js';
  * service. `lapsed` says why a charge no longer counts toward its job's own figure: `retried` (an
  * earlier, failed attempt of the same job: still the job's), `superseded` (a job of an edited
  * row, replaced by the new one), `forgotten` (`reelpipe forget`). Every total counts every
- * charge, lapsed or not (state/money.ts).
+ * charge, lapsed or not (state/sqlite/money.ts).
  *
  * Every change here runs inside the store's transaction that moves the job or its attempt.
  */
