@@ -16,7 +16,7 @@ import { loadManifest } from '../dist/manifest/index.js';
 import { planManifest } from '../dist/plan/index.js';
 import { writeRunReport } from '../dist/report/write-report.js';
 import { toNewJobs } from '../dist/run/execute-plan.js';
-import { StateStore } from '../dist/state/index.js';
+import { StateStore } from '../dist/state/sqlite/job-store.js';
 import { summarise } from './lib/figures.js';
 import { publish } from './lib/results.js';
 import { markdownTable } from './lib/table.js';

@@ -54,7 +54,7 @@ export class DownloadTooLargeError extends DownloadRefusedError {
 export interface DownloadOptions {
   media: OutputMedia;
   /** Chooses the final path once the content type is known (it decides the extension). */
-  target: (contentType: string | undefined) => string;
+  target: (contentType: string | undefined) => string | Promise<string>;
   /** The outputs folder: no folder inside it is written through a symbolic link. @default not checked */
   root?: OutputFolders;
   signal?: AbortSignal;
@@ -123,7 +123,7 @@ async function fetchFile(url: string, options: DownloadOptions & { onStatus?: (s
     else await response.body.dump();
     throw refusal;
   }
-  const path = options.target(contentType);
+  const path = await options.target(contentType);
   const expected = Number.isFinite(announced) ? announced : undefined;
   const written = await writeChecked(response.body, path, { url, expected, maxBytes, options });
   return { path, ...written, contentType: contentType ?? 'application/octet-stream', statStamp: statStampOf(path) };

@@ -35,7 +35,7 @@ export interface FetchOutputOptions extends Omit<DownloadOptions, 'target' | 'ro
   /** First pause between tries, doubled each time. @default 500 */
   backoffMs?: number;
   /** Told the file's final path once it is known, before anything is written to it (a run moves an earlier job's file aside). @default none */
-  claim?: (path: string) => void;
+  claim?: (path: string) => void | Promise<void>;
 }
 
 /** What the next try does: re-read the job first (`must`, or `try` ignoring a failed read), after a pause. */
@@ -68,9 +68,9 @@ export async function fetchOutput(url: string, options: FetchOutputOptions): Pro
       return await downloadFile(current, {
         ...options,
         root,
-        target: (type) => {
+        target: async (type) => {
           const path = outputPath(options.outputsDir, { ...options.name, ext: extensionFor(options.media, current, type) });
-          options.claim?.(path);
+          await options.claim?.(path);
           return path;
         },
       });

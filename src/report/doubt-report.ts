@@ -4,8 +4,7 @@ import { canonicalJson } from '../plan/job-key.js';
 import type { Plan } from '../plan/types.js';
 import { adapterFor } from '../run/adapters/index.js';
 import { getsAttemptWebhook } from '../run/submit/submit-job.js';
-import { StateStore } from '../state/index.js';
-import { openCurrent } from './job-facts.js';
+import { readInDoubtAt } from '../state/index.js';
 import { utcIso } from '../util/time-format.js';
 
 /** A request's longest field shown in the text listing; `--json` carries the whole request. */
@@ -40,34 +39,26 @@ export interface DoubtEntry {
  * own records — and the ways to settle it.
  */
 export function buildDoubtReport(plan: Plan, dbPath: string, manifestShown: string): DoubtEntry[] {
-  const db = openCurrent(dbPath);
-  if (!db) return [];
-  const store = new StateStore(db).useManifest(plan.manifestPath);
-  try {
-    const entries: DoubtEntry[] = [];
-    for (const row of store.jobsWithStatus(['in_doubt'])) {
-      const job = plan.jobs.find((j) => j.key === row.key);
-      const attempt = store.lastAttempt(row.key);
-      const { webhook_url: _hook, ...asked } = attempt?.request ?? row.request;
-      const label = job?.label ?? row.key;
-      entries.push({
-        key: row.key,
-        label,
-        step: row.step,
-        kind: row.kind,
-        origin: job?.origin ?? null,
-        reason: row.doubtReason ?? 'no reason recorded',
-        window: attempt ? { from: utcIso(attempt.intentAt), to: utcIso(attempt.answeredAt ?? attempt.intentAt + CALL_BOUND_MS) } : null,
-        fingerprint: createHash('sha256').update(canonicalJson(asked)).digest('hex').slice(0, 12),
-        asked,
-        deliveredId: attempt?.deliveredId ?? null,
-        ways: waysFor(row.kind, job?.mode, Boolean(attempt?.hookToken), manifestShown, label),
-      });
-    }
-    return entries;
-  } finally {
-    store.close();
+  const entries: DoubtEntry[] = [];
+  for (const { row, attempt } of readInDoubtAt(dbPath, plan.manifestPath)) {
+    const job = plan.jobs.find((j) => j.key === row.key);
+    const { webhook_url: _hook, ...asked } = attempt?.request ?? row.request;
+    const label = job?.label ?? row.key;
+    entries.push({
+      key: row.key,
+      label,
+      step: row.step,
+      kind: row.kind,
+      origin: job?.origin ?? null,
+      reason: row.doubtReason ?? 'no reason recorded',
+      window: attempt ? { from: utcIso(attempt.intentAt), to: utcIso(attempt.answeredAt ?? attempt.intentAt + CALL_BOUND_MS) } : null,
+      fingerprint: createHash('sha256').update(canonicalJson(asked)).digest('hex').slice(0, 12),
+      asked,
+      deliveredId: attempt?.deliveredId ?? null,
+      ways: waysFor(row.kind, job?.mode, Boolean(attempt?.hookToken), manifestShown, label),
+    });
   }
+  return entries;
 }
 
 /** What the operator can do about a job of this kind held in doubt, the surest way first. */

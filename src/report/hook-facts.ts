@@ -1,19 +1,12 @@
-import { readHookRuns, type HookRunRow } from '../state/index.js';
-import { openCurrent } from './job-facts.js';
+import { readHookRunsAt, type HookRunRow } from '../state/index.js';
 
 /** One hook run as `status` and the report show it: the state database's record (src/state/sqlite/hook-runs.ts). */
 export type HookFacts = HookRunRow;
 
 /** Each job's newest output-hook run per file, and the manifest's newest on_finish: read-only, no lock. */
 export function readHookFacts(dbPath: string, manifest: string): { byJob: Map<string, HookFacts[]>; onFinish: HookFacts | null } {
-  const db = openCurrent(dbPath);
-  if (!db) return { byJob: new Map(), onFinish: null };
-  try {
-    const { byJob, lastFinish } = readHookRuns(db, manifest);
-    return { byJob, onFinish: lastFinish };
-  } finally {
-    db.close();
-  }
+  const { byJob, lastFinish } = readHookRunsAt(dbPath, manifest);
+  return { byJob, onFinish: lastFinish };
 }
 
 /** `ok, exit 0 in 0.2 s`; `failed, exit 3 in 1.0 s`; `failed, stopped after its timeout of 5 s`. */

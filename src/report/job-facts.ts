@@ -1,23 +1,10 @@
-import type Database from 'better-sqlite3';
 import type { Plan } from '../plan/types.js';
-import {
-  openStateDbCurrent, planScope, readAttemptsByJob, readEarlierVersions, readItemsByJob, readMoney, type JobItemRow, type JobRow, type JobState, type JobStatus,
-  type MoneyTotals,
-} from '../state/index.js';
+import { readFactsAt, slotOf as slot, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
 import { attemptFacts, type AttemptFact } from './attempt-facts.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
 
-/** One file of a job, as the state database recorded its download. */
-export interface RecordedOutput {
-  /** Its place among the job's files (an item's place, for a job of items). */
-  idx: number;
-  /** Relative to the plan's outputs folder. */
-  path: string;
-  contentType: string | null;
-  bytes: number | null;
-  downloadedAt: number | null;
-}
+export type { RecordedOutput };
 
 /**
  * What the state database knows of one job, for `plan --json`, `status` and the report. Unknown
@@ -76,17 +63,6 @@ export interface FactsRead {
   money: MoneyTotals;
 }
 
-/** What the facts are made from: a job's row, as the state database has it (the run's JobState has these too). */
-type Row = Pick<JobState, 'key' | 'step' | 'outputName' | 'status' | 'remoteId' | 'creditsUsed' | 'failedReason' | 'doubtReason' | 'submittedAt' | 'finishedAt'>;
-
-type RowValues = [string, string, string | null, JobStatus, string | null, number | null, string | null, string | null, number | null, number | null];
-
-function rowOf([key, step, outputName, status, remoteId, creditsUsed, failedReason, doubtReason, submittedAt, finishedAt]: RowValues): Row {
-  return { key, step, outputName, status, remoteId, creditsUsed, failedReason, doubtReason, submittedAt, finishedAt };
-}
-
-type OutputValues = [jobKey: string, idx: number, path: string, contentType: string | null, bytes: number | null, downloadedAt: number | null];
-
 /**
  * Every job of `plan` as the state database at `dbPath` knows it, in two queries (not one per
  * job): read-only, no lock, so it works while a run is going. A missing database knows nothing:
@@ -98,41 +74,31 @@ type OutputValues = [jobKey: string, idx: number, path: string, contentType: str
  */
 export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | 'jobs'>, known?: readonly Row[]): FactsRead {
   const facts = new Map<string, JobFacts>();
-  const db = openCurrent(dbPath);
-  if (!db) {
+  const rows = new Map<string, Row>();
+  for (const row of known ?? []) rows.set(row.key, row);
+  // A plan job missing from them may be `changed`, which only the other rows of the database say.
+  const read = readFactsAt(dbPath, plan.manifestPath, plan.jobs, !(known && plan.jobs.every((job) => rows.has(job.key))));
+  if (!read) {
     for (const job of plan.jobs) facts.set(job.key, UNRECORDED);
     return { facts, money: NO_MONEY };
   }
-  try {
-    const manifest = plan.manifestPath;
-    const rows = new Map<string, Row>();
-    for (const row of known ?? []) rows.set(row.key, row);
-    // A plan job missing from them may be `changed`, which only the other rows of the database say.
-    const slots = known && plan.jobs.every((job) => rows.has(job.key)) ? null : readRows(db, manifest, rows);
-    const outputs = outputsByJob(db, manifest);
-    const scope = planScope(plan.jobs);
-    // Every figure of money is a sum over the charges (state/sqlite/money.ts), a job's own too.
-    const money = readMoney(db, manifest, scope);
-    const items = readItemsByJob(db, manifest);
-    const earlier = readEarlierVersions(db, manifest, scope, plan.jobs);
-    const attempts = readAttemptsByJob(db, manifest);
-    // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
-    const usedBy = (key: string) => (money.byJob.has(key) ? (money.byJob.get(key) as number | null) : 0);
-    const versionOf = (key: string): EarlierVersion => ({ key, creditsUsed: usedBy(key), outputs: outputs.get(key) ?? NONE });
-    for (const job of plan.jobs) {
-      const row = rows.get(job.key);
-      if (!row) {
-        facts.set(job.key, slots?.has(slot(job.step, job.outputName)) ? CHANGED : UNRECORDED);
-        continue;
-      }
-      const files = outputs.get(job.key) ?? NONE;
-      const tried = attemptFacts(attempts.get(job.key) ?? [], row.status);
-      facts.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), (earlier.get(job.key) ?? []).map(versionOf), tried));
+  for (const [key, row] of read.rows ?? []) rows.set(key, row);
+  // Every figure of money is a sum over the charges (state/sqlite/money.ts), a job's own too.
+  const { outputs, money, items, earlier, attempts, slots } = read;
+  // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
+  const usedBy = (key: string) => (money.byJob.has(key) ? (money.byJob.get(key) as number | null) : 0);
+  const versionOf = (key: string): EarlierVersion => ({ key, creditsUsed: usedBy(key), outputs: outputs.get(key) ?? NONE });
+  for (const job of plan.jobs) {
+    const row = rows.get(job.key);
+    if (!row) {
+      facts.set(job.key, slots?.has(slot(job.step, job.outputName)) ? CHANGED : UNRECORDED);
+      continue;
     }
-    return { facts, money: money.totals };
-  } finally {
-    db.close();
+    const files = outputs.get(job.key) ?? NONE;
+    const tried = attemptFacts(attempts.get(job.key) ?? [], row.status);
+    facts.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), (earlier.get(job.key) ?? []).map(versionOf), tried));
   }
+  return { facts, money: money.totals };
 }
 
 const NO_MONEY: MoneyTotals = Object.freeze({
@@ -148,39 +114,11 @@ function itemFacts(items: readonly JobItemRow[] | undefined, files: readonly Rec
   }));
 }
 
-/** Reads the manifest's rows into `rows`; returns the step and output name of every one of them. */
-function readRows(db: Database.Database, manifest: string, rows: Map<string, Row>): Set<string> {
-  const slots = new Set<string>();
-  // Raw rows, one at a time, as the store reads job states (StateStore.jobStates): keyed objects
-  // are built column by column per row (see state/sqlite/job-row.ts), and no 10,000 arrays are held at once.
-  for (const values of db.prepare(SELECT_JOBS).raw().iterate(manifest) as Iterable<RowValues>) {
-    const row = rowOf(values);
-    rows.set(row.key, row);
-    slots.add(slot(row.step, row.outputName));
-  }
-  return slots;
-}
-
-const SELECT_JOBS = `SELECT key, step, output_name, status, remote_id, credits_used, failed_reason, doubt_reason,
-  submitted_at, finished_at FROM jobs WHERE manifest = ?`;
 const NONE: readonly RecordedOutput[] = Object.freeze([]);
 const NO_ITEMS: readonly JobItemFact[] = Object.freeze([]);
 const NO_VERSIONS: readonly EarlierVersion[] = Object.freeze([]);
 const NO_ATTEMPTS: readonly AttemptFact[] = Object.freeze([]);
-const slot = (step: string, name: string | null) => `${step}\u0000${name ?? ''}`;
 const round = (n: number) => Math.round(n * 100) / 100;
-
-function outputsByJob(db: Database.Database, manifest: string): Map<string, RecordedOutput[]> {
-  const byJob = new Map<string, RecordedOutput[]>();
-  const select = db.prepare(`SELECT job_key, idx, path, content_type, bytes, downloaded_at FROM outputs
-    WHERE manifest = ? AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key, idx`);
-  for (const [jobKey, idx, path, contentType, bytes, downloadedAt] of select.raw().iterate(manifest) as Iterable<OutputValues>) {
-    const list = byJob.get(jobKey) ?? [];
-    if (list.length === 0) byJob.set(jobKey, list);
-    list.push({ idx, path, contentType, bytes, downloadedAt });
-  }
-  return byJob;
-}
 
 /** A job the database has never recorded: one shared, frozen value (a 100,000-job plan needs no 100,000 copies). */
 function unrecorded(changed: boolean): Readonly<JobFacts> {
@@ -228,6 +166,3 @@ export function usedCredits(row: Pick<JobRow, 'status' | 'creditsUsed' | 'credit
   if (row.status === 'planned' || row.status === 'rejected') return round(row.creditsPrior);
   return row.creditsUsed === null ? null : round(row.creditsUsed + row.creditsPrior);
 }
-
-/** The state read-only, migrated first when an older reelpipe left it (see openStateDbCurrent). */
-export const openCurrent = openStateDbCurrent;

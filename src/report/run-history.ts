@@ -1,8 +1,6 @@
 import { hostname } from 'node:os';
-import { readRunCredits, type JobStatus } from '../state/index.js';
-import { pidIsAlive } from '../state/sqlite/lock.js';
+import { pidIsAlive, readRunList, type RunListRow } from '../state/index.js';
 import type { StateWord } from '../state/vocabulary.js';
-import { openCurrent } from './job-facts.js';
 import { wordCountsOf } from '../state/vocabulary.js';
 
 /** A run of a manifest, as `reelpipe runs` lists it. Times are epoch milliseconds. */
@@ -38,10 +36,6 @@ export interface RunHistory {
   refusedHidden: number;
 }
 
-interface RunRow { id: number; started_at: number; finished_at: number | null; outcome: string | null; host: string; pid: number; refusal: string | null }
-interface LockRow { run_id: number | null; host: string; pid: number }
-interface Finished { counts?: Partial<Record<JobStatus, number>> }
-
 /**
  * The newest `limit` runs of `manifest` in the state database at `dbPath`, newest first. Refused
  * starts are left out (and counted) unless `all`: cron refused every few minutes (a lock held
@@ -49,36 +43,22 @@ interface Finished { counts?: Partial<Record<JobStatus, number>> }
  * database has no runs.
  */
 export function readRunHistory(dbPath: string, manifest: string, limit: number, all = false): RunHistory {
-  const db = openCurrent(dbPath);
-  if (!db) return { runs: [], total: 0, refusedHidden: 0 };
-  try {
-    const counts = db.prepare('SELECT count(*) AS runs, count(refusal) AS refused FROM runs WHERE manifest = ?').get(manifest) as { runs: number; refused: number };
-    const rows = db
-      .prepare('SELECT id, started_at, finished_at, outcome, host, pid, refusal FROM runs WHERE manifest = ? AND (? OR refusal IS NULL) ORDER BY id DESC LIMIT ?')
-      .all(manifest, all ? 1 : 0, limit) as RunRow[];
-    // Run-level events have no job key: the (manifest, job_key) index finds them without reading the jobs' events.
-    const ends = db.prepare("SELECT run_id, data FROM events WHERE manifest = ? AND job_key IS NULL AND type = 'run:finished' AND run_id >= ?");
-    const finished = new Map((ends.all(manifest, rows.at(-1)?.id ?? 0) as { run_id: number; data: string | null }[]).map((e) => [e.run_id, parse(e.data)]));
-    const locks = db.prepare('SELECT run_id, host, pid FROM locks WHERE name = ?').all(manifest) as LockRow[];
-    const refusedHidden = all ? 0 : counts.refused;
-    const charged = readRunCredits(db, manifest);
-    return { runs: rows.map((row) => pastRun(row, finished.get(row.id), locks, charged.get(row.id))), total: counts.runs - refusedHidden, refusedHidden };
-  } finally {
-    db.close();
-  }
+  const read = readRunList(dbPath, manifest, limit, all);
+  const refusedHidden = all ? 0 : read.refused;
+  return { runs: read.rows.map(pastRun), total: read.runs - refusedHidden, refusedHidden };
 }
 
-function pastRun(row: RunRow, end: Finished | undefined, locks: readonly LockRow[], charged: { known: number; unknown: number } | undefined): PastRun {
+function pastRun(row: RunListRow): PastRun {
   return {
     id: row.id,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    state: row.refusal !== null ? 'refused' : row.finished_at !== null ? 'finished' : holdsLock(row, locks) ? 'running' : 'died',
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    state: row.refusal !== null ? 'refused' : row.finishedAt !== null ? 'finished' : holdsLock(row.lock) ? 'running' : 'died',
     outcome: row.outcome,
     host: row.host,
     pid: row.pid,
-    jobs: end?.counts ? wordCountsOf(end.counts) : null,
-    credits: { used: charged?.known ?? 0, unknown: charged?.unknown ?? 0 },
+    jobs: row.endCounts ? wordCountsOf(row.endCounts) : null,
+    credits: { used: row.charged?.known ?? 0, unknown: row.charged?.unknown ?? 0 },
     refusal: row.refusal,
   };
 }
@@ -88,17 +68,7 @@ function pastRun(row: RunRow, end: Finished | undefined, locks: readonly LockRow
  * a pid can be probed — its process is alive. A run killed with -9 leaves its lock behind; its
  * dead pid tells it apart (another host's run is taken at its lock's word until a run breaks it).
  */
-function holdsLock(row: RunRow, locks: readonly LockRow[]): boolean {
-  const lock = locks.find((l) => l.run_id === row.id);
+function holdsLock(lock: RunListRow['lock']): boolean {
   if (!lock) return false;
   return lock.host !== hostname() || pidIsAlive(lock.pid);
-}
-
-function parse(data: string | null): Finished | undefined {
-  if (!data) return undefined;
-  try {
-    return JSON.parse(data) as Finished;
-  } catch {
-    return undefined;
-  }
 }

@@ -66,7 +66,7 @@ export interface DriveHooks {
  */
 export async function driveJob(ctx: RunContext, key: string, hooks: DriveHooks): Promise<JobOutcome> {
   // Its first look at itself: the state the run started with (a finished job needs no more).
-  let row: JobState = ctx.start.rows.get(key) ?? current(ctx, key);
+  let row: JobState = ctx.start.rows.get(key) ?? (await current(ctx, key));
   ctx.start.rows.delete(key);
   if (row.status === 'failed' || row.status === 'rejected') return finish(hooks, 'failed');
   if (row.status === 'planned') {
@@ -81,22 +81,28 @@ export async function driveJob(ctx: RunContext, key: string, hooks: DriveHooks):
     if (endsHere) {
       // Awaited here, not in a helper: the download backlog must be joined in the same turn the
       // slot is freed, or the next job could take the slot before the backlog counts this one.
-      const held = await hooks.inSlot(() => untilRemoteFinished(ctx, key, hooks));
+      // Its row is read inside the slot for the same reason: no await between the two.
+      let after: JobRow | undefined;
+      const held = await hooks.inSlot(async () => {
+        const end = await untilRemoteFinished(ctx, key, hooks);
+        if (end === 'ok') after = await current(ctx, key);
+        return end;
+      });
       // A delivery said the job finished: its slot went to the next job; the read confirms it here.
       const remote = typeof held === 'string' ? held : trackOutcome(await held.confirmed);
-      if (remote === 'failed' && afterFailure(ctx, key) === 'retry') {
-        row = current(ctx, key);
+      if (remote === 'failed' && (await afterFailure(ctx, key)) === 'retry') {
+        row = await current(ctx, key);
         continue;
       }
       if (remote !== 'ok') return finish(hooks, remote);
-      row = current(ctx, key);
+      row = after ?? (await current(ctx, key));
     }
     hooks.ready.resolve('ok');
     const outcome = await keepFiles(ctx, key, row, hooks);
     // A job of items (HTML ads) may have made only some: its retry asks for the failed ones only
     // (submit/items-to-send.ts). Any other job is over here, without reading it again.
-    if (!endsHere || !adapterFor(row.kind).items || afterFailure(ctx, key) !== 'retry') return outcome;
-    row = current(ctx, key);
+    if (!endsHere || !adapterFor(row.kind).items || (await afterFailure(ctx, key)) !== 'retry') return outcome;
+    row = await current(ctx, key);
   }
 }
 
@@ -106,11 +112,11 @@ async function keepFiles(ctx: RunContext, key: string, at: JobState, hooks: Driv
   if (onDisk(row)) {
     // The output hooks owed (none, once they have all run) run after the files are checked.
     if (await outputsIntact(ctx, row)) return runOutputHooks(ctx, key, row.status);
-    row = ctx.store.transition(key, 'done', { failedReason: null }, 'job:output-missing', { message: 'an output file is missing or altered' });
+    ({ row } = await ctx.store.write({ key, move: { to: 'done', change: { failedReason: null }, type: 'job:output-missing', data: { message: 'an output file is missing or altered' } } }));
   }
   if (ctx.stop.halted) return 'unfinished';
   // Its answer (with the links to fetch) is read now: the state it started with does not carry it.
-  const finished = 'result' in row ? (row as JobRow) : current(ctx, key);
+  const finished = 'result' in row ? (row as JobRow) : await current(ctx, key);
   return (await hooks.inDownloadSlot(() => downloadOutputs(ctx, finished))) ? runOutputHooks(ctx, key, 'downloaded') : 'unfinished';
 }
 
@@ -122,8 +128,8 @@ function finish(hooks: DriveHooks, outcome: JobOutcome): JobOutcome {
   return outcome;
 }
 
-function current(ctx: RunContext, key: string): JobRow {
-  const row = ctx.store.job(key);
+async function current(ctx: RunContext, key: string): Promise<JobRow> {
+  const row = await ctx.store.job(key);
   if (!row) throw new Error(`job ${key} vanished from the state database`);
   return row;
 }
@@ -143,7 +149,7 @@ async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHoo
   let absent = 0;
   for (;;) {
     if (ctx.stop.halted) return 'unfinished';
-    const row = current(ctx, key);
+    const row = await current(ctx, key);
     switch (row.status) {
       case 'in_doubt': {
         const result = await reconcileJob(ctx, row);
@@ -151,10 +157,10 @@ async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHoo
           if (await deliveryCame(ctx, key)) continue;
           return 'unfinished';
         }
-        if (result === 'absent' && ++absent >= MAX_ABSENT_RESUBMITS) return leaveForNextRun(ctx, key, absent);
+        if (result === 'absent' && ++absent >= MAX_ABSENT_RESUBMITS) return await leaveForNextRun(ctx, key, absent);
         listFailures = result === 'list-failed' ? listFailures + 1 : 0;
         if (listFailures >= MAX_LIST_FAILURES) {
-          holdInDoubt(ctx, current(ctx, key), `the ${row.kind} list failed ${listFailures} times in a row; a later run searches again`);
+          await holdInDoubt(ctx, await current(ctx, key), `the ${row.kind} list failed ${listFailures} times in a row; a later run searches again`);
           return 'unfinished';
         }
         if (result === 'wait' || result === 'list-failed') await pause(ctx, ctx.options.inDoubtSettleMs / 3);
@@ -194,22 +200,22 @@ async function untilRemoteFinished(ctx: RunContext, key: string, hooks: DriveHoo
  * left for a person (or a later run that hears a late delivery).
  */
 async function deliveryCame(ctx: RunContext, key: string): Promise<boolean> {
-  const attempt = ctx.store.lastAttempt(key);
+  const attempt = await ctx.store.lastAttempt(key);
   if (!ctx.webhooks || !attempt?.hookToken || attempt.deliveredId) return false;
   const planned = ctx.planned.get(key);
-  const expectedMs = expectedSeconds(planned, adapterFor(current(ctx, key).kind, planned?.mode).typicalSeconds) * 1000 * ctx.options.timeScale;
+  const expectedMs = expectedSeconds(planned, adapterFor((await current(ctx, key)).kind, planned?.mode).typicalSeconds) * 1000 * ctx.options.timeScale;
   const until = attempt.intentAt + Math.max(3 * expectedMs, ctx.options.inDoubtSettleMs);
   const wait = until - ctx.clock.now();
   if (wait <= 0) return false;
   return ctx.webhooks.awaitDelivery(attempt.hookToken, wait, ctx.stop.controller.signal);
 }
 
-function leaveForNextRun(ctx: RunContext, key: string, cycles: number): JobOutcome {
+async function leaveForNextRun(ctx: RunContext, key: string, cycles: number): Promise<JobOutcome> {
   const why =
     `${cycles} creating requests in a row got no usable answer and created nothing; ` +
     'not sent again in this run (the next run submits it again)';
-  ctx.store.event('job:not-created', key, { message: why, deferred: true });
-  announce(ctx, current(ctx, key), why);
+  await ctx.store.note('job:not-created', key, { message: why, deferred: true });
+  announce(ctx, await current(ctx, key), why);
   return 'unfinished';
 }
 

@@ -2,7 +2,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { CREATING_CONNECTIONS, type ServiceClient } from '../api/index.js';
 import { OutputFolders } from '../download/index.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
-import type { JobRow, JobStatus, NewJob, StateStore } from '../state/index.js';
+import type { JobStatus, NewJob, Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
@@ -30,7 +30,7 @@ import type { Delivery } from './track/webhook-receiver.js';
 import type { OutputHooks } from './hooks/output-hooks.js';
 
 export interface RunDeps {
-  store: StateStore;
+  store: Store;
   client: ServiceClient;
   /** @default systemClock */
   clock?: Clock;
@@ -58,7 +58,7 @@ export interface RunDeps {
 /** What executePlan needs of a webhook receiver: attempt addresses, and a say in its answers. */
 export interface ReceiverLink {
   urlFor(token: string): string;
-  setHandler(handler: (token: string, delivery: Delivery) => boolean): void;
+  setHandler(handler: (token: string, delivery: Delivery) => Promise<boolean>): void;
 }
 
 export type { RunCredits, RunResult } from './run-result.js';
@@ -85,19 +85,21 @@ export function toNewJobs(plan: Plan): NewJob[] {
  */
 export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): Promise<RunResult> {
   // Recording the plan also scopes the store to this manifest: every read below is of its jobs.
-  deps.store.syncPlan(plan.manifestPath, toNewJobs(plan));
+  await deps.store.syncPlan(plan.manifestPath, toNewJobs(plan));
   // Every job's state and files as the run starts, read in two light queries: the budget ledger
   // and each job's first look at itself come from here, not from a query per job (a finished
   // 10,000-job manifest re-runs with two queries, not 20,000).
   const planned = new Set(plan.jobs.map((j) => j.key));
-  const states = deps.store.jobStates().filter((row) => planned.has(row.key));
-  const ctx = buildContext(plan, deps, options);
+  const states = (await deps.store.jobStates()).filter((row) => planned.has(row.key));
+  const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options));
   for (const row of states) ctx.start.rows.set(row.key, row);
-  for (const row of recoverInterrupted(ctx, plan)) ctx.start.rows.set(row.key, row);
-  ctx.start.outputs = ctx.store.allOutputs();
+  // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
+  // its answer is not. It may exist remotely, so it is in doubt, never simply resent.
+  for (const row of await ctx.store.recoverInterrupted(planned, 'found submitting at start-up: an earlier run died mid-POST')) ctx.start.rows.set(row.key, row);
+  ctx.start.outputs = await ctx.store.allOutputs();
   ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()] });
   if (options.resubmitInDoubt) {
-    for (const row of ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.has(row.key)) ctx.resubmit.add(row.key);
+    for (const row of await ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.has(row.key)) ctx.resubmit.add(row.key);
     // Said out loud, in the progress and the run's log: each of these may now be paid for twice.
     const n = ctx.resubmit.size;
     if (n > 0) ctx.events.emit('run:note', { message: `--resubmit-in-doubt: of the ${n} job${n === 1 ? '' : 's'} in doubt, those that cannot be searched for are sent again; each that did exist at the service is then paid for twice` });
@@ -122,7 +124,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const deadline = watchDeadline(ctx, tracker);
   const unwatchFailures = watchHaltAfter(ctx.events, ctx.stop, options.haltAfter);
   const outcomes = new Map<string, JobOutcome>();
-  const drive = (jobs: readonly PlannedJob[]) => {
+  const drive = async (jobs: readonly PlannedJob[]) => {
     // Before any job starts: a job may look up the jobs it needs as soon as it runs.
     for (const job of jobs) if (needed.has(job.key) && !ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
     // Every job is waited for, and each catches its own errors: one job's failure never ends the
@@ -130,9 +132,10 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
     // Started in turns (start-in-turns.ts), in ready order (ready-order.ts): jobs already sent
     // first (they hold the service's capacity), then the rest by priority and plan order, and a
     // job that waited for the jobs it needs behind every job of its priority not started yet.
-    const statuses = new Map(jobs.map((job) => [job.key, (ctx.start.rows.get(job.key) ?? ctx.store.job(job.key))?.status]));
-    const sent = jobs.filter((job) => isSent(statuses.get(job.key)));
-    const inOrder = [...sent, ...inReadyOrder(jobs.filter((job) => !isSent(statuses.get(job.key))), (job) => job.priority)];
+    const unseen = await ctx.store.jobs(jobs.filter((job) => !ctx.start.rows.has(job.key)).map((job) => job.key));
+    const statuses = new Map<string, JobStatus | undefined>(jobs.map((job) => [job.key, ctx.start.rows.get(job.key)?.status]));
+    for (const row of unseen) statuses.set(row.key, row.status);
+    const inOrder = await claimedFirst(ctx, jobs);
     const laneOfJob = (job: PlannedJob) => (needsSlot(statuses.get(job.key)) ? laneOf(plan, job) : NO_SLOT_LANE);
     const priorityOf = (job: PlannedJob) => (isSent(statuses.get(job.key)) ? SENT_FIRST : job.priority);
     return startInTurns(inOrder, laneOfJob, (lane) => laneWidth(plan, options, lane), async (job, turn) => {
@@ -174,12 +177,12 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   await drive(open);
   // A delivery that came after its job was left in doubt (it outwaited the bound) still names the
   // job the POST made: those jobs get one more pass, which adopts them.
-  if (!ctx.stop.halted) await drive(namedByLateDeliveries(ctx, plan));
+  if (!ctx.stop.halted) await drive(await namedByLateDeliveries(ctx, plan));
   // Every read still on the wire settles (and is committed) before the caller closes anything.
   await tracker.settled();
   deadline.cancel();
   unwatchFailures();
-  return { ...summarise(ctx, plan, outcomes, tracker.reads, needs), ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
+  return { ...(await summarise(ctx, plan, outcomes, tracker.reads, needs)), ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
 }
 
 const hostOf = (url: string) => {
@@ -191,11 +194,11 @@ const hostOf = (url: string) => {
 };
 
 /** Jobs still in doubt whose attempt a webhook delivery has named since. */
-function namedByLateDeliveries(ctx: RunContext, plan: Plan): PlannedJob[] {
+async function namedByLateDeliveries(ctx: RunContext, plan: Plan): Promise<PlannedJob[]> {
   if (!ctx.webhooks) return [];
-  return ctx.store.jobsWithStatus(['in_doubt']).flatMap((row) => {
-    const job = ctx.planned.get(row.key);
-    return job && ctx.store.lastAttempt(row.key)?.deliveredId ? [job] : [];
+  return (await ctx.store.inDoubtNamedByDelivery()).flatMap((key) => {
+    const job = ctx.planned.get(key);
+    return job ? [job] : [];
   }).filter((job) => plan.jobs.includes(job));
 }
 
@@ -208,12 +211,12 @@ function deskFor(deps: RunDeps): DeliveryDesk | null {
 }
 
 /** The budget ledger at the run's start: every charge the manifest ever had counts (state/sqlite/money.ts). */
-function ledgerFor(store: StateStore, plan: Plan, options: ResolvedRunOptions): BudgetLedger {
-  const { totals } = store.money(plan.jobs);
+async function ledgerFor(store: Store, plan: Plan, options: ResolvedRunOptions): Promise<BudgetLedger> {
+  const { totals } = await store.money(plan.jobs);
   return new BudgetLedger({ cap: options.maxCredits, spent: totals.counted, held: totals.held });
 }
 
-function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): RunContext {
+function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, ledger: BudgetLedger): RunContext {
   const clock = deps.clock ?? systemClock;
   const stop = deps.stop ?? new StopState();
   const events = deps.events ?? new RunEvents();
@@ -230,7 +233,7 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): R
     limiter,
     limiters: new HostLimiters(limiter, hostOf(deps.client.baseUrl), () => limiterFor(options, clock)),
     webhooks: deskFor(deps),
-    ledger: ledgerFor(deps.store, plan, options),
+    ledger,
     events,
     kill: deps.kill ?? noKill,
     options,
@@ -252,21 +255,27 @@ function retriesOf(plan: Plan, options: ResolvedRunOptions): (step: string) => n
   return (step) => options.retries ?? byStep.get(step) ?? 0;
 }
 
+/** How many jobs one claim takes (see claimedFirst). */
+const CLAIM_WINDOW = 1000;
+
 /**
- * A job found `submitting` at start-up was being POSTed when an earlier run died: its intent is
- * committed, its answer is not. It may exist remotely, so it is in doubt, never simply resent.
+ * `jobs` in the order they start: the ready ones (to send, reconcile or track) as the store hands
+ * them out (Store.claim: sent first, then priority and plan order), claimed window by window until
+ * none is left; then the others (to download, to check, or over), which take no slot, by priority.
  */
-function recoverInterrupted(ctx: RunContext, plan: Plan): JobRow[] {
-  const keys = new Set(plan.jobs.map((j) => j.key));
-  const orphans = ctx.store.jobsWithStatus(['submitting']).filter((row) => keys.has(row.key));
-  return ctx.store.durably(() =>
-    orphans.map((row) => {
-      const attempt = ctx.store.lastAttempt(row.key);
-      if (attempt?.state === 'intent') ctx.store.closeAttempt(attempt.id, 'in_doubt', { error: 'the run ended before the answer was recorded' });
-      const message = 'found submitting at start-up: an earlier run died mid-POST';
-      return ctx.store.transition(row.key, 'in_doubt', { doubtReason: message }, 'job:in-doubt', { message });
-    }),
-  );
+async function claimedFirst(ctx: RunContext, jobs: readonly PlannedJob[]): Promise<PlannedJob[]> {
+  const byKey = new Map(jobs.map((job) => [job.key, job]));
+  const scope = new Set(byKey.keys());
+  const ordered: PlannedJob[] = [];
+  for (;;) {
+    const window = await ctx.store.claim(CLAIM_WINDOW, scope);
+    for (const { key } of window) {
+      ordered.push(byKey.get(key) as PlannedJob);
+      scope.delete(key);
+    }
+    if (window.length < CLAIM_WINDOW) break;
+  }
+  return [...ordered, ...inReadyOrder(jobs.filter((job) => scope.has(job.key)), (job) => job.priority)];
 }
 
 /** Found sent when the run starts: it exists (or may) at the service, and holds its capacity. */
@@ -311,7 +320,7 @@ async function runOne(ctx: RunContext, job: PlannedJob, hooks: Parameters<typeof
   try {
     return await driveJob(ctx, job.key, hooks);
   } catch (error) {
-    const outcome = failAlone(ctx, job.key, error);
+    const outcome = await failAlone(ctx, job.key, error);
     // Dependents wait on this: a job that threw is unfinished for them too (a no-op if already ready).
     hooks.ready.resolve(outcome);
     return outcome;

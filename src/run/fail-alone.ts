@@ -15,24 +15,25 @@ import type { RunContext } from './run-context.js';
  *   tracks or downloads it.
  * Always `unfinished`: the run exits 4 and a later run picks the job up.
  */
-export function failAlone(ctx: RunContext, key: string, error: unknown): JobOutcome {
+export async function failAlone(ctx: RunContext, key: string, error: unknown): Promise<JobOutcome> {
   const message = `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
   // A full disk or an unwritable database is the machine's fault, not this job's: the run stops.
   if (stopOnLocalFault(ctx, error)) return 'unfinished';
   try {
-    const row = ctx.store.job(key);
-    if (!row) return 'unfinished';
-    if (row.status === 'submitting') {
-      const held = ctx.store.durably(() => {
-        const attempt = ctx.store.lastAttempt(key);
-        if (attempt?.state === 'intent') ctx.store.closeAttempt(attempt.id, 'in_doubt', { error: message });
-        return ctx.store.transition(key, 'in_doubt', { doubtReason: message }, 'job:in-doubt', { message });
-      });
-      ctx.events.emit('job:status', { key, step: held.step, kind: held.kind, status: held.status, detail: message });
+    const held = await ctx.store.write({
+      key,
+      onlyFrom: ['submitting'],
+      attempt: { id: 'open intent', state: 'in_doubt', error: message },
+      move: { to: 'in_doubt', change: { doubtReason: message }, type: 'job:in-doubt', data: { message } },
+      durable: true,
+    });
+    const row = held.row;
+    if (held.moved) {
+      ctx.events.emit('job:status', { key, step: row.step, kind: row.kind, status: row.status, detail: message });
       return 'unfinished';
     }
     if (row.status === 'planned') ctx.ledger.release(key);
-    ctx.store.event('job:error', key, { status: row.status, message });
+    await ctx.store.note('job:error', key, { status: row.status, message });
     ctx.events.emit('job:status', { key, step: row.step, kind: row.kind, status: row.status, remoteId: row.remoteId, detail: message });
   } catch {
     // The state database itself failed: nothing more can be recorded; the next run's start-up

@@ -1,4 +1,4 @@
-import { isLocalFault } from '../state/index.js';
+import { isLocalFault, type EventType } from '../state/index.js';
 import type { RunContext } from './run-context.js';
 
 /**
@@ -13,4 +13,14 @@ export function stopOnLocalFault(ctx: RunContext, error: unknown): boolean {
   // Said after `stopping: ` as the fault alone; the run's end names it as what stopped the run.
   if (ctx.stop.stop('local-fault', `a local fault stopped the run: ${fault}`)) ctx.events.emit('run:stopping', { reason: 'local-fault', message: `a local fault: ${fault}` });
   return true;
+}
+
+/**
+ * Logs an event without waiting for its commit (it rides the next group commit). Its failure is
+ * never lost nor a crash: a local fault stops the run as any other; anything else is said.
+ */
+export function noteSoon(ctx: RunContext, type: EventType, key: string | null, data?: Record<string, unknown>): void {
+  ctx.store.note(type, key, data).catch((error: unknown) => {
+    if (!stopOnLocalFault(ctx, error)) ctx.events.emit('run:note', { message: `could not log ${type}: ${error instanceof Error ? error.message : String(error)}` });
+  });
 }

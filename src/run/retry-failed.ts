@@ -31,8 +31,8 @@ export type AfterFailure = 'retry' | 'stay';
  * other status is left as it is). Decides by the rules below, first that applies, and when the
  * answer is `retry` the job is already planned again.
  */
-export function afterFailure(ctx: RunContext, key: string): AfterFailure {
-  const row = ctx.store.job(key);
+export async function afterFailure(ctx: RunContext, key: string): Promise<AfterFailure> {
+  const row = await ctx.store.job(key);
   if (!row) return 'stay';
   // Never a rejection (a 400 at submission, or the service's review) nor a job in doubt: the same
   // request would be refused again — the fix is the operator's — and a job in doubt may exist
@@ -49,10 +49,12 @@ export function afterFailure(ctx: RunContext, key: string): AfterFailure {
   // After a stop (the budget, a signal, --halt-after, the account) nothing more is sent in this
   // run: the failure stays for `reelpipe retry`, rather than a job planned again for later.
   if (!ctx.stop.submitting) return 'stay';
-  const used = ctx.store.retriesInRun(key);
+  const used = await ctx.store.retriesInRun(key);
   if (used >= limit) return 'stay';
   const why = row.failedReason ?? (row.status === 'partly_failed' ? 'some of its items failed' : 'no reason given');
-  const again = ctx.store.retryInRun(key, { retry: used + 1, of: limit });
+  // Planned again only from where it was read: whatever moved it since is newer than this decision.
+  const again = await ctx.store.retryInRun(key, { retry: used + 1, of: limit });
+  if (!again) return 'stay';
   announce(ctx, again, `retry ${used + 1} of ${limit} after: ${why}`);
   return 'retry';
 }

@@ -3,7 +3,7 @@ import type { LimitFunction } from 'p-limit';
 import type { CallOptions, ServiceClient } from '../api/index.js';
 import type { OutputFolders } from '../download/index.js';
 import type { PlannedJob } from '../plan/types.js';
-import type { JobState, OutputRow, StateStore } from '../state/index.js';
+import type { JobState, OutputRow, Store } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
@@ -78,7 +78,7 @@ export class StopState {
 
 /** Everything the parts of a run share. */
 export interface RunContext {
-  store: StateStore;
+  store: Store;
   client: ServiceClient;
   clock: Clock;
   /** The run's log (every request at debug, downloads included). */

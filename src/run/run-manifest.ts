@@ -3,7 +3,7 @@ import { clientFromEnv, type ServiceClient } from '../api/index.js';
 import { LocalFaultError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
 import { assertBudget, budgetView, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
-import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readJobStatuses, readStateIdentity, resolveStatePath, StateStore, type RecordedJobMoney } from '../state/index.js';
+import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readJobStatuses, readStateIdentity, resolveStatePath, openStore as openStateStore, type RecordedJobMoney, type Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -51,7 +51,7 @@ export interface RunManifestInput extends RunOptions {
   /** @default systemClock */
   clock?: Clock;
   /** Runs after the lock is taken and the plan recorded, before any job moves (`retry` resets jobs here). */
-  prepare?: (store: StateStore, plan: Plan) => void;
+  prepare?: (store: Store, plan: Plan) => Promise<void>;
   /**
    * Opens the run's log once the run has its id; the client logs through it, and it is closed
    * when the run ends. @default none: the client logs JSON to stderr (createLogger)
@@ -93,17 +93,17 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     await recordEarlyRefusal(choice, error, clock);
     throw error;
   });
-  const store = openStore(statePath, clock).useManifest(plan.manifestPath);
+  const store = (await openStore(statePath, clock)).useManifest(plan.manifestPath);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   // Until the plan is driven, an error refuses the start (the lock, credentials, the live styles…).
   let driving = false;
   try {
     // A folder another state database filled is refused: running would pay for its jobs again.
-    claimOutputs(plan.outputsDir, plan.manifestPath, store.identity(statePath));
+    claimOutputs(plan.outputsDir, plan.manifestPath, await store.identity(statePath));
     // Read before this run's row is added: what the header says this run resumes.
     const previous = previousRun(statePath, plan.manifestPath);
     // The run row first, so the lock (and a refused run's message) names the run holding it.
-    const runId = store.startRun(plan.manifestPath, hostname(), process.pid, options.maxCredits);
+    const runId = await store.startRun(hostname(), process.pid, options.maxCredits);
     const log = input.openLog?.({ id: runId, statePath });
     if (log) closers.unshift(() => log.close());
     input.progress.emit('run:started', {
@@ -117,10 +117,10 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     const result = await executePlan(plan, deps, options);
     const labels = new Map(plan.jobs.map((job) => [job.key, job.label]));
     const error = runOutcome(result, input.manifestFile, (key) => labels.get(key));
-    finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
+    await finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
     return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
   } catch (error) {
-    finish(store, input.progress, (error as ReelpipeError).code ?? 'INTERNAL', {}, driving ? null : refusalOf(error, input.env));
+    await finish(store, input.progress, (error as ReelpipeError).code ?? 'INTERNAL', {}, driving ? null : refusalOf(error, input.env));
     throw isLocalFault(error) ? new LocalFaultError(`the state database ${statePath} could not be written: ${(error as Error).message}`, { cause: error }) : error;
   } finally {
     await closeAll(closers);
@@ -176,7 +176,7 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
 }
 
 interface Held {
-  store: StateStore;
+  store: Store;
   statePath: string;
   clock: Clock;
   stop: StopState;
@@ -203,7 +203,7 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
     onWait: (refusal) => input.progress.emit('run:note', { message: `${refusal.message}; waiting up to ${formatDuration(options.waitForLockMs)} for it (--wait-for-lock)` }),
   });
   closers.unshift(() => lock.release());
-  input.prepare?.(store, plan);
+  await input.prepare?.(store, plan);
   const limiter = limiterFor(options, clock);
   const client = await connect(input, held, limiter, stop.requests.signal);
   const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
@@ -228,9 +228,9 @@ function previousRun(statePath: string, manifest: string): PreviousRun | null {
 }
 
 /** Opens the state database; a machine that cannot (a full disk, no permission) is a local fault, exit 74. */
-function openStore(statePath: string, clock: Clock): StateStore {
+async function openStore(statePath: string, clock: Clock): Promise<Store> {
   try {
-    return StateStore.open(statePath, clock);
+    return await openStateStore(statePath, clock);
   } catch (error) {
     if (isLocalFault(error)) throw new LocalFaultError(`cannot open the state database ${statePath}: ${(error as Error).message}`, { cause: error });
     throw error;
@@ -238,9 +238,9 @@ function openStore(statePath: string, clock: Clock): StateStore {
 }
 
 /** Records how the run ended, if it started; on a full disk that may fail too, and is not worth a second error. */
-function finish(store: StateStore, events: RunEvents, outcome: string, summary: Record<string, unknown>, refusal: string | null = null): void {
+async function finish(store: Store, events: RunEvents, outcome: string, summary: Record<string, unknown>, refusal: string | null = null): Promise<void> {
   try {
-    store.finishRun(outcome, summary, refusal);
+    await store.finishRun(outcome, summary, refusal);
   } catch (error) {
     if (!isLocalFault(error)) throw error;
   }
@@ -277,7 +277,7 @@ async function connect(input: RunManifestInput, held: Held, limiter: AdaptiveRat
 }
 
 async function startReceiver(webhook: { listen: string; publicUrl: string }, closers: (() => Promise<void> | void)[]): Promise<ReceiverLink> {
-  let handler: (token: string, delivery: Delivery) => boolean = () => false;
+  let handler: (token: string, delivery: Delivery) => Promise<boolean> = async () => false;
   const receiver = await startWebhookReceiver(webhook.listen, webhook.publicUrl, (token, delivery) => handler(token, delivery));
   closers.unshift(() => receiver.close());
   return { urlFor: (token) => receiver.urlFor(token), setHandler: (fn) => (handler = fn) };

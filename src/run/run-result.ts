@@ -61,9 +61,9 @@ export interface RunCredits {
 }
 
 /** What the run did, read back from the state database (the truth), not from what the run remembers. */
-export function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome>, reads: number, needs: Map<string, readonly string[]>): RunResult {
+export async function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome>, reads: number, needs: Map<string, readonly string[]>): Promise<RunResult> {
   const planned = new Set(plan.jobs.map((j) => j.key));
-  const rows = ctx.store.jobStates().filter((row) => planned.has(row.key));
+  const rows = (await ctx.store.jobStates()).filter((row) => planned.has(row.key));
   const counts: Partial<Record<JobStatus, number>> = {};
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
   const standing = standingOf(plan, rows, needs);
@@ -75,28 +75,28 @@ export function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, Job
     undownloaded: standing.open.toDownload,
     stop: ctx.stop.reason,
     stopMessage: ctx.stop.message,
-    credits: runCredits(ctx, plan),
+    credits: await runCredits(ctx, plan),
     requests: { reads },
     outcomes,
     jobs: rows,
-    failedItems: failedItemsOf(ctx, rows),
+    failedItems: await failedItemsOf(ctx, rows),
   };
 }
 
 /** Each job's failed items, for the jobs that may have some: partly failed, or failed whole (a kind of items). */
-function failedItemsOf(ctx: RunContext, rows: readonly JobState[]): Map<string, JobItemRow[]> {
+async function failedItemsOf(ctx: RunContext, rows: readonly JobState[]): Promise<Map<string, JobItemRow[]>> {
   const byKey = new Map<string, JobItemRow[]>();
   for (const row of rows) {
     if (row.status !== 'partly_failed' && !(row.status === 'failed' && adapterFor(row.kind).items)) continue;
-    const failed = ctx.store.items(row.key).filter((item) => item.state === 'failed');
+    const failed = (await ctx.store.items(row.key)).filter((item) => item.state === 'failed');
     if (failed.length) byKey.set(row.key, failed);
   }
   return byKey;
 }
 
-function runCredits(ctx: RunContext, plan: Plan): RunCredits {
-  const { totals } = ctx.store.money(plan.jobs);
-  const thisRun = ctx.store.runId === null ? undefined : ctx.store.runCredits().get(ctx.store.runId);
+async function runCredits(ctx: RunContext, plan: Plan): Promise<RunCredits> {
+  const { totals } = await ctx.store.money(plan.jobs);
+  const thisRun = ctx.store.runId === null ? undefined : (await ctx.store.runCredits()).get(ctx.store.runId);
   return {
     estimated: plan.totals.credits?.expected ?? null,
     unknownEstimates: plan.totals.unknownJobs,

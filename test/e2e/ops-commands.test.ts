@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { STARTER_FILES } from '../../src/init/starter-files.js';
-import { StateStore, acquireLock } from '../../src/state/index.js';
+import { acquireLock, openStateDb, openStore } from '../../src/state/index.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
 
@@ -96,10 +96,10 @@ describe('reelpipe unlock', () => {
   test('shows the holder and leaves the lock without --force (exit 2); with --force breaks it and says so', async () => {
     project = await openProject();
     const manifest = project.write('m.yaml', SHORTS);
-    const store = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
-    const runId = store.startRun(realpathSync(manifest), 'build-7', 4242, null);
-    acquireLock(store, { name: realpathSync(manifest), host: 'build-7', pid: 4242 });
-    store.close();
+    const store = await openStore(join(project.dir, 'state', 'reelpipe.db'));
+    const runId = await store.useManifest(realpathSync(manifest)).startRun('build-7', 4242, null);
+    await acquireLock(store, { name: realpathSync(manifest), host: 'build-7', pid: 4242 });
+    await store.close();
 
     const shown = await project.cli(['unlock', 'm.yaml']);
     expect(shown.exitCode).toBe(2);
@@ -156,8 +156,8 @@ describe('reelpipe forget', () => {
     project.write('m.yaml', SHORTS);
     expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
     const [row] = project.query<{ key: string }>('SELECT key FROM jobs ORDER BY key LIMIT 1');
-    const db = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
-    db.db.prepare('UPDATE jobs SET status = ? WHERE key = ?').run(status, row!.key);
+    const db = openStateDb(join(project.dir, 'state', 'reelpipe.db'));
+    db.prepare('UPDATE jobs SET status = ? WHERE key = ?').run(status, row!.key);
     db.close();
     const result = await project.cli(['forget', 'm.yaml', row!.key]);
     expect(result.exitCode).toBe(2);
@@ -169,15 +169,15 @@ describe('reelpipe forget', () => {
     project = await openProject();
     const manifest = project.write('m.yaml', SHORTS);
     expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
-    const store = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
-    const lock = acquireLock(store, { name: realpathSync(manifest) });
+    const store = await openStore(join(project.dir, 'state', 'reelpipe.db'));
+    const lock = await acquireLock(store, { name: realpathSync(manifest) });
     try {
       const result = await project.cli(['forget', 'm.yaml', 'TR2-RED']);
       expect(result.exitCode).toBe(75);
       expect(statusCounts(project)).toEqual({ downloaded: 2 });
     } finally {
-      lock.release();
-      store.close();
+      await lock.release();
+      await store.close();
     }
   });
 
@@ -186,8 +186,8 @@ describe('reelpipe forget', () => {
     project.write('m.yaml', SHORTS);
     expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
     const [row] = project.query<{ key: string }>("SELECT key FROM jobs WHERE output_name = 'TR2-BLK'");
-    const db = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
-    db.db.prepare("UPDATE jobs SET status = 'done' WHERE key = ?").run(row!.key);
+    const db = openStateDb(join(project.dir, 'state', 'reelpipe.db'));
+    db.prepare("UPDATE jobs SET status = 'done' WHERE key = ?").run(row!.key);
     db.close();
     const result = await project.cli(['forget', 'm.yaml', row!.key]);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -219,8 +219,8 @@ steps:
     expect((await project.cli(['run', 'link.yaml', ...fast])).exitCode).toBe(0);
     // As if its POST's answer had been lost: held in doubt, the id it made known to nobody.
     const [row] = project.query<{ key: string; remote_id: string }>('SELECT key, remote_id FROM jobs');
-    const db = StateStore.open(join(project.dir, 'state', 'reelpipe.db'));
-    db.db.prepare("UPDATE jobs SET status = 'in_doubt', remote_id = NULL WHERE key = ?").run(row!.key);
+    const db = openStateDb(join(project.dir, 'state', 'reelpipe.db'));
+    db.prepare("UPDATE jobs SET status = 'in_doubt', remote_id = NULL WHERE key = ?").run(row!.key);
     db.close();
     const adopted = await project.cli(['resolve', 'link.yaml', 'product', '--adopt', row!.remote_id]);
     expect(adopted.exitCode, adopted.stderr).toBe(0);

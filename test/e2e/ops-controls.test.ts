@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { StateStore, acquireLock } from '../../src/state/index.js';
+import { acquireLock, openStore } from '../../src/state/index.js';
 import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
 
 let project: Project | undefined;
@@ -157,21 +157,26 @@ steps:
 
 describe('--wait-for-lock', () => {
   /** Holds the manifest's lock from this process, as a live run on this host would. */
-  function holdLock(p: Project, manifest: string, host?: string) {
-    const store = StateStore.open(join(p.dir, 'state', 'reelpipe.db'));
-    const lock = acquireLock(store, { name: realpathSync(manifest), ...(host ? { host } : {}) });
-    return { release: () => (lock.release(), store.close()) };
+  async function holdLock(p: Project, manifest: string, host?: string) {
+    const store = await openStore(join(p.dir, 'state', 'reelpipe.db'));
+    const lock = await acquireLock(store, { name: realpathSync(manifest), ...(host ? { host } : {}) });
+    return {
+      release: async () => {
+        await lock.release();
+        await store.close();
+      },
+    };
   }
 
   test('waits for a live run to finish, then runs', async () => {
     project = await openProject();
     const manifest = project.write('m.yaml', SHORTS(1));
-    const holder = holdLock(project, manifest);
+    const holder = await holdLock(project, manifest);
     const run = project.cli(['run', 'm.yaml', '--wait-for-lock', '60s', ...fast]);
     let said = '';
     await new Promise<void>((resolve) => run.stderr?.on('data', (chunk: Buffer) => (said += String(chunk)).includes('waiting up to 1m00s') && resolve()));
     expect(project.sandbox.stats().requests).toEqual({});
-    holder.release();
+    await holder.release();
     const result = await run;
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/another run \(pid \d+ on .+\) is working on .*m\.yaml; try again when it has finished; waiting up to 1m00s for it \(--wait-for-lock\)/);
@@ -180,14 +185,14 @@ describe('--wait-for-lock', () => {
   test('gives up when the wait is over: exit 75, saying how long it waited, nothing sent', async () => {
     project = await openProject();
     const manifest = project.write('m.yaml', SHORTS(1));
-    const holder = holdLock(project, manifest);
+    const holder = await holdLock(project, manifest);
     try {
       const result = await project.cli(['run', 'm.yaml', '--wait-for-lock', '300ms', ...fast]);
       expect(result.exitCode).toBe(75);
       expect(result.stderr).toMatch(/waited 0s for it \(--wait-for-lock, 2 tries\)/);
       expect(project.sandbox.stats().requests).toEqual({});
     } finally {
-      holder.release();
+      await holder.release();
     }
   });
 

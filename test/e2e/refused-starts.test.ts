@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { acquireLock, StateStore } from '../../src/state/index.js';
+import { acquireLock, openStore } from '../../src/state/index.js';
 import { CHAIN_MANIFEST } from '../helpers/chain-manifest.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { openProject, TIME_SCALE, type Project } from './harness.js';
@@ -54,10 +54,13 @@ async function runsOf(p: Project, ...flags: string[]): Promise<Listed> {
 }
 
 /** Holds m.yaml's lock as a live run of this process would. */
-function holdLock(p: Project): () => void {
-  const store = StateStore.open(join(p.dir, 'state', 'reelpipe.db'));
-  const lock = acquireLock(store, { name: realpathSync(join(p.dir, 'm.yaml')) });
-  return () => (lock.release(), store.close());
+async function holdLock(p: Project): Promise<() => Promise<void>> {
+  const store = await openStore(join(p.dir, 'state', 'reelpipe.db'));
+  const lock = await acquireLock(store, { name: realpathSync(join(p.dir, 'm.yaml')) });
+  return async () => {
+    await lock.release();
+    await store.close();
+  };
 }
 
 /** A service whose live style list no longer offers quiz-3q (the snapshot `validate` checks against still does). */
@@ -67,11 +70,11 @@ async function withoutQuiz(): Promise<Record<string, string>> {
   return { REELPIPE_BASE_URL: service.url };
 }
 
-interface SetUp { env?: Record<string, string>; args?: string[]; undo?: () => void }
+interface SetUp { env?: Record<string, string>; args?: string[]; undo?: () => Promise<void> }
 
 /** Each refusal: the manifest, what is set up first (the environment and flags to run with, what to undo), the exit code, outcome and recorded line. */
 const REFUSALS: [string, string, (p: Project) => Promise<SetUp>, number, string, RegExp][] = [
-  ['another run holds the lock', SHORT, async (p) => ({ undo: holdLock(p) }), 75, 'LOCKED', /^another run \(pid \d+ on .+\) is working on .*m\.yaml; try again when it has finished$/],
+  ['another run holds the lock', SHORT, async (p) => ({ undo: await holdLock(p) }), 75, 'LOCKED', /^another run \(pid \d+ on .+\) is working on .*m\.yaml; try again when it has finished$/],
   ['the credentials are missing', SHORT, async () => ({ env: { REELPIPE_API_KEY: '' } }), 2, 'MISSING_CONFIG', /^REELPIPE_API_KEY is not set: the account API key/],
   ['the manifest does not validate', SHORT.replace('style: 3D', 'style: Watercolour'), async () => ({}), 2, 'INVALID_INPUT', /^m\.yaml: 1 problem$/],
   ['its data file does not validate', ROWS, async (p) => (p.write('rows.csv', 'sku,script\nTR-1,"Every trail starts here."\nTR-2\n'), {}), 2, 'INVALID_INPUT', /^m\.yaml: 1 problem$/],
@@ -107,7 +110,7 @@ describe('a refused start', () => {
     project = await openProject();
     project.write('m.yaml', SHORT);
     expect((await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE])).exitCode).toBe(0);
-    const release = holdLock(project);
+    const release = await holdLock(project);
     const locked = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]).finally(release);
     expect(locked.exitCode).toBe(75);
     expect((await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE])).exitCode).toBe(0);

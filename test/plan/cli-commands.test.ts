@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadManifest } from '../../src/manifest/index.js';
 import { planManifest } from '../../src/plan/index.js';
-import { StateStore } from '../../src/state/index.js';
+import { openStore } from '../../src/state/index.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { tempTree } from '../manifest/helpers/temp-tree.js';
 
@@ -95,13 +95,13 @@ describe('reelpipe plan', () => {
     const [first, second] = plan.jobs;
     if (!first || !second) throw new Error('expected two shorts');
     const recorded = (job: typeof first, key = job.key) => ({ key, step: job.step, kind: job.kind, outputName: job.outputName, request: job.request, creditsEstimated: 5 });
-    const store = StateStore.open(path.join(dir, 'state/reelpipe.db'));
+    const store = await openStore(path.join(dir, 'state/reelpipe.db'));
     try {
       // The first job has been sent; the second was recorded under an older key (its script was edited since).
-      store.syncPlan(plan.manifestPath, [recorded(first), recorded(second, 'shorts:000000000000')]);
-      store.transition(first.key, 'submitting', {}, 'job:intent');
+      await store.syncPlan(plan.manifestPath, [recorded(first), recorded(second, 'shorts:000000000000')]);
+      await store.write({ key: first.key, move: { to: 'submitting', type: 'job:intent' } });
     } finally {
-      store.close();
+      await store.close();
     }
     const result = await runCli(['plan', 'manifest.yaml'], { cwd: dir });
     expect(result.stdout).toMatch(/^shorts .* {2}1 changed, 1 submitting$/m);

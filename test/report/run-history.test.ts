@@ -3,40 +3,39 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { readRunHistory } from '../../src/report/run-history.js';
-import { acquireLock, StateStore } from '../../src/state/index.js';
+import { acquireLock, openStore, type Store } from '../../src/state/index.js';
 import { ManualClock } from '../../src/util/clock.js';
 
 const MANIFEST = '/p/m.yaml';
 let dir: string;
 let dbPath: string;
-let store: StateStore;
+let store: Store;
 const clock = new ManualClock(Date.UTC(2026, 10, 23));
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-runs-'));
   dbPath = join(dir, 'state', 'reelpipe.db');
-  store = StateStore.open(dbPath, clock).useManifest(MANIFEST);
+  store = (await openStore(dbPath, clock)).useManifest(MANIFEST);
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** A job this run sends: its intent (the charge opens), its answer, and — with `cost` — its end at that cost. */
-function send(key: string, cost?: number | null): void {
-  store.syncPlan(MANIFEST, [{ key, step: 's', kind: 'ai_short', outputName: key, request: { script: key }, creditsEstimated: 5 }]);
-  store.insertAttempt(key, { script: key });
-  store.transition(key, 'submitting', { creditsReserved: 5 }, 'job:intent');
-  store.transition(key, 'submitted', { remoteId: `r-${key}` }, 'job:answered');
-  if (cost !== undefined) store.transition(key, 'done', { creditsUsed: cost, creditsReserved: 0 }, 'job:done');
+async function send(key: string, cost?: number | null): Promise<void> {
+  await store.syncPlan(MANIFEST, [{ key, step: 's', kind: 'ai_short', outputName: key, request: { script: key }, creditsEstimated: 5 }]);
+  await store.recordIntent({ key, request: { script: key }, hookToken: null, pathId: null, creditsReserved: 5 });
+  await store.write({ key, move: { to: 'submitted', change: { remoteId: `r-${key}` }, type: 'job:answered' } });
+  if (cost !== undefined) await store.write({ key, move: { to: 'done', change: { creditsUsed: cost, creditsReserved: 0 }, type: 'job:done' } });
 }
 
 describe('past runs of a manifest', () => {
-  test('a finished run: its outcome, its jobs per state in the vocabulary, and what its jobs were charged', () => {
-    store.startRun(MANIFEST, hostname(), process.pid, null);
-    send('a', 7.5);
-    send('b', 5);
+  test('a finished run: its outcome, its jobs per state in the vocabulary, and what its jobs were charged', async () => {
+    await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
+    await send('a', 7.5);
+    await send('b', 5);
     clock.advance(60_000);
-    store.finishRun('JOBS_FAILED', { counts: { downloaded: 2, done: 1, failed: 1, rejected: 1 } });
+    await store.finishRun('JOBS_FAILED', { counts: { downloaded: 2, done: 1, failed: 1, rejected: 1 } });
     const { runs, total } = readRunHistory(dbPath, MANIFEST, 20);
     expect(total).toBe(1);
     expect(runs).toEqual([
@@ -47,51 +46,51 @@ describe('past runs of a manifest', () => {
     ]);
   });
 
-  test('a killed run\'s jobs are charged to it when they settle, whichever run reads them: the runs sum to the whole', () => {
-    store.startRun(MANIFEST, hostname(), process.pid, null);
-    send('a', 5);
-    send('b');
+  test('a killed run\'s jobs are charged to it when they settle, whichever run reads them: the runs sum to the whole', async () => {
+    await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
+    await send('a', 5);
+    await send('b');
     // Killed here: b was at the service, its cost unknown.
     expect(readRunHistory(dbPath, MANIFEST, 20).runs[0]!.credits).toEqual({ used: 5, unknown: 1 });
-    store.startRun(MANIFEST, hostname(), process.pid, null);
-    store.transition('b', 'done', { creditsUsed: 5, creditsReserved: 0 }, 'job:done');
-    send('c', 5);
-    store.finishRun('OK', {});
+    await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
+    await store.write({ key: 'b', move: { to: 'done', change: { creditsUsed: 5, creditsReserved: 0 }, type: 'job:done' } });
+    await send('c', 5);
+    await store.finishRun('OK', {});
     const [second, first] = readRunHistory(dbPath, MANIFEST, 20).runs;
     expect([first!.credits, second!.credits]).toEqual([{ used: 10, unknown: 0 }, { used: 5, unknown: 0 }]);
-    expect(store.money([]).totals.used).toEqual({ known: 15, unknown: 0 });
+    expect((await store.money([])).totals.used).toEqual({ known: 15, unknown: 0 });
   });
 
   test.each([
     ['holding its lock, its process alive: running', () => process.pid, 'running'],
     ['its lock left by a dead process on this host (kill -9): died', () => 2 ** 22 + 12345, 'died'],
-  ])('a run with no end %s', (_, pid, state) => {
-    store.startRun(MANIFEST, hostname(), pid(), null);
-    const lock = acquireLock(store, { name: MANIFEST, pid: pid(), heartbeatMs: 3_600_000 });
+  ])('a run with no end %s', async (_, pid, state) => {
+    await store.useManifest(MANIFEST).startRun(hostname(), pid(), null);
+    const lock = await acquireLock(store, { name: MANIFEST, pid: pid(), heartbeatMs: 3_600_000 });
     expect(readRunHistory(dbPath, MANIFEST, 20).runs[0]).toMatchObject({ state, finishedAt: null, outcome: null, jobs: null, credits: { used: 0, unknown: 0 } });
-    lock.release();
+    await lock.release();
   });
 
-  test('a run with no end and no lock: died', () => {
-    store.startRun(MANIFEST, hostname(), process.pid, null);
+  test('a run with no end and no lock: died', async () => {
+    await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
     expect(readRunHistory(dbPath, MANIFEST, 20).runs[0]!.state).toBe('died');
   });
 
-  test('newest first, at most `limit`, with the count of all; other manifests\' runs are not listed', () => {
+  test('newest first, at most `limit`, with the count of all; other manifests\' runs are not listed', async () => {
     for (let i = 0; i < 5; i++) {
-      store.startRun(i === 2 ? '/p/other.yaml' : MANIFEST, hostname(), process.pid, null);
-      store.finishRun('OK', {});
+      await store.useManifest(i === 2 ? '/p/other.yaml' : MANIFEST).startRun(hostname(), process.pid, null);
+      await store.finishRun('OK', {});
     }
     const { runs, total } = readRunHistory(dbPath, MANIFEST, 2);
     expect([runs.map((r) => r.id), total]).toEqual([[5, 4], 4]);
     expect(readRunHistory(join(dir, 'none.db'), MANIFEST, 2)).toEqual({ runs: [], total: 0, refusedHidden: 0 });
   });
 
-  test('a refused start is left out and counted, unless all are asked for: then listed as refused, with why', () => {
-    store.startRun(MANIFEST, hostname(), process.pid, null);
-    store.finishRun('OK', {});
-    store.startRun(MANIFEST, hostname(), process.pid, null);
-    store.finishRun('LOCKED', {}, 'another run (pid 7 on night) is working on /p/m.yaml; try again when it has finished');
+  test('a refused start is left out and counted, unless all are asked for: then listed as refused, with why', async () => {
+    await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
+    await store.finishRun('OK', {});
+    await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
+    await store.finishRun('LOCKED', {}, 'another run (pid 7 on night) is working on /p/m.yaml; try again when it has finished');
     const shown = readRunHistory(dbPath, MANIFEST, 20);
     expect([shown.runs.map((r) => r.id), shown.total, shown.refusedHidden]).toEqual([[1], 1, 1]);
     const all = readRunHistory(dbPath, MANIFEST, 20, true);

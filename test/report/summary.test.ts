@@ -3,7 +3,7 @@ import { planManifest } from '../../src/plan/index.js';
 import { renderSummary } from '../../src/report/summary.js';
 import { toNewJobs, type RunResult } from '../../src/run/execute-plan.js';
 import { standingOf } from '../../src/run/standing.js';
-import { StateStore } from '../../src/state/index.js';
+import { openStore } from '../../src/state/index.js';
 import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
 import { join } from 'node:path';
 
@@ -12,13 +12,13 @@ const HTML_500 = 'HTTP 500: <!DOCTYPE html>\n<html>\n<head><title>502 Bad Gatewa
 describe('the summary', () => {
   test("a service's reason is one line: an HTML error page is stripped to its words", async () => {
     const plan = planManifest(await load({ 'manifest.yaml': manifestWith([{ id: 'teaser', kind: 'boreal', with: { prompt: 'waves', resolution: '720p', duration: 10 } }]) }));
-    const store = StateStore.open(join(plan.outputsDir, '..', 'state', 'reelpipe.db'));
+    const store = await openStore(join(plan.outputsDir, '..', 'state', 'reelpipe.db'));
     try {
-      store.syncPlan(plan.manifestPath, toNewJobs(plan));
+      await store.syncPlan(plan.manifestPath, toNewJobs(plan));
       const key = plan.jobs[0]!.key;
-      store.transition(key, 'submitting', {}, 'job:intent');
-      store.transition(key, 'rejected', { failedReason: HTML_500 }, 'job:rejected');
-      const rows = store.jobs([key]);
+      await store.write({ key, move: { to: 'submitting', type: 'job:intent' } });
+      await store.write({ key, move: { to: 'rejected', change: { failedReason: HTML_500 }, type: 'job:rejected' } });
+      const rows = await store.jobs([key]);
       const result: RunResult = {
         counts: { rejected: 1 }, standing: standingOf(plan, rows, new Map()), blocked: [], heldInDoubt: [], undownloaded: [],
         stop: 'budget', stopMessage: `the cap\nstopped it: ${HTML_500}`,
@@ -35,7 +35,7 @@ describe('the summary', () => {
         'stopped early: the cap stopped it: HTTP 500: 502 Bad Gateway Bad Gateway upstream reset',
       ]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -5,7 +5,7 @@ import { UsageError } from '../../src/errors.js';
 import { planManifest, type Plan } from '../../src/plan/index.js';
 import { writeRunReport } from '../../src/report/write-report.js';
 import { toNewJobs } from '../../src/run/execute-plan.js';
-import { StateStore } from '../../src/state/index.js';
+import { openStore, type JobState } from '../../src/state/index.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
 
@@ -19,26 +19,24 @@ async function recordedRun(): Promise<{ plan: Plan; statePath: string; clock: Ma
   const plan = planManifest(await load({ 'manifest.yaml': manifestWith(steps) }));
   const statePath = join(plan.outputsDir, '..', 'state', 'reelpipe.db');
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const store = StateStore.open(statePath, clock);
+  const store = await openStore(statePath, clock);
   try {
-    store.syncPlan(plan.manifestPath, toNewJobs(plan));
-    store.startRun(plan.manifestPath, 'host', 1, null);
+    await store.syncPlan(plan.manifestPath, toNewJobs(plan));
+    await store.useManifest(plan.manifestPath).startRun('host', 1, null);
     const [a, b] = plan.jobs;
     const t = clock.now();
-    store.insertAttempt(a!.key, a!.request);
-    store.transition(a!.key, 'submitting', {}, 'job:intent');
-    store.transition(a!.key, 'submitted', { remoteId: 'r-a', submittedAt: t }, 'job:answered');
-    store.transition(a!.key, 'done', { creditsUsed: 5, finishedAt: t + 4000, result: {} }, 'job:done');
-    store.setOutputs(a!.key, ['https://cdn/a.mp4']);
-    store.recordDownload(a!.key, 0, { path: 'shorts/short-A.mp4', bytes: 10, sha256: 'x', contentType: 'video/mp4', statStamp: '10:0:0' });
-    store.transition(a!.key, 'downloaded', {}, 'job:downloaded');
-    store.insertAttempt(b!.key, b!.request);
-    store.transition(b!.key, 'submitting', {}, 'job:intent');
-    store.transition(b!.key, 'submitted', { remoteId: 'r-b', submittedAt: t }, 'job:answered');
-    store.transition(b!.key, 'failed', { failedReason: 'Render failed: bad frame', finishedAt: t + 2000 }, 'job:failed');
-    store.finishRun('JOBS_FAILED', {});
+    await store.recordIntent({ key: a!.key, request: a!.request, hookToken: null, pathId: a!.pathId ?? null, creditsReserved: 0 });
+    await store.write({ key: a!.key, move: { to: 'submitted', change: { remoteId: 'r-a', submittedAt: t }, type: 'job:answered' } });
+    await store.write({ key: a!.key, move: { to: 'done', change: { creditsUsed: 5, finishedAt: t + 4000, result: {} }, type: 'job:done' } });
+    await store.write({ key: a!.key, outputs: { urls: ['https://cdn/a.mp4'], places: [0] } });
+    await store.recordDownload(a!.key, 0, { path: 'shorts/short-A.mp4', bytes: 10, sha256: 'x', contentType: 'video/mp4', statStamp: '10:0:0' });
+    await store.write({ key: a!.key, move: { to: 'downloaded', type: 'job:downloaded' } });
+    await store.recordIntent({ key: b!.key, request: b!.request, hookToken: null, pathId: b!.pathId ?? null, creditsReserved: 0 });
+    await store.write({ key: b!.key, move: { to: 'submitted', change: { remoteId: 'r-b', submittedAt: t }, type: 'job:answered' } });
+    await store.write({ key: b!.key, move: { to: 'failed', change: { failedReason: 'Render failed: bad frame', finishedAt: t + 2000 }, type: 'job:failed' } });
+    await store.finishRun('JOBS_FAILED', {});
   } finally {
-    store.close();
+    await store.close();
   }
   return { plan, statePath, clock };
 }
@@ -86,34 +84,34 @@ describe('writeRunReport', () => {
   });
 
   describe("a run's own read of its jobs at its end (RunResult.jobs)", () => {
-    const endRead = (statePath: string, plan: Plan) => {
-      const store = StateStore.open(statePath, new ManualClock(Date.UTC(2026, 0, 1)));
+    const endRead = async (statePath: string, plan: Plan): Promise<JobState[]> => {
+      const store = await openStore(statePath, new ManualClock(Date.UTC(2026, 0, 1)));
       try {
-        return store.useManifest(plan.manifestPath).jobStates();
+        return await store.useManifest(plan.manifestPath).jobStates();
       } finally {
-        store.close();
+        await store.close();
       }
     };
-    const files = async (plan: Plan, statePath: string, jobs?: ReturnType<typeof endRead>) => {
+    const files = async (plan: Plan, statePath: string, jobs?: JobState[]) => {
       const written = await writeRunReport({ plan, statePath, now: Date.UTC(2026, 0, 1, 0, 1), ...(jobs ? { jobs } : {}) });
       return [readFileSync(written.csv, 'utf8'), readFileSync(written.json, 'utf8')];
     };
 
     test('gives the report reading the database again gives', async () => {
       const { plan, statePath } = await recordedRun();
-      expect(await files(plan, statePath, endRead(statePath, plan))).toEqual(await files(plan, statePath));
+      expect(await files(plan, statePath, await endRead(statePath, plan))).toEqual(await files(plan, statePath));
     });
 
     test('is used as given when it covers every job of the plan: the jobs are not read again', async () => {
       const { plan, statePath } = await recordedRun();
-      const jobs = endRead(statePath, plan).map((row) => (row.status === 'failed' ? { ...row, failedReason: 'as the run read it' } : row));
+      const jobs = (await endRead(statePath, plan)).map((row) => (row.status === 'failed' ? { ...row, failedReason: 'as the run read it' } : row));
       const [csv] = await files(plan, statePath, jobs);
       expect(csv).toContain(',as the run read it,');
     });
 
     test('is read again when it leaves a job out (a --step run): that job is then as the database has it', async () => {
       const { plan, statePath } = await recordedRun();
-      const jobs = endRead(statePath, plan).filter((row) => row.step === 'teaser');
+      const jobs = (await endRead(statePath, plan)).filter((row) => row.step === 'teaser');
       expect(await files(plan, statePath, jobs)).toEqual(await files(plan, statePath));
     });
   });

@@ -10,20 +10,21 @@ import { runOutcome } from '../../src/run/outcome.js';
 import { RunEvents } from '../../src/run/run-events.js';
 import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js';
 import { MAX_READ_FAILURES } from '../../src/run/track/read-failures.js';
-import { readEvents, StateStore } from '../../src/state/index.js';
+import { openStore, type Store } from '../../src/state/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
+import { eventsIn } from './helpers/scripted-run.js';
 
 let dir: string;
-let store: StateStore;
+let store: Store;
 const closers: (() => Promise<void> | void)[] = [];
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-bounded-'));
-  store = StateStore.open(join(dir, 'state.db'));
+  store = await openStore(join(dir, 'state.db'));
 });
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
-  store.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -41,10 +42,10 @@ steps:
 `);
   const plan = planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
   const job = plan.jobs[0]!;
-  store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
+  await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
   // As an earlier run left it: sent, answered, still rendering.
-  store.transition(job.key, 'submitting', {}, 'job:intent');
-  store.transition(job.key, 'submitted', { remoteId: ID, submittedAt: Date.now() }, 'job:answered');
+  await store.write({ key: job.key, move: { to: 'submitting', change: {}, type: 'job:intent' } });
+  await store.write({ key: job.key, move: { to: 'submitted', change: { remoteId: ID, submittedAt: Date.now() }, type: 'job:answered' } });
   return plan;
 }
 
@@ -72,8 +73,8 @@ describe('reads of a tracked job that keep failing', () => {
     expect(said).toHaveLength(2);
     expect(said[0]).toMatch(/^warn: reading it failed \(.*\); reading again with a growing wait$/);
     expect(said[1]).toMatch(/^give up: 6 reads in a row failed .*the next run reads it again$/);
-    expect(readEvents(store.db, { type: 'job:read-failed' })).toHaveLength(2);
-    expect(store.job(plan.jobs[0]!.key)?.status).toBe('submitted');
+    expect(eventsIn(join(dir, 'state.db'), { type: 'job:read-failed' })).toHaveLength(2);
+    expect((await store.job(plan.jobs[0]!.key))?.status).toBe('submitted');
     expect(runOutcome(result, 'm.yaml')?.code).toBe('UNFINISHED');
   });
 });

@@ -7,12 +7,12 @@ import { planManifest, type Plan } from '../../src/plan/index.js';
 import { executePlan } from '../../src/run/execute-plan.js';
 import { runOutcome } from '../../src/run/outcome.js';
 import { resolveRunOptions } from '../../src/run/run-options.js';
-import type { StateStore } from '../../src/state/index.js';
+import type { Store } from '../../src/state/index.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
 import { useScriptedRun } from './helpers/scripted-run.js';
 
 let dir: string;
-let store: StateStore;
+let store: Store;
 let server: ScriptedServer;
 let client: ServiceClient;
 

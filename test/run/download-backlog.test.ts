@@ -10,7 +10,7 @@ import { executePlan } from '../../src/run/execute-plan.js';
 import { RunEvents } from '../../src/run/run-events.js';
 import { resolveRunOptions } from '../../src/run/run-options.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { StateStore } from '../../src/state/index.js';
+import { openStore, type Store } from '../../src/state/index.js';
 
 describe('the download backlog', () => {
   test('has room under its limit; when full, those waiting go on once a download starts', async () => {
@@ -34,13 +34,13 @@ describe('the download backlog', () => {
 
 describe('a run whose downloads are slower than the service', () => {
   let dir: string;
-  let store: StateStore;
-  beforeEach(() => {
+  let store: Store;
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'reelpipe-backlog-'));
-    store = StateStore.open(join(dir, 'state.db'));
+    store = await openStore(join(dir, 'state.db'));
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

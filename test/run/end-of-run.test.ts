@@ -14,19 +14,20 @@ import { resolveRunOptions } from '../../src/run/run-options.js';
 import type { Standing } from '../../src/run/standing.js';
 import type { RunResult } from '../../src/run/execute-plan.js';
 import type { StopReason } from '../../src/run/run-events.js';
-import { readEvents, StateStore } from '../../src/state/index.js';
+import { openStore, type Store } from '../../src/state/index.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
+import { eventsIn } from './helpers/scripted-run.js';
 
 let dir: string;
-let store: StateStore;
+let store: Store;
 const closers: (() => Promise<void> | void)[] = [];
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-end-'));
-  store = StateStore.open(join(dir, 'state.db'));
+  store = await openStore(join(dir, 'state.db'));
 });
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
-  store.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -49,10 +50,10 @@ steps:
     kind: ai_short
     with: { script: "Hello there.", style: 3D, aspect_ratio: 9x16 }
 `);
-    let deliver: (token: string, delivery: { id: string; status: string }) => boolean = () => false;
+    let deliver: (token: string, delivery: { id: string; status: string }) => Promise<boolean> = async () => false;
     // A delivery saying the job is done: the one kind of hint that makes a read due (a pending
     // status changes nothing a read would, so it could never start a second read).
-    const hint = (id: string) => deliver(store.lastAttempt(plan.jobs[0]!.key)!.hookToken!, { id, status: 'done' });
+    const hint = async (id: string) => deliver((await store.lastAttempt(plan.jobs[0]!.key))!.hookToken!, { id, status: 'done' });
     let reads = 0;
     let secondRead: () => void = () => undefined;
     const readAgain = new Promise<void>((resolve) => (secondRead = resolve));
@@ -73,7 +74,7 @@ steps:
       // 200 ms. A second read answers only after the file was downloaded: a stale "done" that must
       // not move the job back.
       if (++reads === 1) {
-        hint(ID);
+        void hint(ID);
         void Promise.race([readAgain, delay(200)]).then(() => done(res, url));
       } else {
         secondRead();
@@ -90,9 +91,9 @@ steps:
 
     // First what the database says (a stale second answer must not move the job back: the guard
     // in Tracker.record), then that no second read was started at all (the guard in Tracker.hint).
-    expect(store.job(plan.jobs[0]!.key)?.status).toBe('downloaded');
+    expect((await store.job(plan.jobs[0]!.key))?.status).toBe('downloaded');
     expect(result.counts).toEqual({ downloaded: 1 });
-    expect(readEvents(store.db, { type: 'job:done' })).toHaveLength(1);
+    expect(eventsIn(join(dir, 'state.db'), { type: 'job:done' })).toHaveLength(1);
     expect(runOutcome(result, 'm.yaml')).toBeUndefined();
     expect(reads).toBe(1);
   });
@@ -114,13 +115,13 @@ steps:
     with: { script: "Second.", style: 3D, aspect_ratio: 9x16 }
 `);
     const [a, b] = plan.jobs;
-    store.syncPlan(plan.manifestPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, kind: j.kind, request: j.request, creditsEstimated: 5 })));
+    await store.syncPlan(plan.manifestPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, kind: j.kind, request: j.request, creditsEstimated: 5 })));
     // As an earlier run left it: `a` failed at the service (after `b` was sent), `b` answered running.
-    store.transition(a!.key, 'submitting', {}, 'job:intent');
-    store.transition(a!.key, 'submitted', { remoteId: '99999999-2222-4333-8444-555555555555' }, 'job:answered');
-    store.transition(a!.key, 'failed', { failedReason: 'render error', creditsUsed: 0 }, 'job:failed');
-    store.transition(b!.key, 'submitting', {}, 'job:intent');
-    store.transition(b!.key, 'submitted', { remoteId: ID, remoteStatus: 'running' }, 'job:answered');
+    await store.write({ key: a!.key, move: { to: 'submitting', change: {}, type: 'job:intent' } });
+    await store.write({ key: a!.key, move: { to: 'submitted', change: { remoteId: '99999999-2222-4333-8444-555555555555' }, type: 'job:answered' } });
+    await store.write({ key: a!.key, move: { to: 'failed', change: { failedReason: 'render error', creditsUsed: 0 }, type: 'job:failed' } });
+    await store.write({ key: b!.key, move: { to: 'submitting', change: {}, type: 'job:intent' } });
+    await store.write({ key: b!.key, move: { to: 'submitted', change: { remoteId: ID, remoteStatus: 'running' }, type: 'job:answered' } });
     const server = await startScriptedServer();
     closers.push(() => server.close());
     server.script('GET', '/api/ai_shorts/', { status: 200, json: [{ id: ID, status: 'done', credits_used: 5, video_output: `${server.url}/v.mp4` }] });
@@ -130,7 +131,7 @@ steps:
 
     const result = await executePlan(plan, { store, client }, options(plan));
 
-    expect(store.job(b!.key)?.status).toBe('downloaded');
+    expect((await store.job(b!.key))?.status).toBe('downloaded');
     expect(result.counts).toEqual({ failed: 1, downloaded: 1 });
     expect(runOutcome(result, 'm.yaml')?.code).toBe('JOBS_FAILED');
   });
@@ -267,15 +268,15 @@ steps:
     const key = plan.jobs[0]!.key;
 
     const refused = await executePlan(plan, { store, client }, resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001, maxDownloadBytes: 100 }, { concurrency: 1, maxCredits: null }));
-    expect(store.job(key)?.status).toBe('done');
-    expect(store.job(key)?.failedReason).toMatch(/^download refused: .*above the download ceiling of 100 bytes/);
+    expect((await store.job(key))?.status).toBe('done');
+    expect((await store.job(key))?.failedReason).toMatch(/^download refused: .*above the download ceiling of 100 bytes/);
     expect(refused.standing.refused).toEqual([key]);
     const verdict = runOutcome(refused, 'm.yaml');
     expect(verdict?.code).toBe('JOBS_FAILED');
     expect(verdict?.message).toMatch(/^1 job finished at the service but its files were refused .*run the same command again — it fetches them without paying again$/);
 
     const fixed = await executePlan(plan, { store, client }, options(plan));
-    expect(store.job(key)?.status).toBe('downloaded');
+    expect((await store.job(key))?.status).toBe('downloaded');
     expect(runOutcome(fixed, 'm.yaml')).toBeUndefined();
     expect(server.requestsTo('POST', '/api/ai_shorts/')).toHaveLength(1);
   });
@@ -284,7 +285,7 @@ steps:
     const plan = await planOf(ONE);
     const { client } = await serviceWithFile({ status: 500, text: 'busy' }, 8);
     const result = await executePlan(plan, { store, client }, options(plan));
-    expect(store.job(plan.jobs[0]!.key)?.failedReason).toMatch(/^download failed: /);
+    expect((await store.job(plan.jobs[0]!.key))?.failedReason).toMatch(/^download failed: /);
     expect(result.standing.refused).toEqual([]);
     expect(runOutcome(result, 'm.yaml')?.code).toBe('UNFINISHED');
   });

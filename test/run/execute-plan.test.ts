@@ -10,21 +10,22 @@ import { RunEvents } from '../../src/run/run-events.js';
 import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js';
 import { mintHookToken, startWebhookReceiver, type Delivery } from '../../src/run/track/webhook-receiver.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { StateStore, readEvents } from '../../src/state/index.js';
+import { openStore, type Store } from '../../src/state/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { eventsIn } from './helpers/scripted-run.js';
 
 let dir: string;
-let store: StateStore;
+let store: Store;
 const closers: (() => Promise<void> | void)[] = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-run-'));
-  store = StateStore.open(join(dir, 'state.db'));
+  store = await openStore(join(dir, 'state.db'));
 });
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
-  store.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -81,22 +82,19 @@ describe('tracking against a scripted service', () => {
     server.script('GET', `/api/ai_shorts/${ID}/`, { status: 404, json: { detail: 'No AiShort matches the given query.' } });
     const result = await executePlan(plan, { store, client: clientFor(server.url) }, options(plan, { timeScale: 0.0001 }));
     expect(result.counts).toEqual({ failed: 1 });
-    expect(store.job(plan.jobs[0]!.key)?.failedReason).toMatch(/no longer knows job .*No AiShort matches/);
+    expect((await store.job(plan.jobs[0]!.key))?.failedReason).toMatch(/no longer knows job .*No AiShort matches/);
   });
 
   test('a job found submitting at start-up is in doubt; an unsearchable kind is held, not resent', async () => {
     const plan = await planOf(SHORT);
     const [job] = plan.jobs;
-    store.syncPlan(plan.manifestPath, [{ key: job!.key, step: 's', kind: 'ai_short', request: job!.request, creditsEstimated: 5 }]);
+    await store.syncPlan(plan.manifestPath, [{ key: job!.key, step: 's', kind: 'ai_short', request: job!.request, creditsEstimated: 5 }]);
     // As a run killed between its intent and the answer leaves it.
-    store.durably(() => {
-      store.insertAttempt(job!.key, job!.request);
-      store.transition(job!.key, 'submitting', {}, 'job:intent');
-    });
+    await store.recordIntent({ key: job!.key, request: job!.request, hookToken: null, pathId: null, creditsReserved: 0 });
     const result = await executePlan(plan, { store, client: clientFor(server.url) }, options(plan));
     expect(result.heldInDoubt).toEqual([job!.key]);
     expect(server.requests).toEqual([]);
-    expect(store.lastAttempt(job!.key)?.state).toBe('in_doubt');
+    expect((await store.lastAttempt(job!.key))?.state).toBe('in_doubt');
   });
 
   test('an upstream result lacking the referenced field fails the dependent job before anything is sent', async () => {
@@ -116,7 +114,7 @@ steps:
     server.script('POST', '/api/links/', { status: 201, json: { id: ID, url: 'https://shop.example.com/p/1', title: '' } });
     const result = await executePlan(plan, { store, client: clientFor(server.url) }, options(plan));
     const ads = plan.jobs.find((j) => j.step === 'ads')!;
-    expect(store.job(ads.key)).toMatchObject({ status: 'rejected', failedReason: expect.stringMatching(/is empty in the result/) });
+    expect(await store.job(ads.key)).toMatchObject({ status: 'rejected', failedReason: expect.stringMatching(/is empty in the result/) });
     expect(result.outcomes.get(ads.key)).toBe('failed');
     expect(server.requestsTo('POST', '/api/html_interactive_ads/')).toEqual([]);
   });
@@ -132,7 +130,7 @@ describe('webhooks against the sandbox', () => {
   test('a delivery is a hint that makes the job be read at once, long before its poll is due', async () => {
     const plan = await planOf(SHORT);
     const events = new RunEvents();
-    let handler: (token: string, delivery: Delivery) => boolean = () => false;
+    let handler: (token: string, delivery: Delivery) => Promise<boolean> = async () => false;
     const port = await freePort();
     const live = await startWebhookReceiver(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`, (token, delivery) => handler(token, delivery));
     closers.push(() => live.close());
@@ -145,7 +143,7 @@ describe('webhooks against the sandbox', () => {
     expect(result.stop).toBeNull();
     expect(result.counts).toEqual({ downloaded: 1 });
     expect(live.deliveries).toBeGreaterThan(0);
-    const attempt = store.lastAttempt(plan.jobs[0]!.key);
+    const attempt = await store.lastAttempt(plan.jobs[0]!.key);
     expect(attempt?.hookToken).toMatch(/^[\w-]{22}$/);
     expect(attempt?.request.webhook_url).toBe(`http://127.0.0.1:${port}/hooks/${attempt?.hookToken}`);
   });
@@ -153,7 +151,7 @@ describe('webhooks against the sandbox', () => {
   test('the receiver answers 404 off an attempt\'s secret path, and passes what a delivery says', async () => {
     const heard: [string, Delivery][] = [];
     const token = mintHookToken();
-    const receiver = await startWebhookReceiver('127.0.0.1:0', 'https://hooks.example.com/base/', (t, delivery) => {
+    const receiver = await startWebhookReceiver('127.0.0.1:0', 'https://hooks.example.com/base/', async (t, delivery) => {
       heard.push([t, delivery]);
       return t === token;
     });
@@ -171,7 +169,7 @@ describe('webhooks against the sandbox', () => {
   test('a run records every transition as an event, from intent to download', async () => {
     const plan = await planOf(SHORT);
     await executePlan(plan, { store, client: clientFor(sandbox.url) }, options(plan, { timeScale: 0.0005 }));
-    const types = readEvents(store.db, { jobKey: plan.jobs[0]!.key }).map((e) => e.type);
+    const types = eventsIn(join(dir, 'state.db'), { jobKey: plan.jobs[0]!.key }).map((e) => e.type);
     expect(types[0]).toBe('job:intent');
     expect(types).toContain('job:answered');
     expect(types).toContain('job:done');

@@ -11,23 +11,23 @@ import type { KillHook, KillPoint } from '../../src/run/kill-hook.js';
 import { RunEvents } from '../../src/run/run-events.js';
 import { resolveRunOptions } from '../../src/run/run-options.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { StateStore } from '../../src/state/index.js';
+import { openStore, type Store } from '../../src/state/index.js';
 
 let dir: string;
-let store: StateStore;
+let store: Store;
 let sandbox: Sandbox;
 let client: ServiceClient;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-alone-'));
-  store = StateStore.open(join(dir, 'state.db'));
+  store = await openStore(join(dir, 'state.db'));
   sandbox = await startSandbox({ port: 0, speed: 2000, seed: 5, credits: 100_000 });
   client = createClient({ baseUrl: sandbox.url, apiId: 'test-id', apiKey: 'test-key' });
 });
 afterEach(async () => {
   await client.close();
   await sandbox.close();
-  store.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -66,10 +66,10 @@ describe('an unexpected error ends only its own job', () => {
     const plan = await planOf(THREE);
     const first = await run(plan, throwOnce('after-post'));
     expect(first.counts).toEqual({ downloaded: 2, in_doubt: 1 });
-    const [held] = store.jobsWithStatus(['in_doubt']);
+    const [held] = await store.jobsWithStatus(['in_doubt']);
     expect(held?.remoteId).toMatch(/\w/);
     expect(held?.doubtReason).toMatch(/recording the answer failed: boom at after-post/);
-    expect(store.lastAttempt(held!.key)).toMatchObject({ state: 'answered', remoteId: held!.remoteId });
+    expect(await store.lastAttempt(held!.key)).toMatchObject({ state: 'answered', remoteId: held!.remoteId });
     expect([...first.outcomes.values()].filter((o) => o === 'unfinished')).toHaveLength(1);
 
     const second = await run(plan);
@@ -82,8 +82,8 @@ describe('an unexpected error ends only its own job', () => {
     const plan = await planOf(THREE);
     const first = await run(plan, throwOnce('before-post'));
     expect(first.counts).toEqual({ downloaded: 2, planned: 1 });
-    const [planned] = store.jobsWithStatus(['planned']);
-    expect(store.lastAttempt(planned!.key)).toMatchObject({ state: 'not_sent', error: expect.stringMatching(/boom at before-post/) });
+    const [planned] = await store.jobsWithStatus(['planned']);
+    expect(await store.lastAttempt(planned!.key)).toMatchObject({ state: 'not_sent', error: expect.stringMatching(/boom at before-post/) });
     const second = await run(plan);
     expect(second.counts).toEqual({ downloaded: 3 });
     expect(sandbox.stats().created.ai_short).toBe(3);

@@ -5,20 +5,21 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { HookArg, Manifest } from '../../src/manifest/types.js';
 import { runFinishHook } from '../../src/run/hooks/finish-hook.js';
 import type { RunSummary } from '../../src/run/notify/run-summary.js';
-import { HookRuns, StateStore } from '../../src/state/index.js';
+import { openStore, type Store } from '../../src/state/index.js';
+import { peek } from '../state/peek.js';
 
 /** on_finish: the run's values and totals as placeholders, the summary in its environment, recorded before and after. */
 const NODE = process.execPath;
 const ph = (ns: 'run' | 'totals', name: string) => [{ ns, name, text: `{{ ${ns}.${name} }}` }] as HookArg;
 
 let dir: string;
-let store: StateStore;
-beforeEach(() => {
+let store: Store;
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-finish-'));
-  store = StateStore.open(join(dir, 'state.db')).useManifest(join(dir, 'm.yaml'));
+  store = (await openStore(join(dir, 'state.db'))).useManifest(join(dir, 'm.yaml'));
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -34,7 +35,7 @@ const WRITE_ARGS = 'require("fs").writeFileSync("finish.json", JSON.stringify({ 
 
 describe('on_finish', () => {
   test("reads the run (its outputs folder is the run's, .sandbox included) and the totals per state", async () => {
-    store.runId = 3;
+    store.forRun(3);
     const argv = [[NODE], ['-e'], [WRITE_ARGS], ph('run', 'outputs'), ph('run', 'outcome'), ph('run', 'exit_code'), ph('run', 'report'), ph('totals', 'done'), ph('totals', 'hook_failed'), ph('totals', 'failed'), ph('totals', 'credits_used')];
     const row = await runFinishHook(manifest(argv), store, summary, { PATH: process.env.PATH ?? '' });
     expect(row).toMatchObject({ hook: 'on_finish', state: 'ok', exitCode: 0, runId: 3, jobKey: null });
@@ -45,10 +46,11 @@ describe('on_finish', () => {
   });
 
   test('a run of it cut off by a dead process is marked interrupted when the next one starts', async () => {
-    const runs = new HookRuns(store);
-    const cut = runs.begin('on_finish', null, ['x']);
+    const cut = await store.hookBegin('on_finish', null, ['x']);
     await runFinishHook(manifest([[NODE], ['-e'], ['']]), store, summary, { PATH: process.env.PATH ?? '' });
-    const states = store.db.prepare('SELECT id, state FROM hook_runs ORDER BY id').all();
+    const db = peek(join(dir, 'state.db'));
+    const states = db.prepare('SELECT id, state FROM hook_runs ORDER BY id').all();
+    db.close();
     expect(states).toEqual([{ id: cut, state: 'interrupted' }, { id: cut + 1, state: 'ok' }]);
   });
 });

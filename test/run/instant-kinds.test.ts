@@ -6,17 +6,17 @@ import { loadManifest } from '../../src/manifest/index.js';
 import { planManifest, type Plan } from '../../src/plan/index.js';
 import { executePlan, type RunDeps } from '../../src/run/execute-plan.js';
 import { resolveRunOptions } from '../../src/run/run-options.js';
-import { readEvents } from '../../src/state/sqlite/events.js';
-import type { StateStore } from '../../src/state/index.js';
+import type { Store } from '../../src/state/index.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
-import { useScriptedRun } from './helpers/scripted-run.js';
+import { eventsIn, useScriptedRun } from './helpers/scripted-run.js';
 
 let dir: string;
-let store: StateStore;
+let statePath: string;
+let store: Store;
 let server: ScriptedServer;
 let client: ServiceClient;
 
-useScriptedRun('reelpipe-instant-', (run) => ({ dir, store, server, client } = run));
+useScriptedRun('reelpipe-instant-', (run) => ({ dir, statePath, store, server, client } = run));
 
 const VOICE = `
 version: 1
@@ -47,58 +47,56 @@ describe('a kind finished at creation whose answer could not be recorded', () =>
     server.script('POST', '/api/voices/', { status: 201, json: ANSWER });
     // Anything failing after the POST (a busy database, a listener) stands in for the kill hook.
     await run(plan, { kill: (point) => { if (point === 'after-post') throw new Error('disk went away'); } }).catch(() => undefined);
-    expect(store.job(key)).toMatchObject({ status: 'in_doubt', remoteId: ACCENT, result: ANSWER });
+    expect(await store.job(key)).toMatchObject({ status: 'in_doubt', remoteId: ACCENT, result: ANSWER });
 
     const again = await run(plan);
     expect(again.counts).toEqual({ downloaded: 1 });
-    expect(store.job(key)).toMatchObject({ remoteId: ACCENT, result: ANSWER });
+    expect(await store.job(key)).toMatchObject({ remoteId: ACCENT, result: ANSWER });
     expect(again.credits.spent).toBe(5);
     expect(server.requests).toHaveLength(1);
     // Adopted straight to done: it is never handed to the tracker as `submitted`.
-    const moves = readEvents(store.db, { jobKey: key }).flatMap((e) => (e.data?.to ? [e.data.to] : []));
+    const moves = eventsIn(statePath, { jobKey: key }).flatMap((e) => (e.data?.to ? [e.data.to] : []));
     expect(moves).toEqual(['submitting', 'in_doubt', 'done', 'downloaded']);
   });
 
   test('an id kept by an older reelpipe without its answer: held in doubt with the reason, nothing sent', async () => {
     const plan = await planOf(VOICE);
     const job = plan.jobs[0]!;
-    store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
-    store.insertAttempt(job.key, job.request);
-    store.transition(job.key, 'submitting', { creditsReserved: 5 }, 'job:intent');
-    store.transition(job.key, 'in_doubt', { remoteId: ACCENT, doubtReason: 'answered, but recording the answer failed' }, 'job:in-doubt');
+    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
+    await store.recordIntent({ key: job.key, request: job.request, hookToken: null, pathId: null, creditsReserved: 5 });
+    await store.write({ key: job.key, move: { to: 'in_doubt', change: { remoteId: ACCENT, doubtReason: 'answered, but recording the answer failed' }, type: 'job:in-doubt' } });
     const result = await run(plan);
     expect(result.heldInDoubt).toEqual([job.key]);
     expect(server.requests).toHaveLength(0);
-    expect(store.job(job.key)?.doubtReason).toMatch(/its answer was not kept, and voice_clone jobs cannot be read/);
+    expect((await store.job(job.key))?.doubtReason).toMatch(/its answer was not kept, and voice_clone jobs cannot be read/);
   });
 });
 
 describe('the tracker never polls a kind it cannot read', () => {
   /** A voice left `submitted` by an older reelpipe (its recorded id adopted, its answer lost). */
-  function submittedVoice(plan: Plan, result: Record<string, unknown> | null): string {
+  async function submittedVoice(plan: Plan, result: Record<string, unknown> | null): Promise<string> {
     const job = plan.jobs[0]!;
-    store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
-    store.insertAttempt(job.key, job.request);
-    store.transition(job.key, 'submitting', { creditsReserved: 5 }, 'job:intent');
-    store.transition(job.key, 'submitted', { remoteId: ACCENT, result }, 'job:answered');
+    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
+    await store.recordIntent({ key: job.key, request: job.request, hookToken: null, pathId: null, creditsReserved: 5 });
+    await store.write({ key: job.key, move: { to: 'submitted', change: { remoteId: ACCENT, result }, type: 'job:answered' } });
     return job.key;
   }
 
   test('with its answer on the row: done with that answer', async () => {
     const plan = await planOf(VOICE);
-    const key = submittedVoice(plan, ANSWER);
+    const key = await submittedVoice(plan, ANSWER);
     expect((await run(plan)).counts).toEqual({ downloaded: 1 });
     expect(server.requests).toHaveLength(0);
-    expect(store.job(key)?.result).toEqual(ANSWER);
+    expect((await store.job(key))?.result).toEqual(ANSWER);
   });
 
   test('without it: failed with the reason, naming the remote id to check, and its reservation counted', async () => {
     const plan = await planOf(VOICE);
-    const key = submittedVoice(plan, null);
+    const key = await submittedVoice(plan, null);
     const result = await run(plan);
     expect(result.counts).toEqual({ failed: 1 });
     expect(result.credits.spent).toBe(5);
     expect(server.requests).toHaveLength(0);
-    expect(store.job(key)?.failedReason).toMatch(new RegExp(`voice_clone jobs cannot be read, so ${ACCENT} cannot be tracked`));
+    expect((await store.job(key))?.failedReason).toMatch(new RegExp(`voice_clone jobs cannot be read, so ${ACCENT} cannot be tracked`));
   });
 });

@@ -9,7 +9,7 @@ import { toNewJobs } from '../../src/run/execute-plan.js';
 import { planForRun } from '../../src/run/live-styles.js';
 import { planWithState } from '../../src/run/plan-with-state.js';
 import { RunEvents } from '../../src/run/run-events.js';
-import { cacheCatalogueAt, readCachedCatalogue, StateStore } from '../../src/state/index.js';
+import { cacheCatalogueAt, openStore, readCachedCatalogue } from '../../src/state/index.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
@@ -88,12 +88,12 @@ describe('style_ids: all keeps the jobs already sent as they were', () => {
     cacheCatalogueAt(statePath, SERVICE, 'styles', styleList(ids(24)), clock.now());
     const first = await plan('all');
     expect(first.jobs.map((j) => (j.request.style_ids as string[]).length)).toEqual([20, 4]);
-    const store = StateStore.open(statePath, clock);
+    const store = await openStore(statePath, clock);
     try {
-      store.syncPlan(first.manifestPath, toNewJobs(first));
-      for (const job of first.jobs) store.transition(job.key, 'submitting', {}, 'job:intent');
+      await store.syncPlan(first.manifestPath, toNewJobs(first));
+      for (const job of first.jobs) await store.write({ key: job.key, move: { to: 'submitting', change: {}, type: 'job:intent' } });
     } finally {
-      store.close();
+      await store.close();
     }
     // The service drops style-24 and adds two: a chunked re-expansion would change the 2nd job's key.
     cacheCatalogueAt(statePath, SERVICE, 'styles', styleList([...ids(23), 'new-a', 'new-b']), clock.now());

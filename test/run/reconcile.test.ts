@@ -9,17 +9,17 @@ import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js
 import { UnfinishedError } from '../../src/errors.js';
 import { MAX_ABSENT_RESUBMITS } from '../../src/run/drive-job.js';
 import { runOutcome } from '../../src/run/outcome.js';
-import { readEvents } from '../../src/state/sqlite/events.js';
-import type { StateStore } from '../../src/state/index.js';
+import type { Store } from '../../src/state/index.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
-import { useScriptedRun } from './helpers/scripted-run.js';
+import { eventsIn, useScriptedRun } from './helpers/scripted-run.js';
 
 let dir: string;
-let store: StateStore;
+let statePath: string;
+let store: Store;
 let server: ScriptedServer;
 let client: ServiceClient;
 
-useScriptedRun('reelpipe-reconcile-', (run) => ({ dir, store, server, client } = run));
+useScriptedRun('reelpipe-reconcile-', (run) => ({ dir, statePath, store, server, client } = run));
 
 export const LIPSYNC = `
 version: 1
@@ -45,26 +45,21 @@ const run = (plan: Plan, extra: RunOptions = {}) =>
   executePlan(plan, { store, client }, resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001, ...extra }, { concurrency: 1, maxCredits: null }));
 
 /** As an earlier run leaves it: the intent committed, the POST's answer never recorded. */
-function crashMidPost(job: PlannedJob): void {
-  store.durably(() => {
-    store.insertAttempt(job.key, job.request);
-    store.transition(job.key, 'submitting', {}, 'job:intent');
-  });
+async function crashMidPost(job: PlannedJob): Promise<void> {
+  await store.recordIntent({ key: job.key, request: job.request, hookToken: null, pathId: job.pathId ?? null, creditsReserved: 0 });
 }
 
 describe('reconciling an in-doubt job', () => {
   test('after retry, the job\'s own old (failed) remote job is never adopted: absent, resubmitted once', async () => {
     const plan = await planOf(LIPSYNC);
     const job = plan.jobs[0]!;
-    store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
+    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
     // Its first life: submitted, answered with OLD, failed remotely; then `reelpipe retry`.
-    const first = store.insertAttempt(job.key, job.request);
-    store.transition(job.key, 'submitting', {}, 'job:intent');
-    store.closeAttempt(first, 'answered', { remoteId: OLD });
-    store.transition(job.key, 'submitted', { remoteId: OLD }, 'job:answered');
-    store.transition(job.key, 'failed', { failedReason: 'render failed' }, 'job:failed');
-    store.planAgain(job.key);
-    crashMidPost(job);
+    const first = await store.recordIntent({ key: job.key, request: job.request, hookToken: null, pathId: null, creditsReserved: 0 });
+    await store.write({ key: job.key, attempt: { id: first, state: 'answered', remoteId: OLD }, move: { to: 'submitted', change: { remoteId: OLD }, type: 'job:answered' } });
+    await store.write({ key: job.key, move: { to: 'failed', change: { failedReason: 'render failed' }, type: 'job:failed' } });
+    await store.planAgain([job.key], ['failed']);
+    await crashMidPost(job);
 
     const now = new Date().toISOString();
     // The window's list shows only the old, failed job: same request, same minute.
@@ -75,8 +70,8 @@ describe('reconciling an in-doubt job', () => {
     const result = await run(plan, { inDoubtSettleMs: 0 });
 
     expect(result.counts).toEqual({ downloaded: 1 });
-    expect(store.job(job.key)?.remoteId).toBe(NEW);
-    expect(store.attempts(job.key).map((a) => a.state)).toEqual(['answered', 'absent', 'answered']);
+    expect((await store.job(job.key))?.remoteId).toBe(NEW);
+    expect((await store.attempts(job.key)).map((a) => a.state)).toEqual(['answered', 'absent', 'answered']);
     expect(server.requestsTo('POST', '/api/lipsyncs_v2/')).toHaveLength(1);
   });
 });
@@ -88,12 +83,12 @@ describe('a list that cannot be read does not hold the run forever', () => {
   ])('%s, with the reason, and nothing is resent', async (_case, replies, lists, reason) => {
     const plan = await planOf(LIPSYNC);
     const job = plan.jobs[0]!;
-    store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
-    crashMidPost(job);
+    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
+    await crashMidPost(job);
     server.script('GET', '/api/lipsyncs_v2/', ...replies);
     const result = await run(plan, { inDoubtSettleMs: 0 });
     expect(result.heldInDoubt).toEqual([job.key]);
-    expect(store.job(job.key)).toMatchObject({ status: 'in_doubt', doubtReason: expect.stringMatching(reason) });
+    expect(await store.job(job.key)).toMatchObject({ status: 'in_doubt', doubtReason: expect.stringMatching(reason) });
     expect(server.requestsTo('GET', '/api/lipsyncs_v2/')).toHaveLength(lists);
     expect(server.requestsTo('POST', '/api/lipsyncs_v2/')).toEqual([]);
   });
@@ -109,8 +104,8 @@ describe('a creation the service keeps failing does not loop within one run', ()
     expect(server.requestsTo('POST', '/api/lipsyncs_v2/')).toHaveLength(MAX_ABSENT_RESUBMITS);
     expect(result.counts).toEqual({ planned: 1 });
     expect(runOutcome(result, 'm.yaml')?.code).toBe(new UnfinishedError('x').code);
-    expect(store.attempts(key).map((a) => a.state)).toEqual(['absent', 'absent', 'absent']);
-    const deferred = readEvents(store.db, { jobKey: key, type: 'job:not-created' }).at(-1);
+    expect((await store.attempts(key)).map((a) => a.state)).toEqual(['absent', 'absent', 'absent']);
+    const deferred = eventsIn(statePath, { jobKey: key, type: 'job:not-created' }).at(-1);
     expect(deferred?.data?.message).toMatch(/3 creating requests in a row got no usable answer and created nothing/);
   });
 });
@@ -132,12 +127,12 @@ steps:
   test('resent after a crash mid-DELETE, a 404 means the earlier DELETE did it: done', async () => {
     const plan = await planOf(DELETE);
     const job = plan.jobs[0]!;
-    store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, pathId: PERSONA, creditsEstimated: 0 }]);
-    crashMidPost(job);
+    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, pathId: PERSONA, creditsEstimated: 0 }]);
+    await crashMidPost(job);
     server.script('DELETE', `/api/personas/${PERSONA}/`, notFound);
     const result = await run(plan);
     expect(result.counts).toEqual({ downloaded: 1 });
-    expect(store.attempts(job.key).map((a) => a.state)).toEqual(['absent', 'answered']);
+    expect((await store.attempts(job.key)).map((a) => a.state)).toEqual(['absent', 'answered']);
   });
 
   test('a first attempt\'s 404 is a wrong id: the job fails with the service\'s message', async () => {
@@ -145,6 +140,6 @@ steps:
     server.script('DELETE', `/api/personas/${PERSONA}/`, notFound);
     const result = await run(plan);
     expect(result.counts).toEqual({ rejected: 1 });
-    expect(store.job(plan.jobs[0]!.key)?.failedReason).toMatch(/Not found/);
+    expect((await store.job(plan.jobs[0]!.key))?.failedReason).toMatch(/Not found/);
   });
 });

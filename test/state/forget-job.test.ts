@@ -1,25 +1,31 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { StateStore, forgetJob, readEvents, type JobStatus } from '../../src/state/index.js';
+import { openStore, readEvents, type JobStatus, type Store } from '../../src/state/index.js';
+import { peek } from './peek.js';
 
 let dir: string;
-let store: StateStore;
+let store: Store;
+/** The file as committed, read apart from the store. */
+let db: Database.Database;
 const JOB = { key: 'shorts:abc', step: 'shorts', kind: 'ai_short' as const, request: { script: 'x' }, creditsEstimated: 5 };
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-forget-'));
-  store = StateStore.open(join(dir, 'r.db'));
-  store.syncPlan('m.yaml', [JOB]);
+  store = await openStore(join(dir, 'r.db'));
+  await store.syncPlan('m.yaml', [JOB]);
+  db = peek(join(dir, 'r.db'));
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  db.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** Walks the job through the machine to `status`, with an attempt and an output on the way. */
-function bring(status: JobStatus): void {
+async function bring(status: JobStatus): Promise<void> {
   const path: Record<JobStatus, JobStatus[]> = {
     planned: [],
     submitting: ['submitting'],
@@ -34,56 +40,60 @@ function bring(status: JobStatus): void {
     rejected: ['submitting', 'rejected'],
   };
   for (const to of path[status]) {
-    if (to === 'submitting') store.insertAttempt(JOB.key, JOB.request);
+    // The attempt opens with the move to submitting (its intent).
+    if (to === 'submitting') {
+      await store.recordIntent({ key: JOB.key, request: JOB.request, hookToken: null, pathId: null, creditsReserved: 0 });
+      continue;
+    }
     const change = to === 'submitted' ? { remoteId: 'r-1' } : to === 'done' ? { creditsUsed: 5, result: { id: 'r-1', status: 'done' } } : {};
-    store.transition(JOB.key, to, change, 'job:status');
-    if (to === 'done') store.setOutputs(JOB.key, ['https://cdn/x.mp4']);
+    const outputs = to === 'done' ? { outputs: { urls: ['https://cdn/x.mp4'], places: [0] } } : {};
+    await store.write({ key: JOB.key, move: { to, change, type: 'job:status' }, ...outputs });
   }
 }
 
-const count = (table: string) => store.db.prepare(`SELECT count(*) FROM ${table} WHERE manifest = ?`).pluck().get('m.yaml');
+const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table} WHERE manifest = ?`).pluck().get('m.yaml');
 
 describe('forget', () => {
-  test.each(['submitting', 'submitted', 'running', 'in_doubt'] as const)('a job %s (it exists at the service, or may) is refused and kept whole', (status) => {
-    bring(status);
-    expect(forgetJob(store, JOB.key, { user: 't' })).toMatchObject({ refused: { status } });
-    expect(store.job(JOB.key)?.status).toBe(status);
+  test.each(['submitting', 'submitted', 'running', 'in_doubt'] as const)('a job %s (it exists at the service, or may) is refused and kept whole', async (status) => {
+    await bring(status);
+    expect(await store.forget(JOB.key, { user: 't' })).toMatchObject({ refused: { status } });
+    expect((await store.job(JOB.key))?.status).toBe(status);
     expect(count('attempts')).toBe(1);
-    expect(readEvents(store.db, { type: 'job:forgotten' })).toEqual([]);
+    expect(readEvents(db, { type: 'job:forgotten' })).toEqual([]);
   });
 
-  test.each(['planned', 'done', 'downloaded', 'failed', 'rejected'] as const)('a job %s is dropped: job, its last read, attempts, outputs', (status) => {
-    bring(status);
-    const result = forgetJob(store, JOB.key, { user: 't' });
+  test.each(['planned', 'done', 'downloaded', 'failed', 'rejected'] as const)('a job %s is dropped: job, its last read, attempts, outputs', async (status) => {
+    await bring(status);
+    const result = await store.forget(JOB.key, { user: 't' });
     expect(result).toMatchObject({ forgotten: { key: JOB.key, status } });
-    expect(store.job(JOB.key)).toBeUndefined();
+    expect(await store.job(JOB.key)).toBeUndefined();
     expect([count('jobs'), count('job_results'), count('attempts'), count('outputs')]).toEqual([0, 0, 0, 0]);
   });
 
-  test('the event keeps what the record held (status, remote id, credits), and who forgot it', () => {
-    bring('downloaded');
-    forgetJob(store, JOB.key, { user: 'ops' });
-    expect(readEvents(store.db, { type: 'job:forgotten', jobKey: JOB.key }).map((e) => e.data)).toEqual([
+  test('the event keeps what the record held (status, remote id, credits), and who forgot it', async () => {
+    await bring('downloaded');
+    await store.forget(JOB.key, { user: 'ops' });
+    expect(readEvents(db, { type: 'job:forgotten', jobKey: JOB.key }).map((e) => e.data)).toEqual([
       { step: 'shorts', kind: 'ai_short', status: 'downloaded', remoteId: 'r-1', creditsUsed: 5, creditsPrior: 0, attempts: 1, outputs: 1, by: { user: 'ops' } },
     ]);
   });
 
-  test('the next run plans it again as new', () => {
-    bring('downloaded');
-    forgetJob(store, JOB.key, {});
-    expect(store.syncPlan('m.yaml', [JOB])).toEqual({ added: 1, known: 0 });
-    expect(store.job(JOB.key)).toMatchObject({ status: 'planned', remoteId: null, creditsUsed: null, attemptCount: 0 });
+  test('the next run plans it again as new', async () => {
+    await bring('downloaded');
+    await store.forget(JOB.key, {});
+    expect(await store.syncPlan('m.yaml', [JOB])).toEqual({ added: 1, known: 0 });
+    expect(await store.job(JOB.key)).toMatchObject({ status: 'planned', remoteId: null, creditsUsed: null, attemptCount: 0 });
   });
 
-  test('an unknown job is undefined, and another manifest\'s identical job is untouched', () => {
-    const other = StateStore.open(join(dir, 'r.db'));
+  test('an unknown job is undefined, and another manifest\'s identical job is untouched', async () => {
+    const other = await openStore(join(dir, 'r.db'));
     try {
-      other.syncPlan('other.yaml', [JOB]);
-      expect(forgetJob(store, 'shorts:nope', {})).toBeUndefined();
-      forgetJob(store, JOB.key, {});
-      expect(other.job(JOB.key)?.status).toBe('planned');
+      await other.syncPlan('other.yaml', [JOB]);
+      expect(await store.forget('shorts:nope', {})).toBeUndefined();
+      await store.forget(JOB.key, {});
+      expect((await other.job(JOB.key))?.status).toBe('planned');
     } finally {
-      other.close();
+      await other.close();
     }
   });
 });

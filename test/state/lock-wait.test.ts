@@ -1,25 +1,31 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { LockedError } from '../../src/errors.js';
-import { LOCK_RETRY_MAX_MS, StateStore, acquireLock, acquireLockWaiting } from '../../src/state/index.js';
+import { LOCK_RETRY_MAX_MS, acquireLock, acquireLockWaiting, openStore, type Store } from '../../src/state/index.js';
 import { ManualClock } from '../../src/util/clock.js';
+import { peek } from './peek.js';
 
 let dir: string;
-let holder: StateStore;
-let waiter: StateStore;
+let holder: Store;
+let waiter: Store;
+/** The file as committed, read apart from both stores. */
+let db: Database.Database;
 let clock: ManualClock;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-lock-wait-'));
   clock = new ManualClock();
-  holder = StateStore.open(join(dir, 'r.db'), clock);
-  waiter = StateStore.open(join(dir, 'r.db'), clock);
+  holder = await openStore(join(dir, 'r.db'), clock);
+  waiter = await openStore(join(dir, 'r.db'), clock);
+  db = peek(join(dir, 'r.db'));
 });
-afterEach(() => {
-  holder.close();
-  waiter.close();
+afterEach(async () => {
+  db.close();
+  await holder.close();
+  await waiter.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -36,32 +42,32 @@ async function whenParked(): Promise<void> {
 
 describe('--wait-for-lock', () => {
   test('without a wait, a held lock is refused at once (exit 75), as before', async () => {
-    held();
+    await held();
     await expect(wait(0)).rejects.toThrow(/another run \(pid 100 on h\) is working on m\.yaml; try again when it has finished$/);
     expect(clock.pending).toBe(0);
   });
 
   test('a lock released while waiting is taken at the next try', async () => {
-    const first = held();
+    const first = await held();
     const said: string[] = [];
     const taking = wait(60_000, (e) => said.push(e.message));
     await whenParked();
-    first.release();
+    await first.release();
     clock.advance(1_000);
     const lock = await taking;
     expect(said).toEqual(['another run (pid 100 on h) is working on m.yaml; try again when it has finished']);
-    expect(waiter.db.prepare('SELECT pid FROM locks WHERE name = ?').pluck().get('m.yaml')).toBe(200);
-    lock.release();
+    expect(db.prepare('SELECT pid FROM locks WHERE name = ?').pluck().get('m.yaml')).toBe(200);
+    await lock.release();
   });
 
   test('a lock still held when the wait is over is refused, saying how long it waited', async () => {
-    const first = held();
+    const first = await held();
     const taking = wait(10_000);
     const outcome = taking.then(() => 'taken', (error: Error) => error);
     // Pauses double from 1 s: 1 + 2 + 4, then the 3 s left; the holder keeps beating meanwhile.
     for (const step of [1_000, 2_000, 4_000, 3_000]) {
       await whenParked();
-      first.beat();
+      await first.beat();
       clock.advance(step);
     }
     const error = await outcome;
@@ -70,13 +76,13 @@ describe('--wait-for-lock', () => {
   });
 
   test('the pause doubles up to its ceiling, and never sleeps past the deadline', async () => {
-    const first = held();
+    const first = await held();
     const taking = wait(120_000).catch((error: Error) => error);
     const pauses: number[] = [];
     let waited = 0;
     while (waited < 120_000) {
       await whenParked();
-      first.beat();
+      await first.beat();
       // Each pause as expected: still asleep a millisecond before it ends, awake at its end.
       const pause = Math.min(2 ** pauses.length * 1_000, LOCK_RETRY_MAX_MS, 120_000 - waited);
       clock.advance(pause - 1);

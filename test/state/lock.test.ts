@@ -1,24 +1,30 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { LockedError } from '../../src/errors.js';
-import { StateStore, acquireLock, pidIsAlive, readEvents } from '../../src/state/index.js';
+import { acquireLock, openStore, pidIsAlive, readEvents, type Store } from '../../src/state/index.js';
 import { ManualClock } from '../../src/util/clock.js';
+import { peek } from './peek.js';
 
 let dir: string;
-let first: StateStore;
-let second: StateStore;
+let first: Store;
+let second: Store;
+/** The file as committed, read apart from both stores. */
+let db: Database.Database;
 const clock = new ManualClock();
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-lock-'));
-  first = StateStore.open(join(dir, 'r.db'), clock);
-  second = StateStore.open(join(dir, 'r.db'), clock);
+  first = await openStore(join(dir, 'r.db'), clock);
+  second = await openStore(join(dir, 'r.db'), clock);
+  db = peek(join(dir, 'r.db'));
 });
-afterEach(() => {
-  first.close();
-  second.close();
+afterEach(async () => {
+  db.close();
+  await first.close();
+  await second.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -26,37 +32,37 @@ const alive = () => true;
 const dead = () => false;
 
 describe('the run lock', () => {
-  test('a second run of the same manifest is refused at once while the first is alive', () => {
-    acquireLock(first, { name: 'm.yaml', pid: 100, host: 'h', isAlive: alive });
-    expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).toThrow(LockedError);
+  test('a second run of the same manifest is refused at once while the first is alive', async () => {
+    await acquireLock(first, { name: 'm.yaml', pid: 100, host: 'h', isAlive: alive });
+    await expect(acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).rejects.toThrow(LockedError);
   });
 
-  test('runs of different manifests on one database do not block each other, and each owns its jobs', () => {
-    acquireLock(first, { name: 'a.yaml', pid: 100, host: 'h', isAlive: alive });
-    expect(() => acquireLock(second, { name: 'b.yaml', pid: 200, host: 'h', isAlive: alive })).not.toThrow();
+  test('runs of different manifests on one database do not block each other, and each owns its jobs', async () => {
+    await acquireLock(first, { name: 'a.yaml', pid: 100, host: 'h', isAlive: alive });
+    await expect(acquireLock(second, { name: 'b.yaml', pid: 200, host: 'h', isAlive: alive })).resolves.toBeDefined();
     // The lock is per manifest, so must the jobs be: an identical job in both is two rows.
     const same = { key: 'shorts:abc', step: 'shorts', kind: 'ai_short' as const, request: { script: 'x' }, creditsEstimated: 5 };
-    first.syncPlan('a.yaml', [same]);
-    second.syncPlan('b.yaml', [same]);
-    first.transition(same.key, 'submitting', {}, 'job:intent');
-    expect(second.jobsWithStatus(['submitting'])).toEqual([]);
-    expect(second.job(same.key)?.status).toBe('planned');
+    await first.syncPlan('a.yaml', [same]);
+    await second.syncPlan('b.yaml', [same]);
+    await first.write({ key: same.key, move: { to: 'submitting', type: 'job:intent' } });
+    expect(await second.jobsWithStatus(['submitting'])).toEqual([]);
+    expect((await second.job(same.key))?.status).toBe('planned');
   });
 
-  test('released, the lock can be taken again', () => {
-    acquireLock(first, { name: 'm.yaml', pid: 100, host: 'h', isAlive: alive }).release();
-    expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).not.toThrow();
+  test('released, the lock can be taken again', async () => {
+    await (await acquireLock(first, { name: 'm.yaml', pid: 100, host: 'h', isAlive: alive })).release();
+    await expect(acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).resolves.toBeDefined();
   });
 
   test.each([
     ['a dead pid in our pid namespace on this host', { host: 'h', isAlive: dead, advance: 0 }, 'dead pid'],
     ['a stale heartbeat on another host', { host: 'other', isAlive: alive, advance: 61_000 }, 'stale heartbeat'],
     ['a stale heartbeat of a live-looking pid', { host: 'h', isAlive: alive, advance: 61_000 }, 'stale heartbeat'],
-  ])('a lock left by %s is broken and the event recorded', (_name, setup, reason) => {
-    acquireLock(first, { name: 'm.yaml', pid: 100, host: setup.host, isAlive: alive, pidNamespace: 'pid:[1]' });
+  ])('a lock left by %s is broken and the event recorded', async (_name, setup, reason) => {
+    await acquireLock(first, { name: 'm.yaml', pid: 100, host: setup.host, isAlive: alive, pidNamespace: 'pid:[1]' });
     clock.advance(setup.advance);
-    acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: setup.isAlive, pidNamespace: 'pid:[1]' });
-    const broken = readEvents(second.db, { type: 'lock:broken' });
+    await acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: setup.isAlive, pidNamespace: 'pid:[1]' });
+    const broken = readEvents(db, { type: 'lock:broken' });
     expect(broken).toHaveLength(1);
     expect(broken[0]?.data).toMatchObject({ pid: 100, reason });
   });
@@ -67,51 +73,51 @@ describe('the run lock', () => {
     test.each([
       ['another namespace', 'pid:[2]'],
       ['a namespace not known', null],
-    ])('in %s, a holder that beat within two intervals is alive: refused (exit 75)', (_name, ns) => {
-      acquireLock(first, { ...container('pid:[1]'), pid: 1, isAlive: alive });
+    ])('in %s, a holder that beat within two intervals is alive: refused (exit 75)', async (_name, ns) => {
+      await acquireLock(first, { ...container('pid:[1]'), pid: 1, isAlive: alive });
       clock.advance(19_000);
-      expect(() => acquireLock(second, { ...container(ns), pid: 7, isAlive: dead })).toThrow(LockedError);
-      expect(readEvents(second.db, { type: 'lock:broken' })).toEqual([]);
+      await expect(acquireLock(second, { ...container(ns), pid: 7, isAlive: dead })).rejects.toThrow(LockedError);
+      expect(readEvents(db, { type: 'lock:broken' })).toEqual([]);
     });
 
-    test('once its heartbeat is older than two intervals, the dead pid breaks it', () => {
-      acquireLock(first, { ...container('pid:[1]'), pid: 1, isAlive: alive });
+    test('once its heartbeat is older than two intervals, the dead pid breaks it', async () => {
+      await acquireLock(first, { ...container('pid:[1]'), pid: 1, isAlive: alive });
       clock.advance(20_001);
-      acquireLock(second, { ...container('pid:[2]'), pid: 7, isAlive: dead });
-      expect(readEvents(second.db, { type: 'lock:broken' })[0]?.data).toMatchObject({ pid: 1, reason: 'dead pid' });
+      await acquireLock(second, { ...container('pid:[2]'), pid: 7, isAlive: dead });
+      expect(readEvents(db, { type: 'lock:broken' })[0]?.data).toMatchObject({ pid: 1, reason: 'dead pid' });
     });
   });
 
-  test('a heartbeat keeps a long run from looking stale', () => {
-    const held = acquireLock(first, { name: 'm.yaml', pid: 100, host: 'other', isAlive: alive });
+  test('a heartbeat keeps a long run from looking stale', async () => {
+    const held = await acquireLock(first, { name: 'm.yaml', pid: 100, host: 'other', isAlive: alive });
     clock.advance(50_000);
-    held.beat();
+    await held.beat();
     clock.advance(50_000);
-    expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).toThrow(LockedError);
+    await expect(acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).rejects.toThrow(LockedError);
   });
 
-  test('the same host and pid is not "us": two containers both running as pid 1 on one hostname exclude each other', () => {
-    acquireLock(first, { name: 'm.yaml', pid: 1, host: 'container', isAlive: alive });
-    expect(() => acquireLock(second, { name: 'm.yaml', pid: 1, host: 'container', isAlive: alive })).toThrow(LockedError);
+  test('the same host and pid is not "us": two containers both running as pid 1 on one hostname exclude each other', async () => {
+    await acquireLock(first, { name: 'm.yaml', pid: 1, host: 'container', isAlive: alive });
+    await expect(acquireLock(second, { name: 'm.yaml', pid: 1, host: 'container', isAlive: alive })).rejects.toThrow(LockedError);
   });
 
-  test('the refusal names the run holding the lock (its run row exists before the lock is taken)', () => {
-    const runId = first.startRun('m.yaml', 'h', 100, null);
-    acquireLock(first, { name: 'm.yaml', pid: 100, host: 'h', isAlive: alive });
-    expect(() => acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).toThrow(`another run (pid 100 on h, run ${runId})`);
+  test('the refusal names the run holding the lock (its run row exists before the lock is taken)', async () => {
+    const runId = await first.useManifest('m.yaml').startRun('h', 100, null);
+    await acquireLock(first, { name: 'm.yaml', pid: 100, host: 'h', isAlive: alive });
+    await expect(acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive })).rejects.toThrow(`another run (pid 100 on h, run ${runId})`);
   });
 
-  test('a holder whose lock was broken learns it at its next heartbeat, once, and never removes the new holder\'s lock', () => {
+  test('a holder whose lock was broken learns it at its next heartbeat, once, and never removes the new holder\'s lock', async () => {
     let lost = 0;
-    const old = acquireLock(first, { name: 'm.yaml', pid: 100, host: 'other', isAlive: alive, onLost: () => lost++ });
+    const old = await acquireLock(first, { name: 'm.yaml', pid: 100, host: 'other', isAlive: alive, onLost: () => lost++ });
     clock.advance(61_000);
-    acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive });
-    expect(old.beat()).toBe(false);
-    expect(old.beat()).toBe(false);
+    await acquireLock(second, { name: 'm.yaml', pid: 200, host: 'h', isAlive: alive });
+    expect(await old.beat()).toBe(false);
+    expect(await old.beat()).toBe(false);
     expect(lost).toBe(1);
-    expect(readEvents(first.db, { type: 'lock:lost' })).toHaveLength(1);
-    old.release();
-    expect(first.db.prepare('SELECT pid FROM locks WHERE name = ?').pluck().get('m.yaml')).toBe(200);
+    expect(readEvents(db, { type: 'lock:lost' })).toHaveLength(1);
+    await old.release();
+    expect(db.prepare('SELECT pid FROM locks WHERE name = ?').pluck().get('m.yaml')).toBe(200);
   });
 
   test('pidIsAlive knows this process is alive and a child that exited is not', async () => {

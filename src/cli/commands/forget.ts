@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
-import type { JobRow } from '../../state/sqlite/job-row.js';
+import type { JobRow } from '../../state/index.js';
 import { stateWord } from '../../state/vocabulary.js';
 import { formatCredits } from '../../util/format.js';
 import type { CliIo } from '../io.js';
@@ -27,21 +27,22 @@ export const registerForget: RegisterCommand = (program, io) => {
     const [{ existsSync }, state] = await Promise.all([import('node:fs'), import('../../state/index.js')]);
     if (!existsSync(statePath)) throw new UsageError(`${job}: the state database ${statePath} does not exist, so it records no job to forget`);
     const plan = await planOf(file, io, flags);
-    const store = state.StateStore.open(statePath).useManifest(manifestPath);
+    const store = (await state.openStore(statePath)).useManifest(manifestPath);
     try {
-      const key = keyOf(job, plan, (k) => store.job(k) !== undefined);
+      const named = await store.job(job);
+      const key = keyOf(job, plan, () => named !== undefined);
       // Held while the rows go, so no run of this manifest is working on the job meanwhile.
-      const lock = state.acquireLock(store, { name: manifestPath });
+      const lock = await state.acquireLock(store, { name: manifestPath });
       try {
-        const result = state.forgetJob(store, key, { ...state.whoAmI(), command: 'forget' });
+        const result = await store.forget(key, { ...state.whoAmI(), command: 'forget' });
         if (!result) throw new UsageError(`${job}: ${statePath} records no job ${key} of ${manifestPath}`);
         if ('refused' in result) throw new UsageError(refusedText(job, result.refused, file));
         io.stdout(forgottenText(job, result.forgotten, plan));
       } finally {
-        lock.release();
+        await lock.release();
       }
     } finally {
-      store.close();
+      await store.close();
     }
   });
 };

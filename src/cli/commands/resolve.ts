@@ -4,7 +4,7 @@ import type { ServiceClient } from '../../api/index.js';
 import type { Plan, PlannedJob } from '../../plan/types.js';
 import { DEFAULT_SANDBOX_SPEED } from '../../run/defaults.js';
 import type { Decision } from '../../run/reconcile/resolve-doubt.js';
-import type { JobRow, SandboxRuns, StateStore } from '../../state/index.js';
+import type { JobRow, SandboxRuns, Store } from '../../state/index.js';
 import { stateWord } from '../../state/vocabulary.js';
 import { plural } from '../../util/format.js';
 import { oneLine } from '../../util/one-line.js';
@@ -91,13 +91,14 @@ export const registerResolve: RegisterCommand = (program, io) => {
 async function underLock<T>(
   target: { io: CliIo; plan: Plan; statePath: string; sandbox: SandboxRuns },
   needsService: boolean,
-  fn: (store: StateStore, client: ServiceClient | undefined) => Promise<T>,
+  fn: (store: Store, client: ServiceClient | undefined) => Promise<T>,
 ): Promise<T> {
-  const [{ acquireLock, StateStore }, { openService, resolveSandbox }] = await Promise.all([import('../../state/index.js'), import('../../run/open-service.js')]);
-  const store = StateStore.open(target.statePath).useManifest(target.plan.manifestPath);
+  const [{ acquireLock, openStore }, { openService, resolveSandbox }] = await Promise.all([import('../../state/index.js'), import('../../run/open-service.js')]);
+  const store = (await openStore(target.statePath)).useManifest(target.plan.manifestPath);
   const closers: (() => unknown)[] = [() => store.close()];
   try {
-    closers.unshift(acquireLock(store, { name: target.plan.manifestPath }).release);
+    const lock = await acquireLock(store, { name: target.plan.manifestPath });
+    closers.unshift(() => lock.release());
     const choice = target.sandbox === true ? { speed: DEFAULT_SANDBOX_SPEED } : target.sandbox || undefined;
     const sandbox = needsService && choice ? { sandbox: await resolveSandbox(choice) } : {};
     const service = needsService ? await openService({ env: target.io.env, statePath: target.statePath, ...sandbox }) : undefined;

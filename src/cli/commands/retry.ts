@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
-import type { StateStore } from '../../state/index.js';
+import type { JobStatus, Store } from '../../state/index.js';
 import type { RegisterCommand } from './index.js';
 import { addOutputFlags, type OutputFlags } from './output-flags.js';
 import { addRunFlags, runInputFrom, type RunFlags } from './run-flags.js';
@@ -14,20 +14,16 @@ function checkStep(plan: Plan, step: string | undefined): void {
 }
 
 /** What `retry` plans again: jobs that failed, were rejected, or made only some of their items. */
-const RETRIED = new Set(['failed', 'rejected', 'partly_failed']);
+const RETRIED: readonly JobStatus[] = ['failed', 'rejected', 'partly_failed'];
 
 /**
  * Plans the failed, rejected and partly failed jobs of `plan` (of one step, if given) again;
  * returns how many. A partly failed job keeps its made items: its next attempt asks only for the
  * failed ones (run/submit/items-to-send.ts).
  */
-export function planFailedAgain(store: StateStore, plan: Plan, step?: string): number {
+export async function planFailedAgain(store: Store, plan: Plan, step?: string): Promise<number> {
   checkStep(plan, step);
-  const rows = store.jobs(plan.jobs.filter((j) => step === undefined || j.step === step).map((j) => j.key));
-  const again = rows.filter((row) => RETRIED.has(row.status));
-  store.atomically(() => {
-    for (const row of again) store.planAgain(row.key);
-  });
+  const again = await store.planAgain(plan.jobs.filter((j) => step === undefined || j.step === step).map((j) => j.key), RETRIED);
   return again.length;
 }
 
@@ -60,14 +56,14 @@ export const registerRetry: RegisterCommand = (program, io, setExit) => {
       {
         ...runInputFrom(flags),
         // Said through the run's events, so it takes its place in the progress (and the run's log).
-        prepare: (store, plan, events) => {
+        prepare: async (store, plan, events) => {
           checkStep(plan, flags.step);
           if (flags.hooks) {
-            const { jobs, hooks } = retryFailedHooks(store, plan, flags.step);
+            const { jobs, hooks } = await retryFailedHooks(store, plan, flags.step);
             events.emit('run:note', { message: `rerunning ${hooks} failed hook${hooks === 1 ? '' : 's'} of ${jobs} job${jobs === 1 ? '' : 's'}${ofStep}` });
           }
           if (flags.failed || !flags.hooks) {
-            const n = planFailedAgain(store, plan, flags.step);
+            const n = await planFailedAgain(store, plan, flags.step);
             events.emit('run:note', { message: `retrying ${n} failed job${n === 1 ? '' : 's'}${ofStep}` });
           }
         },

@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
 import type { RunEvents, RunStarted } from '../../run/run-events.js';
 import type { RunManifestInput } from '../../run/run-manifest.js';
-import type { StateStore } from '../../state/index.js';
+import type { Store } from '../../state/index.js';
 import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
 import { addOutputFlags, type OutputFlags, withJsonFailure } from './output-flags.js';
@@ -12,7 +12,7 @@ import { addRunFlags, addStepFlag, runInputFrom, type RunFlags } from './run-fla
 /** What `run` and `retry` hand to runWithSignals: the run's options, and a hook that may announce through the run's events. */
 export interface RunCommandInput extends Omit<RunManifestInput, 'manifestFile' | 'cwd' | 'env' | 'progress' | 'stop' | 'prepare' | 'openLog'> {
   /** Runs once the lock is held and before any job moves (see RunManifestInput.prepare). */
-  prepare?: (store: StateStore, plan: Plan, events: RunEvents) => void;
+  prepare?: (store: Store, plan: Plan, events: RunEvents) => Promise<void>;
 }
 
 /**
@@ -45,9 +45,9 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
   process.on('SIGTERM', onSignal);
   try {
     let planned: Plan | undefined;
-    const prepare: RunManifestInput['prepare'] = (store, plan) => {
+    const prepare: RunManifestInput['prepare'] = async (store, plan) => {
       for (const job of plan.jobs) labels.set(job.key, job.label);
-      input.prepare?.(store, plan, events);
+      await input.prepare?.(store, plan, events);
       planned = plan;
     };
     // Progress counts from the jobs as the drive begins (recorded, recovered): the run reads them once.

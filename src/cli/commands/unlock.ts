@@ -1,4 +1,4 @@
-import type { LockHolder } from '../../state/sqlite/lock-holder.js';
+import type { LockHolder } from '../../state/index.js';
 import { UsageError } from '../../errors.js';
 import { formatAge } from '../../util/time-format.js';
 import { addStateFlags, locateManifestState, type StateFlags } from '../state-flags.js';
@@ -22,14 +22,14 @@ export const registerUnlock: RegisterCommand = (program, io) => {
       .option('--force', 'break the lock (the holder, if alive, stops at its next heartbeat with exit 75)'),
   ).action(async (file: string, flags: StateFlags & { force?: boolean }) => {
     const { manifestPath, statePath } = await locateManifestState(file, io, flags);
-    const [{ existsSync }, { StateStore, readLockHolder, forceUnlock }] = await Promise.all([import('node:fs'), import('../../state/index.js')]);
+    const [{ existsSync }, { openStore, readLockHolder, forceUnlock }] = await Promise.all([import('node:fs'), import('../../state/index.js')]);
     if (!existsSync(statePath)) {
       io.stdout(`no lock on ${manifestPath}: there is no state database at ${statePath}\n`);
       return;
     }
-    const store = StateStore.open(statePath).useManifest(manifestPath);
+    const store = (await openStore(statePath)).useManifest(manifestPath);
     try {
-      const holder = readLockHolder(store, manifestPath);
+      const holder = await readLockHolder(store, manifestPath);
       if (!holder) {
         io.stdout(`no lock on ${manifestPath} (state: ${statePath})\n`);
         return;
@@ -38,10 +38,10 @@ export const registerUnlock: RegisterCommand = (program, io) => {
       if (!flags.force) {
         throw new UsageError(`the lock was left as it is: add --force to break it${holder.process === 'alive' ? ' (its process is alive: that run would stop at its next heartbeat, exit 75)' : ''}`);
       }
-      const broken = forceUnlock(store, holder);
+      const broken = await forceUnlock(store, holder);
       io.stdout(broken ? `lock broken (recorded as lock:forced); a run still holding it stops at its next heartbeat (exit 75)\n` : 'the lock changed hands meanwhile: nothing was broken; run unlock again to see the new holder\n');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 };

@@ -1,5 +1,5 @@
 import { formatCredits, plural } from '../../util/format.js';
-import type { RunWork } from '../../state/sqlite/run-work.js';
+import type { RunWork } from '../../state/index.js';
 import { apartParts } from '../../plan/budget.js';
 import { chargedText, creditsText } from '../credits.js';
 import { attemptText, refundText } from '../status-report.js';

@@ -1,10 +1,11 @@
 import { formatCredits } from '../../util/format.js';
+import { noteSoon } from '../local-fault-stop.js';
 import type { RunContext } from '../run-context.js';
 
 /** Stops all submitting for the budget (first reason wins), recording why. */
 export function stopForBudget(ctx: RunContext, key: string, message: string): void {
   if (ctx.stop.stop('budget', message)) {
-    ctx.store.event('budget:stop', key, { message, cap: ctx.ledger.cap, spent: ctx.ledger.spent });
+    noteSoon(ctx, 'budget:stop', key, { message, cap: ctx.ledger.cap, spent: ctx.ledger.spent });
     ctx.events.emit('run:stopping', { reason: 'budget', message });
   }
 }

@@ -1,4 +1,4 @@
-import { StateStore } from '../../state/index.js';
+import { openStore, type Store } from '../../state/index.js';
 import type { Clock } from '../../util/clock.js';
 import { buildRunSummary } from '../notify/run-summary.js';
 import { sendNotifications } from '../notify/send-notifications.js';
@@ -29,10 +29,9 @@ export async function afterRun(input: AfterRunInput): Promise<void> {
   const { manifest } = output;
   if (!manifest.hooks.onFinish && manifest.notify.length === 0) return;
   const summary = buildRunSummary(output, input.exitCode, input.report, env);
-  let store: StateStore | undefined;
+  let store: Store | undefined;
   try {
-    store = StateStore.open(output.statePath).useManifest(output.plan.manifestPath);
-    store.runId = output.runId;
+    store = (await openStore(output.statePath)).useManifest(output.plan.manifestPath).forRun(output.runId);
     const finished = await runFinishHook(manifest, store, summary, env).catch((error: Error) => {
       say(`reelpipe: the on_finish hook could not be run or recorded: ${error.message}\n`);
       return null;
@@ -48,11 +47,11 @@ export async function afterRun(input: AfterRunInput): Promise<void> {
       ...(output.result.deadlineAt === undefined ? {} : { deadlineAt: output.result.deadlineAt }),
     });
     for (const n of notified.filter((x) => !x.filtered)) {
-      store.event('run:notified', null, { target: n.target, ending: summary.ending, ok: n.result?.ok ?? false, attempts: n.result?.attempts ?? 0, status: n.result?.status ?? null, error: n.skipped ?? n.result?.error ?? null });
+      await store.note('run:notified', null, { target: n.target, ending: summary.ending, ok: n.result?.ok ?? false, attempts: n.result?.attempts ?? 0, status: n.result?.status ?? null, error: n.skipped ?? n.result?.error ?? null });
     }
   } catch (error) {
     say(`reelpipe: the end-of-run hooks stopped: ${(error as Error).message} (the exit code is unchanged)\n`);
   } finally {
-    store?.close();
+    await store?.close();
   }
 }

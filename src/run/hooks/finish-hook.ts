@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { Manifest } from '../../manifest/types.js';
-import { HookRuns, type HookRunRow, type StateStore } from '../../state/index.js';
+import type { HookRunRow, Store } from '../../state/index.js';
 import { STATE_WORDS } from '../../state/vocabulary.js';
 import type { RunSummary } from '../notify/run-summary.js';
 import { hookEnv, renderArgs, secretsOf, type HookValues } from './hook-args.js';
@@ -15,7 +15,7 @@ import { runCommand } from './run-command.js';
  */
 export async function runFinishHook(
   manifest: Pick<Manifest, 'file' | 'name' | 'hooks'>,
-  store: StateStore,
+  store: Store,
   summary: RunSummary,
   env: NodeJS.ProcessEnv,
 ): Promise<HookRunRow | null> {
@@ -23,15 +23,14 @@ export async function runFinishHook(
   if (!command) return null;
   const values = finishValues(manifest, summary);
   const { argv, shown } = renderArgs(command.argv, values, env);
-  const runs = new HookRuns(store);
-  const id = runs.begin('on_finish', null, shown);
+  const id = await store.hookBegin('on_finish', null, shown);
   const result = await runCommand(argv, {
     cwd: dirname(manifest.file),
     env: hookEnv(env, 'on_finish', values, { REELPIPE_SUMMARY: JSON.stringify(summary) }),
     timeoutMs: command.timeoutMs,
     secrets: secretsOf(env),
   });
-  return runs.finish(id, result);
+  return store.hookFinish(id, result);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { HookCommand, Manifest } from '../../manifest/types.js';
-import { HookRuns, type HookRunRow, type JobRow, type OutputRow } from '../../state/index.js';
+import { type HookRunRow, type JobRow, type OutputRow } from '../../state/index.js';
 import { announce } from '../announce.js';
 import type { JobOutcome } from '../drive-job.js';
 import type { RunContext } from '../run-context.js';
@@ -58,16 +58,15 @@ export async function runOutputHooks(ctx: RunContext, key: string, status: JobRo
   const command = step === undefined ? undefined : ctx.outputHooks?.commandFor(step);
   // No hook for its step: nothing to read or run (a finished 10,000-job re-run reads no job again).
   if (!command || !ctx.outputHooks) return status === 'hook_failed' ? 'failed' : 'ok';
-  const job = ctx.store.job(key);
+  const job = await ctx.store.job(key);
   if (!job) return 'ok';
   const hooks = ctx.outputHooks;
-  const runs = new HookRuns(ctx.store);
-  const outputs = ctx.store.outputs(key).filter((o) => o.path !== null && o.sha256 !== null);
-  const latest = runs.latestOfJob(key);
+  const outputs = (await ctx.store.outputs(key)).filter((o) => o.path !== null && o.sha256 !== null);
+  const latest = await ctx.store.hookLatest(key);
   for (const output of outputs) {
     if (!owed(latest.get(output.idx), output)) continue;
     // Checked once a place among the running hooks is free: the run may have stopped meanwhile.
-    const row = await hooks.limit(async () => (refusesHooks(ctx) ? undefined : runOne(ctx, hooks, command, job, output, runs)));
+    const row = await hooks.limit(async () => (refusesHooks(ctx) ? undefined : runOne(ctx, hooks, command, job, output)));
     if (!row) return 'unfinished';
     latest.set(output.idx, row);
   }
@@ -75,14 +74,14 @@ export async function runOutputHooks(ctx: RunContext, key: string, status: JobRo
   return settle(ctx, job, failed, latest);
 }
 
-async function runOne(ctx: RunContext, hooks: OutputHooks, command: HookCommand, job: JobRow, output: OutputRow, runs: HookRuns): Promise<HookRunRow> {
+async function runOne(ctx: RunContext, hooks: OutputHooks, command: HookCommand, job: JobRow, output: OutputRow): Promise<HookRunRow> {
   const values = valuesOf(ctx, hooks, job, output);
   const { argv, shown } = renderArgs(command.argv, values, hooks.env);
-  const id = runs.begin('on_output', { jobKey: job.key, outputIdx: output.idx, sha256: output.sha256 }, shown);
+  const id = await ctx.store.hookBegin('on_output', { jobKey: job.key, outputIdx: output.idx, sha256: output.sha256 }, shown);
   ctx.kill('before-hook');
   const result = await runCommand(argv, { cwd: resolve(hooks.manifest.file, '..'), env: hookEnv(hooks.env, 'on_output', values), timeoutMs: command.timeoutMs, secrets: secretsOf(hooks.env) });
   ctx.kill('after-hook');
-  return runs.finish(id, result);
+  return ctx.store.hookFinish(id, result);
 }
 
 /** What `{{ job.* }}`, `{{ output.* }}`, `{{ run.* }}`, `{{ row.* }}` and `{{ matrix.* }}` read for one file. */
@@ -102,17 +101,20 @@ function valuesOf(ctx: RunContext, hooks: OutputHooks, job: JobRow, output: Outp
 }
 
 /** The job's status follows its hooks: a failed one (the files stay) is `hook_failed`, else `downloaded` (or `partly_failed`). */
-function settle(ctx: RunContext, job: JobRow, failed: readonly OutputRow[], latest: Map<number, HookRunRow>): JobOutcome {
-  const current = ctx.store.job(job.key) ?? job;
+async function settle(ctx: RunContext, job: JobRow, failed: readonly OutputRow[], latest: Map<number, HookRunRow>): Promise<JobOutcome> {
   if (failed.length === 0) {
-    if (current.status === 'hook_failed') announce(ctx, ctx.store.transition(job.key, ctx.store.madeStatus(job.key), {}, 'job:hooks-retry', { hooks: 'ok' }));
+    const back = await ctx.store.write({ key: job.key, onlyFrom: ['hook_failed'], move: { to: 'made', type: 'job:hooks-retry', data: { hooks: 'ok' } } });
+    if (back.moved) announce(ctx, back.row);
     return 'ok';
   }
-  if (current.status === 'downloaded' || current.status === 'partly_failed') {
-    const first = latest.get(failed[0]!.idx)!;
-    const why = `on_output hook failed for ${failed.length === 1 ? `file ${failed[0]!.path}` : `${failed.length} files`}: ${hookFailureText(first)}`;
-    announce(ctx, ctx.store.transition(job.key, 'hook_failed', { failedReason: why }, 'job:hook-failed', { outputs: failed.map((o) => o.idx) }), why);
-  }
+  const first = latest.get(failed[0]!.idx)!;
+  const why = `on_output hook failed for ${failed.length === 1 ? `file ${failed[0]!.path}` : `${failed.length} files`}: ${hookFailureText(first)}`;
+  const held = await ctx.store.write({
+    key: job.key,
+    onlyFrom: ['downloaded', 'partly_failed'],
+    move: { to: 'hook_failed', change: { failedReason: why }, type: 'job:hook-failed', data: { outputs: failed.map((o) => o.idx) } },
+  });
+  if (held.moved) announce(ctx, held.row, why);
   return 'failed';
 }
 

@@ -6,11 +6,11 @@ import { DownloadError } from '../../errors.js';
 import {
   fetchOutput, guardedDispatcher, outputPath, RefreshUnavailableError, stampUnchanged, verifyRecorded, writeInline, type DownloadedFile, type DownloadRequestLine, type RecordedFile,
 } from '../../download/index.js';
-import type { JobRow, OutputRow } from '../../state/index.js';
+import type { DownloadedRecord, JobRow, OutputRow } from '../../state/index.js';
 import { adapterFor, type ItemsOfKind, type KindAdapter, type OutputSpec, type Resource } from '../adapters/index.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
-import { outputsOf, recordOutputLinks } from './output-links.js';
+import { linksOf, outputsOf } from './output-links.js';
 import { downloadFailureReason } from './refused-download.js';
 import { claimPath, inSupersededFolder, restorePlaces } from './superseded-files.js';
 
@@ -24,13 +24,13 @@ import { claimPath, inSupersededFolder, restorePlaces } from './superseded-files
 export async function downloadOutputs(ctx: RunContext, job: JobRow): Promise<boolean> {
   const planned = ctx.planned.get(job.key);
   const adapter = adapterFor(job.kind, planned?.mode);
-  const outputs = outputsOf(ctx.store, job.key, planned, adapter, job.result);
+  const outputs = await outputsOf(ctx.store, job.key, planned, adapter, job.result);
   // Recorded already when the job was seen finished; a refreshed or changed answer records them here.
-  recordOutputLinks(ctx.store, job.key, outputs);
-  const recorded = new Map(ctx.store.outputs(job.key).map((row) => [row.idx, row]));
+  await ctx.store.write({ key: job.key, outputs: linksOf(outputs) });
+  const recorded = new Map((await ctx.store.outputs(job.key)).map((row) => [row.idx, row]));
   // The last file's record is committed with the job's move to `downloaded` (one commit, not two);
   // the others each as soon as they land, so a run killed between files fetches only the rest.
-  let recordLast: (() => void) | undefined;
+  let last: { idx: number; file: DownloadedRecord } | undefined;
   try {
     for (const [position, output] of outputs.entries()) {
       if (ctx.stop.halted) return false;
@@ -38,39 +38,40 @@ export async function downloadOutputs(ctx: RunContext, job: JobRow): Promise<boo
       if (await stillIntact(ctx, job.key, recorded.get(idx))) continue;
       const file = await fetchOne(ctx, job, output, idx);
       ctx.kill('after-download');
-      const record = () => ctx.store.recordDownload(job.key, idx, { ...file, path: relative(ctx.outputsDir, file.path) });
-      if (position === outputs.length - 1) recordLast = record;
-      else record();
+      const record = { ...file, path: relative(ctx.outputsDir, file.path) };
+      if (position === outputs.length - 1) last = { idx, file: record };
+      else await ctx.store.recordDownload(job.key, idx, record);
     }
   } catch (error) {
     if (ctx.stop.halted) return false;
     const message = downloadFailureReason(error);
-    ctx.store.transition(job.key, 'done', { failedReason: message }, 'job:output-missing', { message });
+    await outputMissing(ctx, job.key, message);
     ctx.events.emit('job:download-failed', { key: job.key, step: job.step, message });
     return false;
   }
-  const row = ctx.store.atomically(() => {
-    recordLast?.();
-    // Downloaded means every recorded file is on disk with its checksum, checked once more at the
-    // end: a link refreshed for one file must not have taken another's record with it.
-    const missing = ctx.store.outputs(job.key).filter((o) => !o.path || !o.sha256);
-    // Downloaded — or, when some item it was to make failed, partly failed: its made files are on disk.
-    if (missing.length === 0) return ctx.store.transition(job.key, ctx.store.madeStatus(job.key), { failedReason: null }, 'job:downloaded', { files: outputs.length });
-    const message = `${missing.length} file${missing.length === 1 ? '' : 's'} of this job lost ${missing.length === 1 ? 'its' : 'their'} record while another was fetched; the next run fetches ${missing.length === 1 ? 'it' : 'them'}`;
-    ctx.store.transition(job.key, 'done', { failedReason: message }, 'job:output-missing', { message });
-    return null;
-  });
-  if (!row) return false;
+  // Downloaded — or, when some item it was to make failed, partly failed: its made files are on disk.
+  const finished = await ctx.store.finishDownload(job.key, last, outputs.length);
+  if ('missing' in finished) {
+    const { missing } = finished;
+    await outputMissing(ctx, job.key, `${missing} file${missing === 1 ? '' : 's'} of this job lost ${missing === 1 ? 'its' : 'their'} record while another was fetched; the next run fetches ${missing === 1 ? 'it' : 'them'}`);
+    return false;
+  }
+  const row = finished.row;
   announce(ctx, row, outputs.length === 0 ? undefined : `${outputs.length} file${outputs.length === 1 ? '' : 's'}`);
   return true;
 }
 
+/** The job stays `done`, with why a file of it is not on disk (`reelpipe status` shows it). */
+async function outputMissing(ctx: RunContext, key: string, message: string): Promise<void> {
+  await ctx.store.write({ key, move: { to: 'done', change: { failedReason: message }, type: 'job:output-missing', data: { message } } });
+}
+
 /** Whether every file recorded for a downloaded job is still on disk, unchanged (see verifyRecorded). */
 export async function outputsIntact(ctx: RunContext, job: Pick<JobRow, 'key'>): Promise<boolean> {
-  let recorded = ctx.start.outputs.get(job.key) ?? ctx.store.outputs(job.key);
+  let recorded = ctx.start.outputs.get(job.key) ?? (await ctx.store.outputs(job.key));
   ctx.start.outputs.delete(job.key);
   // A job back in the plan (an edit undone) takes its files' places back first.
-  if (recorded.some((row) => inSupersededFolder(row.path, job.key)) && restorePlaces(ctx, job.key)) recorded = ctx.store.outputs(job.key);
+  if (recorded.some((row) => inSupersededFolder(row.path, job.key)) && (await restorePlaces(ctx, job.key))) recorded = await ctx.store.outputs(job.key);
   for (const row of recorded) if (!(await stillIntact(ctx, job.key, row))) return false;
   return true;
 }
@@ -101,7 +102,7 @@ async function stillIntact(ctx: RunContext, key: string, row: OutputRow | undefi
   const file = recordedFile(ctx, row);
   if (!file) return false;
   const check = await verifyRecorded(file.path, file.recorded);
-  if (check.intact && check.statStamp !== file.recorded.statStamp) ctx.store.recordVerified(key, file.idx, check.statStamp);
+  if (check.intact && check.statStamp !== file.recorded.statStamp) await ctx.store.recordVerified(key, file.idx, check.statStamp);
   return check.intact;
 }
 
@@ -115,7 +116,7 @@ async function fetchOne(ctx: RunContext, job: JobRow, output: OutputSpec, idx: n
   const name = { step: job.step, name: job.outputName ?? job.key, ...(output.suffix ? { suffix: output.suffix } : {}) };
   if (output.inline !== undefined) {
     const path = outputPath(ctx.outputsDir, { ...name, ext: 'txt' });
-    claimPath(ctx, job.key, path);
+    await claimPath(ctx, job.key, path);
     return writeInline(path, output.inline, ctx.folders);
   }
   let killedOnce = false;
@@ -155,9 +156,8 @@ async function refreshUrl(ctx: RunContext, job: JobRow, idx: number): Promise<st
   if (!adapter.read || !job.remoteId) throw new DownloadError(`${job.key}: the output link expired and ${job.kind} jobs cannot be re-read`);
   await ctx.limiter.acquire(ctx.stop.controller.signal);
   const resource = await readForRefresh(ctx, adapter, job.remoteId, job.key);
-  ctx.store.transition(job.key, 'done', { result: resource }, 'job:status', { refreshed: true });
   const outputs = adapter.view(resource).outputs;
-  recordOutputLinks(ctx.store, job.key, outputs);
+  await ctx.store.write({ key: job.key, move: { to: 'done', change: { result: resource }, type: 'job:status', data: { refreshed: true } }, outputs: linksOf(outputs) });
   return outputs[idx]?.url;
 }
 
@@ -166,16 +166,14 @@ async function refreshUrl(ctx: RunContext, job: JobRow, idx: number): Promise<st
  * the job's current) is read again, and the item's outcome in that read recorded.
  */
 async function refreshItemUrl(ctx: RunContext, job: JobRow, adapter: KindAdapter & { items: ItemsOfKind }, idx: number): Promise<string | undefined> {
-  const item = ctx.store.items(job.key).find((i) => i.idx === idx);
+  const item = (await ctx.store.items(job.key)).find((i) => i.idx === idx);
   if (!adapter.read || !item?.remoteId) throw new DownloadError(`${job.key}: the output link expired and its item cannot be re-read`);
   await ctx.limiter.acquire(ctx.stop.controller.signal);
   const resource = await readForRefresh(ctx, adapter, item.remoteId, job.key);
   const fresh = adapter.items.read(resource, [item.item], null).get(item.item);
   if (fresh?.state !== 'done' || !fresh.url) return undefined;
-  ctx.store.atomically(() => {
-    ctx.store.recordItems(job.key, [{ ...item, url: fresh.url }]);
-    recordOutputLinks(ctx.store, job.key, outputsOf(ctx.store, job.key, ctx.planned.get(job.key), adapter, null));
-  });
+  const { jobKey: _, ...refreshed } = { ...item, url: fresh.url };
+  await ctx.store.write({ key: job.key, items: [refreshed], ...(ctx.planned.get(job.key)?.download === false ? {} : { outputs: 'items' as const }) });
   return fresh.url;
 }
 

@@ -1,5 +1,5 @@
 import type { PlannedJob } from '../../plan/types.js';
-import type { StateStore } from '../../state/index.js';
+import type { JobWrite, Store } from '../../state/index.js';
 import type { KindAdapter, OutputSpec, Resource } from '../adapters/index.js';
 
 /** Marks the text outputs (which have no URL) in the outputs table. */
@@ -10,19 +10,26 @@ const INLINE_URL = 'inline:';
  * offers each made item's file, whichever of its attempts made it, at the item's place (so a
  * retry's files join the earlier ones): read from its recorded items, not from one answer.
  */
-export function outputsOf(store: StateStore, key: string, planned: Pick<PlannedJob, 'download'> | undefined, adapter: KindAdapter, result: Resource | null): OutputSpec[] {
+export async function outputsOf(store: Store, key: string, planned: Pick<PlannedJob, 'download'> | undefined, adapter: KindAdapter, result: Resource | null): Promise<OutputSpec[]> {
   if (planned?.download === false) return [];
   if (adapter.items) {
     const media = adapter.items.media;
-    return store.items(key).flatMap((item) => (item.state === 'done' && item.url ? [{ media, url: item.url, suffix: item.item, idx: item.idx }] : []));
+    return (await store.items(key)).flatMap((item) => (item.state === 'done' && item.url ? [{ media, url: item.url, suffix: item.item, idx: item.idx }] : []));
   }
   return result ? adapter.view(result).outputs : [];
 }
 
+/** The links of `outputs` as a write records them: each URL (a text output has none) at its place. */
+export function linksOf(outputs: readonly OutputSpec[]): { urls: string[]; places: number[] } {
+  return { urls: outputs.map((o) => o.url ?? INLINE_URL), places: outputs.map((o, i) => o.idx ?? i) };
+}
+
 /**
- * Records the links of a job's files (see StateStore.setOutputs). Called inside the transaction
- * that records the job finished, so its download adds no commit of its own for them.
+ * The links a finished job's write records for its files, in the transaction that records it
+ * finished (its download then adds no commit of its own for them). A job of items links the
+ * items made, as recorded in that same write.
  */
-export function recordOutputLinks(store: StateStore, key: string, outputs: readonly OutputSpec[]): void {
-  store.setOutputs(key, outputs.map((o) => o.url ?? INLINE_URL), outputs.map((o, i) => o.idx ?? i));
+export function outputLinks(planned: Pick<PlannedJob, 'download'> | undefined, adapter: KindAdapter, result: Resource): NonNullable<JobWrite['outputs']> {
+  if (planned?.download === false) return { urls: [], places: [] };
+  return adapter.items ? 'items' : linksOf(adapter.view(result).outputs);
 }

@@ -31,11 +31,11 @@ function placeOf(path: string, key: string): string | undefined {
 /**
  * Called before job `key` writes `file` (absolute): any other job of the manifest whose recorded
  * file is there is superseded — its file moved aside (when it is still there) and its record moved
- * with it. Synchronous, between the decision to write and the write: one run holds the manifest.
+ * with it. Between the decision to write and the write: one run holds the manifest.
  */
-export function claimPath(ctx: Pick<RunContext, 'store' | 'outputsDir' | 'folders'>, key: string, file: string): void {
+export async function claimPath(ctx: Pick<RunContext, 'store' | 'outputsDir' | 'folders'>, key: string, file: string): Promise<void> {
   const path = relative(ctx.outputsDir, file);
-  for (const other of ctx.store.outputsAtPath(path)) {
+  for (const other of await ctx.store.outputsAtPath(path)) {
     if (other.jobKey === key) continue;
     const moved = supersededPath(path, other.jobKey);
     const there = existsSync(file);
@@ -43,7 +43,7 @@ export function claimPath(ctx: Pick<RunContext, 'store' | 'outputsDir' | 'folder
       ctx.folders.ensure(dirname(resolve(ctx.outputsDir, moved)));
       renameSync(file, resolve(ctx.outputsDir, moved));
     }
-    ctx.store.moveOutput(other.jobKey, other.idx, there ? moved : null, `superseded by ${key}, which writes ${path}`);
+    await ctx.store.moveOutput(other.jobKey, other.idx, there ? moved : null, `superseded by ${key}, which writes ${path}`);
   }
 }
 
@@ -51,17 +51,17 @@ export function claimPath(ctx: Pick<RunContext, 'store' | 'outputsDir' | 'folder
  * Moves job `key`'s own superseded files back to their places (an edit undone brings its job back
  * into the plan), superseding whatever job wrote there since. Returns whether any moved.
  */
-export function restorePlaces(ctx: Pick<RunContext, 'store' | 'outputsDir' | 'folders'>, key: string): boolean {
+export async function restorePlaces(ctx: Pick<RunContext, 'store' | 'outputsDir' | 'folders'>, key: string): Promise<boolean> {
   let moved = false;
-  for (const output of ctx.store.outputs(key)) {
+  for (const output of await ctx.store.outputs(key)) {
     const place = output.path === null ? undefined : placeOf(output.path, key);
     if (place === undefined || output.path === null) continue;
     const from = resolve(ctx.outputsDir, output.path);
     if (!existsSync(from)) continue;
     const to = resolve(ctx.outputsDir, place);
-    claimPath(ctx, key, to);
+    await claimPath(ctx, key, to);
     renameSync(from, to);
-    ctx.store.moveOutput(key, output.idx, place, 'its job is in the plan again');
+    await ctx.store.moveOutput(key, output.idx, place, 'its job is in the plan again');
     moved = true;
   }
   return moved;

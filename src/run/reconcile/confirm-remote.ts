@@ -1,5 +1,5 @@
 import { ApiNotFoundError, type CallOptions, type ServiceClient } from '../../api/index.js';
-import type { StateStore } from '../../state/index.js';
+import type { Store } from '../../state/index.js';
 import type { KindAdapter, Resource } from '../adapters/index.js';
 import { matchesIntent } from './match-intent.js';
 
@@ -16,7 +16,7 @@ export type Confirmation = { resource: Resource } | { refused: string };
  */
 export async function confirmRemote(
   client: ServiceClient,
-  store: StateStore,
+  store: Store,
   adapter: KindAdapter,
   remoteId: string,
   request: Record<string, unknown>,
@@ -25,7 +25,7 @@ export async function confirmRemote(
 ): Promise<Confirmation> {
   if (!adapter.read) return { refused: `${adapter.kind} jobs cannot be read, so ${remoteId} cannot be checked` };
   // The attempt's own delivery recorded the id on it: that is no other owner.
-  const owner = store.remoteIdOwner(remoteId, attemptId);
+  const owner = await store.remoteIdOwner(remoteId, attemptId);
   if (owner) {
     return { refused: `${remoteId} already belongs to job ${owner.key}${owner.manifest === store.manifest ? '' : ` of ${owner.manifest}`}` };
   }

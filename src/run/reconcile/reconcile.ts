@@ -6,7 +6,7 @@ import { settleCost } from '../budget/budget-stop.js';
 import { matchesIntent } from './match-intent.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
-import { recordEnd } from '../track/record-end.js';
+import { endWrite } from '../track/record-end.js';
 import { utcIso } from '../../util/time-format.js';
 
 /**
@@ -27,7 +27,7 @@ export type ReconcileResult = 'found' | 'absent' | 'wait' | 'held' | 'list-faile
  * for any job (another row's, or this job's own earlier attempt before a `retry`).
  */
 export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<ReconcileResult> {
-  const attempt = ctx.store.lastAttempt(job.key);
+  const attempt = await ctx.store.lastAttempt(job.key);
   const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
   // The answer came and its id was kept, only handling it failed: no search, the id is the evidence.
   if (job.remoteId) return adoptRecorded(ctx, job, job.remoteId);
@@ -52,15 +52,17 @@ export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<Reconc
     if (error instanceof ApiStatusError && error.status < 500 && !(error instanceof ApiRateLimitError)) {
       return holdInDoubt(ctx, job, `the ${job.kind} list was refused, so the service cannot be searched: ${message}`);
     }
-    ctx.store.event('job:in-doubt', job.key, { listFailed: message });
+    await ctx.store.note('job:in-doubt', job.key, { listFailed: message });
     return 'list-failed';
   }
-  const match = listed
-    .filter((item) => matchesIntent(attempt.request, item))
-    .filter((item) => {
-      const id = adapter.remoteIdOf(item, { request: attempt.request });
-      return id !== undefined && !ctx.store.remoteIdKnown(job.kind, id);
-    })
+  const matching = listed.flatMap((item) => {
+    const id = matchesIntent(attempt.request, item) ? adapter.remoteIdOf(item, { request: attempt.request }) : undefined;
+    return id === undefined ? [] : [{ item, id }];
+  });
+  const known = await ctx.store.remoteIdsKnown(job.kind, matching.map((m) => m.id));
+  const match = matching
+    .filter(({ id }) => !known.has(id))
+    .map(({ item }) => item)
     .sort((a, b) => String(a.created_at ?? '').localeCompare(String(b.created_at ?? '')))[0];
   if (match) return markFound(ctx, job, attempt.id, match, adapter.remoteIdOf(match, { request: attempt.request }) as string);
   if (now - attempt.intentAt < ctx.options.inDoubtSettleMs) return 'wait';
@@ -76,23 +78,25 @@ async function adoptDelivered(ctx: RunContext, job: JobRow, attempt: AttemptRow,
     confirmed = await confirmRemote(ctx.client, ctx.store, adapter, remoteId, attempt.request, attempt.id, callFor(ctx, job.key));
   } catch (error) {
     if (ctx.stop.halted) return 'wait';
-    ctx.store.event('job:in-doubt', job.key, { deliveredReadFailed: error instanceof Error ? error.message : String(error) });
+    await ctx.store.note('job:in-doubt', job.key, { deliveredReadFailed: error instanceof Error ? error.message : String(error) });
     return 'list-failed';
   }
   if ('refused' in confirmed) return holdInDoubt(ctx, job, `a webhook named ${remoteId}, but it was not adopted: ${confirmed.refused}`);
   return markFound(ctx, job, attempt.id, confirmed.resource, remoteId, `adopted ${remoteId}, named by the service's webhook to this attempt`);
 }
 
-function markFound(ctx: RunContext, job: JobRow, attemptId: number, resource: Resource, remoteId: string, why = `reconciled: found ${remoteId}`): ReconcileResult {
+async function markFound(ctx: RunContext, job: JobRow, attemptId: number, resource: Resource, remoteId: string, why = `reconciled: found ${remoteId}`): Promise<ReconcileResult> {
   const view = adapterFor(job.kind, ctx.planned.get(job.key)?.mode).view(resource);
-  const row = ctx.store.durably(() => {
-    ctx.store.closeAttempt(attemptId, 'matched', { remoteId });
-    return ctx.store.transition(job.key, 'submitted', {
-      remoteId,
-      remoteStatus: view.remoteStatus,
-      result: resource,
-      submittedAt: ctx.clock.now(),
-    }, 'job:reconciled', { found: remoteId, why });
+  const { row } = await ctx.store.write({
+    key: job.key,
+    attempt: { id: attemptId, state: 'matched', remoteId },
+    move: {
+      to: 'submitted',
+      change: { remoteId, remoteStatus: view.remoteStatus, result: resource, submittedAt: ctx.clock.now() },
+      type: 'job:reconciled',
+      data: { found: remoteId, why },
+    },
+    durable: true,
   });
   announce(ctx, row, why);
   return 'found';
@@ -104,51 +108,54 @@ function markFound(ctx: RunContext, job: JobRow, attemptId: number, resource: Re
  * tracking it would read a kind that may have no read at all. Without a kept answer (a row an
  * older reelpipe left) such a kind is still tracked only if it can be read; else it is held.
  */
-function adoptRecorded(ctx: RunContext, job: JobRow, remoteId: string): ReconcileResult {
+async function adoptRecorded(ctx: RunContext, job: JobRow, remoteId: string): Promise<ReconcileResult> {
   const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
   if (adapter.mode === 'instant' && job.result) return adoptInstant(ctx, job, adapter, job.result, remoteId);
   if (!adapter.read) {
     return holdInDoubt(ctx, job, `${job.kind} ${remoteId} was created but its answer was not kept, and ${job.kind} jobs cannot be read`);
   }
-  const row = ctx.store.durably(() =>
-    ctx.store.transition(job.key, 'submitted', { remoteId, submittedAt: job.submittedAt ?? ctx.clock.now() }, 'job:reconciled', { recorded: remoteId }),
-  );
+  const { row } = await ctx.store.write({
+    key: job.key,
+    move: { to: 'submitted', change: { remoteId, submittedAt: job.submittedAt ?? ctx.clock.now() }, type: 'job:reconciled', data: { recorded: remoteId } },
+    durable: true,
+  });
   announce(ctx, row, `reconciled: the answer's remote id ${remoteId} was recorded`);
   return 'found';
 }
 
-function adoptInstant(ctx: RunContext, job: JobRow, adapter: KindAdapter, resource: Resource, remoteId: string): ReconcileResult {
+async function adoptInstant(ctx: RunContext, job: JobRow, adapter: KindAdapter, resource: Resource, remoteId: string): Promise<ReconcileResult> {
   const now = ctx.clock.now();
-  const { row, creditsUsed } = ctx.store.durably(() =>
-    recordEnd(ctx.store, { key: job.key, planned: ctx.planned.get(job.key), adapter }, 'done', { resource, view: adapter.view(resource), at: now }, {
-      type: 'job:reconciled',
-      data: { recorded: remoteId },
-      extra: { remoteId, submittedAt: job.submittedAt ?? now },
-    }),
-  );
+  const { write, creditsUsed } = endWrite({ row: job, planned: ctx.planned.get(job.key), adapter }, 'done', { resource, view: adapter.view(resource), at: now }, {
+    type: 'job:reconciled',
+    data: { recorded: remoteId },
+    extra: { remoteId, submittedAt: job.submittedAt ?? now },
+  });
+  const { row } = await ctx.store.write({ ...write, durable: true });
   settleCost(ctx, job.key, creditsUsed);
   announce(ctx, row, `reconciled: the kept answer of ${remoteId} finished it`);
   return 'found';
 }
 
-function markAbsent(ctx: RunContext, job: JobRow, attemptId: number | undefined, why: string): ReconcileResult {
-  const row = ctx.store.durably(() => {
-    if (attemptId !== undefined) ctx.store.closeAttempt(attemptId, 'absent', { error: why });
-    return ctx.store.transition(job.key, 'planned', { creditsReserved: 0 }, 'job:reconciled', { absent: true, why });
+async function markAbsent(ctx: RunContext, job: JobRow, attemptId: number | undefined, why: string): Promise<ReconcileResult> {
+  const { row } = await ctx.store.write({
+    key: job.key,
+    ...(attemptId === undefined ? {} : { attempt: { id: attemptId, state: 'absent' as const, error: why } }),
+    move: { to: 'planned', change: { creditsReserved: 0 }, type: 'job:reconciled', data: { absent: true, why } },
+    durable: true,
   });
   ctx.ledger.release(job.key);
   announce(ctx, row, `reconciled: ${why}`);
   return 'absent';
 }
 
-function hold(ctx: RunContext, job: JobRow, strategy: string): ReconcileResult {
+function hold(ctx: RunContext, job: JobRow, strategy: string): Promise<ReconcileResult> {
   const why = strategy === 'none' ? `${job.kind} jobs cannot be listed, so the service cannot be searched` : 'no intent recorded';
   return holdInDoubt(ctx, job, why);
 }
 
 /** Keeps `job` in doubt for the operator, recording `why` as its reason (status and the summary show it). */
-export function holdInDoubt(ctx: RunContext, job: JobRow, why: string): ReconcileResult {
-  ctx.store.transition(job.key, 'in_doubt', { doubtReason: heldReason(job.doubtReason, why) }, 'job:in-doubt', { held: true, why });
+export async function holdInDoubt(ctx: RunContext, job: JobRow, why: string): Promise<ReconcileResult> {
+  await ctx.store.write({ key: job.key, move: { to: 'in_doubt', change: { doubtReason: heldReason(job.doubtReason, why) }, type: 'job:in-doubt', data: { held: true, why } } });
   announce(ctx, job, `held in doubt: ${why}; rerun with --resubmit-in-doubt to resubmit`);
   return 'held';
 }

@@ -2,10 +2,10 @@ import pLimit from 'p-limit';
 import type { ServiceClient } from '../../api/index.js';
 import { InvalidInputError, ReelpipeError, type InputIssue } from '../../errors.js';
 import type { PlannedJob } from '../../plan/types.js';
-import type { JobRow, StateStore } from '../../state/index.js';
+import type { JobRow, Store } from '../../state/index.js';
 import { plural } from '../../util/format.js';
 import type { DecisionLine } from './decision-file.js';
-import { checkDecision, recordSettlement, type Settlement } from './resolve-doubt.js';
+import { checkDecision, recordSettlements, settlementWrite, type Settlement } from './resolve-doubt.js';
 
 /** GETs of adopted ids on the wire at once: a long file is checked in reasonable time without crowding the service. */
 const CHECKS_AT_ONCE = 4;
@@ -29,7 +29,7 @@ export interface Settled {
  * a usage error that says what it would accept.
  */
 export async function resolveMany(
-  store: StateStore,
+  store: Store,
   client: ServiceClient | undefined,
   jobOf: (name: string) => PlannedJob,
   file: { display: string; lines: readonly DecisionLine[]; issues: readonly InputIssue[] },
@@ -52,9 +52,9 @@ export async function resolveMany(
   if (issues.length > 0) {
     throw new InvalidInputError(issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)), `${file.display}: ${plural(issues.length, 'problem')}; nothing was settled`);
   }
-  return store.durably(() =>
-    settlements.map(({ line, settlement }) => ({ line, settlement, row: recordSettlement(store, settlement, by, `${file.display}:${line}`) })),
-  );
+  const now = store.clock.now();
+  const rows = await recordSettlements(store, settlements.map(({ line, settlement }) => settlementWrite(settlement, by, now, `${file.display}:${line}`)));
+  return settlements.map(({ line, settlement }, i) => ({ line, settlement, row: rows[i]! }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { PlannedJob } from '../../plan/types.js';
-import type { StateStore } from '../../state/index.js';
+import type { Store } from '../../state/index.js';
 import type { KindAdapter } from '../adapters/index.js';
 
 /**
@@ -7,10 +7,10 @@ import type { KindAdapter } from '../adapters/index.js';
  * partly failed HTML ad job's retry resends only its failed styles), and their share of the job's
  * price — what the attempt reserves. Every other job asks for its whole request, at its whole price.
  */
-export function itemsToSend(store: StateStore, planned: PlannedJob, adapter: KindAdapter, request: Record<string, unknown>): { request: Record<string, unknown>; share: number } {
+export async function itemsToSend(store: Store, planned: PlannedJob, adapter: KindAdapter, request: Record<string, unknown>): Promise<{ request: Record<string, unknown>; share: number }> {
   const kind = adapter.items;
   if (!kind) return { request, share: 1 };
-  const made = new Set(store.items(planned.key).filter((item) => item.state === 'done').map((item) => item.item));
+  const made = new Set((await store.items(planned.key)).filter((item) => item.state === 'done').map((item) => item.item));
   if (made.size === 0) return { request, share: 1 };
   const all = kind.requested(request);
   const rest = all.filter((item) => !made.has(item));

@@ -10,6 +10,9 @@ import { reservationFor } from '../budget/reservation.js';
 import { mintHookToken } from '../track/webhook-receiver.js';
 import { itemsToSend } from './items-to-send.js';
 import { judgeSubmitError, type SubmitVerdict } from './submit-errors.js';
+import { noteSoon } from '../local-fault-stop.js';
+
+type Input = SubmitInput & { hookToken: string | null; share: number };
 
 /** How one submission ended, for the scheduler. */
 export type SubmitResult =
@@ -33,12 +36,12 @@ export type SubmitResult =
  */
 export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<SubmitResult> {
   const adapter = adapterFor(planned.kind, planned.mode);
-  let input: ReturnType<typeof resolveInput>;
+  let input: Input;
   try {
-    input = resolveInput(ctx, planned);
+    input = await resolveInput(ctx, planned);
   } catch (error) {
     if (!(error instanceof UnresolvedReferenceError) || error.missing !== 'field') throw error;
-    const row = ctx.store.transition(planned.key, 'rejected', { failedReason: error.message, creditsUsed: 0 }, 'job:rejected');
+    const { row } = await ctx.store.write({ key: planned.key, move: { to: 'rejected', change: { failedReason: error.message, creditsUsed: 0 }, type: 'job:rejected' } });
     announce(ctx, row, error.message);
     return 'rejected';
   }
@@ -51,7 +54,7 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
 }
 
 /** Steps 2 to 4 of submitJob, holding one of the creating slots. */
-async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter, input: ReturnType<typeof resolveInput>): Promise<SubmitResult> {
+async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter, input: Input): Promise<SubmitResult> {
   await ctx.limiter.acquire(ctx.stop.controller.signal).catch(() => undefined);
   // A real cost above its estimate may have passed the cap meanwhile: then even a job holding
   // its reservation is not sent.
@@ -60,26 +63,24 @@ async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
     return 'not-submitted';
   }
   // Durable before the POST, committed with the other intents of this moment (one fsync for a wave).
-  const attemptId = await ctx.store.soon(() => {
-    const id = ctx.store.insertAttempt(planned.key, input.request, input.hookToken);
-    ctx.store.transition(planned.key, 'submitting', {
-      request: input.request,
-      pathId: input.pathId ?? null,
-      creditsReserved: reservationFor(planned, input.share) ?? 0,
-    }, 'job:intent', { attempt: id });
-    return id;
+  const attemptId = await ctx.store.recordIntent({
+    key: planned.key,
+    request: input.request,
+    hookToken: input.hookToken,
+    pathId: input.pathId ?? null,
+    creditsReserved: reservationFor(planned, input.share) ?? 0,
   });
   try {
     ctx.kill('before-post');
   } catch (error) {
-    notSent(ctx, planned.key, attemptId, error);
+    await notSent(ctx, planned.key, attemptId, error);
     throw error;
   }
   let resource: Resource;
   try {
     resource = await adapter.submit(ctx.client, input, callFor(ctx, planned.key));
   } catch (error) {
-    if (adapter.goneMeansDone && error instanceof ApiNotFoundError && sentBefore(ctx, planned.key, attemptId)) {
+    if (adapter.goneMeansDone && error instanceof ApiNotFoundError && (await sentBefore(ctx, planned.key, attemptId))) {
       return await recordAnswer(ctx, planned, adapter, attemptId, { id: input.pathId ?? null, gone: true }, input);
     }
     return recordFailure(ctx, planned, attemptId, judgeSubmitError(error));
@@ -89,7 +90,7 @@ async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
     ctx.limiter.succeeded();
     return await recordAnswer(ctx, planned, adapter, attemptId, resource, input);
   } catch (error) {
-    keepAnswer(ctx, planned.key, adapter, attemptId, resource, input, error);
+    await keepAnswer(ctx, planned.key, adapter, attemptId, resource, input, error);
     throw error;
   }
 }
@@ -98,16 +99,18 @@ async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
  * Whether an earlier attempt of the job may have reached the service: any attempt but this one
  * that was not provably unsent (`not_sent`) or refused (`rejected`: a 4xx changed nothing).
  */
-function sentBefore(ctx: RunContext, key: string, attemptId: number): boolean {
-  return ctx.store.attempts(key).some((a) => a.id !== attemptId && a.state !== 'not_sent' && a.state !== 'rejected');
+async function sentBefore(ctx: RunContext, key: string, attemptId: number): Promise<boolean> {
+  return (await ctx.store.attempts(key)).some((a) => a.id !== attemptId && a.state !== 'not_sent' && a.state !== 'rejected');
 }
 
 /** An error between the intent and the POST: the POST was never sent, so the job is simply planned again. */
-function notSent(ctx: RunContext, key: string, attemptId: number, error: unknown): void {
+async function notSent(ctx: RunContext, key: string, attemptId: number, error: unknown): Promise<void> {
   const message = `not sent: ${error instanceof Error ? error.message : String(error)}`;
-  ctx.store.durably(() => {
-    ctx.store.closeAttempt(attemptId, 'not_sent', { error: message });
-    ctx.store.transition(key, 'planned', { creditsReserved: 0 }, 'job:not-created', { message });
+  await ctx.store.write({
+    key,
+    attempt: { id: attemptId, state: 'not_sent', error: message },
+    move: { to: 'planned', change: { creditsReserved: 0 }, type: 'job:not-created', data: { message } },
+    durable: true,
   });
   ctx.ledger.release(key);
 }
@@ -117,7 +120,7 @@ function notSent(ctx: RunContext, key: string, attemptId: number, error: unknown
  * not be lost (the job exists and is paid for): it is committed durably on the attempt and the
  * job, which is held in doubt with the reason; the next run adopts that id instead of searching.
  */
-function keepAnswer(
+async function keepAnswer(
   ctx: RunContext,
   key: string,
   adapter: KindAdapter,
@@ -125,7 +128,7 @@ function keepAnswer(
   resource: Resource,
   input: SubmitInput,
   error: unknown,
-): void {
+): Promise<void> {
   let remoteId: string | null = null;
   try {
     remoteId = adapter.remoteIdOf(resource, input) ?? null;
@@ -134,12 +137,14 @@ function keepAnswer(
   }
   const why = `answered${remoteId ? ` with remote id ${remoteId}` : ''}, but recording the answer failed: ${error instanceof Error ? error.message : String(error)}`;
   try {
-    ctx.store.durably(() => {
-      if (ctx.store.job(key)?.status !== 'submitting') return;
-      ctx.store.closeAttempt(attemptId, 'answered', { ...(remoteId ? { remoteId } : {}), error: why });
-      // The answer itself is kept too: for a kind finished at creation (a voice, a link) it is the
-      // result, and some of those kinds can never be read again.
-      ctx.store.transition(key, 'in_doubt', { remoteId, result: resource, doubtReason: why }, 'job:in-doubt', { message: why, remoteId });
+    // The answer itself is kept too: for a kind finished at creation (a voice, a link) it is the
+    // result, and some of those kinds can never be read again.
+    await ctx.store.write({
+      key,
+      onlyFrom: ['submitting'],
+      attempt: { id: attemptId, state: 'answered', ...(remoteId ? { remoteId } : {}), error: why },
+      move: { to: 'in_doubt', change: { remoteId, result: resource, doubtReason: why }, type: 'job:in-doubt', data: { message: why, remoteId } },
+      durable: true,
     });
   } catch (failure) {
     // The database cannot take it either (a full disk): the id would die with this process, and
@@ -173,9 +178,10 @@ export function getsAttemptWebhook(kind: string, mode: string | undefined): bool
  * very POST made, even if its answer is lost. The manifest's own webhook_url wins (then the run
  * neither hears nor needs one).
  */
-function resolveInput(ctx: RunContext, planned: PlannedJob): SubmitInput & { hookToken: string | null; share: number } {
-  const resolved = resolveJob(planned, (jobKey) => ctx.store.job(jobKey)?.result ?? undefined);
-  const { request, share } = itemsToSend(ctx.store, planned, adapterFor(planned.kind, planned.mode), { ...resolved.request });
+async function resolveInput(ctx: RunContext, planned: PlannedJob): Promise<Input> {
+  const upstream = new Map((await ctx.store.jobs(planned.refs.map((ref) => ref.jobKey))).map((row) => [row.key, row.result]));
+  const resolved = resolveJob(planned, (jobKey) => upstream.get(jobKey) ?? undefined);
+  const { request, share } = await itemsToSend(ctx.store, planned, adapterFor(planned.kind, planned.mode), { ...resolved.request });
   let hookToken: string | null = null;
   if (ctx.webhooks && getsAttemptWebhook(planned.kind, planned.mode) && (request.webhook_url === undefined || request.webhook_url === null)) {
     hookToken = mintHookToken();
@@ -216,16 +222,22 @@ async function recordAnswer(
   const view = adapter.view(resource);
   const instant = adapter.mode === 'instant';
   const creditsUsed = instant ? (view.creditsUsed ?? adapter.fixedCredits ?? null) : null;
-  const row = await ctx.store.soon(() => {
-    ctx.store.closeAttempt(attemptId, 'answered', remoteId ? { remoteId } : {});
-    return ctx.store.transition(planned.key, instant ? 'done' : 'submitted', {
-      remoteId,
-      remoteStatus: view.remoteStatus,
-      result: resource,
-      submittedAt: ctx.clock.now(),
-      ...(instant ? { creditsUsed, finishedAt: ctx.clock.now() } : {}),
-    }, 'job:answered', { remoteId, remoteStatus: view.remoteStatus });
-  }, { durable: false });
+  const { row } = await ctx.store.write({
+    key: planned.key,
+    attempt: { id: attemptId, state: 'answered', ...(remoteId ? { remoteId } : {}) },
+    move: {
+      to: instant ? 'done' : 'submitted',
+      change: {
+        remoteId,
+        remoteStatus: view.remoteStatus,
+        result: resource,
+        submittedAt: ctx.clock.now(),
+        ...(instant ? { creditsUsed, finishedAt: ctx.clock.now() } : {}),
+      },
+      type: 'job:answered',
+      data: { remoteId, remoteStatus: view.remoteStatus },
+    },
+  });
   if (instant) settleCost(ctx, planned.key, creditsUsed);
   announce(ctx, row);
   return instant ? 'finished' : 'submitted';
@@ -233,21 +245,15 @@ async function recordAnswer(
 
 async function recordFailure(ctx: RunContext, planned: PlannedJob, attemptId: number, verdict: SubmitVerdict): Promise<SubmitResult> {
   const key = planned.key;
-  const row = await ctx.store.soon(() => {
-    switch (verdict.kind) {
-      case 'in-doubt':
-        ctx.store.closeAttempt(attemptId, 'in_doubt', { error: verdict.message });
-        return ctx.store.transition(key, 'in_doubt', { doubtReason: verdict.message }, 'job:in-doubt', { message: verdict.message });
-      case 'rejected':
-        ctx.store.closeAttempt(attemptId, 'rejected', { error: verdict.message });
-        return ctx.store.transition(key, 'rejected', { failedReason: verdict.message, creditsReserved: 0, creditsUsed: 0 }, 'job:rejected', {
-          message: verdict.message,
-        });
-      default:
-        ctx.store.closeAttempt(attemptId, 'not_sent', { error: verdict.message });
-        return ctx.store.transition(key, 'planned', { creditsReserved: 0 }, 'job:not-created', { message: verdict.message });
-    }
-  });
+  const error = verdict.message;
+  const data = { message: verdict.message };
+  const { row } = await ctx.store.write(
+    verdict.kind === 'in-doubt'
+      ? { key, attempt: { id: attemptId, state: 'in_doubt', error }, move: { to: 'in_doubt', change: { doubtReason: error }, type: 'job:in-doubt', data } }
+      : verdict.kind === 'rejected'
+        ? { key, attempt: { id: attemptId, state: 'rejected', error }, move: { to: 'rejected', change: { failedReason: error, creditsReserved: 0, creditsUsed: 0 }, type: 'job:rejected', data } }
+        : { key, attempt: { id: attemptId, state: 'not_sent', error }, move: { to: 'planned', change: { creditsReserved: 0 }, type: 'job:not-created', data } },
+  );
   if (verdict.kind !== 'in-doubt') ctx.ledger.release(key);
   if (verdict.kind === 'account') stopForAccount(ctx, planned, verdict);
   if (verdict.kind === 'not-created' && verdict.rateLimited) ctx.limiter.throttled();
@@ -258,7 +264,7 @@ async function recordFailure(ctx: RunContext, planned: PlannedJob, attemptId: nu
 /** The account refused (a key refused, credits short): nothing more is submitted in this run (first reason wins). */
 export function stopForAccount(ctx: RunContext, planned: Pick<PlannedJob, 'key'>, verdict: Omit<Extract<SubmitVerdict, { kind: 'account' }>, 'kind'>): void {
   if (!ctx.stop.stop(verdict.reason, verdict.message)) return;
-  ctx.store.event('account:stop', planned.key, { reason: verdict.reason, message: verdict.message });
+  noteSoon(ctx, 'account:stop', planned.key, { reason: verdict.reason, message: verdict.message });
   ctx.events.emit('run:stopping', { reason: verdict.reason, message: verdict.message });
 }
 
@@ -273,7 +279,8 @@ async function lookup(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
     const verdict = judgeSubmitError(error);
     // A read creates nothing, so "in doubt" cannot arise: anything but a refusal is tried again later.
     if (verdict.kind === 'rejected') {
-      announce(ctx, ctx.store.transition(planned.key, 'rejected', { failedReason: verdict.message, creditsUsed: 0 }, 'job:rejected'));
+      const { row } = await ctx.store.write({ key: planned.key, move: { to: 'rejected', change: { failedReason: verdict.message, creditsUsed: 0 }, type: 'job:rejected' } });
+      announce(ctx, row);
       return 'rejected';
     }
     if (verdict.kind === 'account') stopForAccount(ctx, planned, verdict);
@@ -281,9 +288,12 @@ async function lookup(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
   }
   const view = adapter.view(resource);
   const failed = view.phase === 'failed';
-  const row = failed
-    ? ctx.store.transition(planned.key, 'rejected', { failedReason: view.failedReason, creditsUsed: 0 }, 'job:rejected')
-    : ctx.store.transition(planned.key, 'done', { result: resource, remoteStatus: view.remoteStatus, creditsUsed: 0, finishedAt: ctx.clock.now() }, 'job:answered');
+  const { row } = await ctx.store.write({
+    key: planned.key,
+    move: failed
+      ? { to: 'rejected', change: { failedReason: view.failedReason, creditsUsed: 0 }, type: 'job:rejected' }
+      : { to: 'done', change: { result: resource, remoteStatus: view.remoteStatus, creditsUsed: 0, finishedAt: ctx.clock.now() }, type: 'job:answered' },
+  });
   announce(ctx, row);
   return failed ? 'rejected' : 'finished';
 }

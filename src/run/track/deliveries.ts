@@ -1,4 +1,4 @@
-import type { StateStore } from '../../state/index.js';
+import type { Store } from '../../state/index.js';
 import type { Clock } from '../../util/clock.js';
 import type { Delivery } from './webhook-receiver.js';
 
@@ -27,29 +27,26 @@ export class DeliveryDesk implements Webhooks {
   hint: (remoteId: string, status?: string) => void = () => undefined;
 
   constructor(
-    private readonly store: StateStore,
+    private readonly store: Store,
     private readonly clock: Clock,
     readonly urlFor: (token: string) => string,
   ) {}
 
   /** A delivery to `/hooks/TOKEN`; false when the token is none of this manifest's attempts (answered 404). */
-  receive(token: string, delivery: Delivery): boolean {
-    const attempt = this.store.attemptByHookToken(token);
+  async receive(token: string, delivery: Delivery): Promise<boolean> {
+    const attempt = await this.store.recordDelivery(token, delivery);
     if (!attempt) return false;
     if (!delivery.id) return true;
-    if (!attempt.remoteId && !attempt.deliveredId) {
-      this.store.noteDelivery(attempt.id, delivery.id);
-      this.store.event('job:delivered', attempt.jobKey, { attempt: attempt.id, remoteId: delivery.id, remoteStatus: delivery.status ?? null });
-    }
     this.hint(delivery.id, delivery.status);
     for (const wake of this.waiters.get(token) ?? []) wake(true);
     this.waiters.delete(token);
     return true;
   }
 
-  awaitDelivery(token: string, ms: number, signal: AbortSignal): Promise<boolean> {
-    if (this.store.attemptByHookToken(token)?.deliveredId) return Promise.resolve(true);
-    return new Promise((resolve) => {
+  /** Why the waiter is registered before the database is asked: a delivery landing between the two is then heard, not lost. */
+  async awaitDelivery(token: string, ms: number, signal: AbortSignal): Promise<boolean> {
+    const cancel = new AbortController();
+    const waiting = new Promise<boolean>((resolve) => {
       const waiters = this.waiters.get(token) ?? new Set();
       this.waiters.set(token, waiters);
       const done = (delivered: boolean) => {
@@ -58,8 +55,12 @@ export class DeliveryDesk implements Webhooks {
         resolve(delivered);
       };
       waiters.add(done);
-      const cancel = new AbortController();
       this.clock.sleep(ms, AbortSignal.any([cancel.signal, signal])).then(() => done(false), () => done(false));
     });
+    if ((await this.store.attemptByHookToken(token))?.deliveredId) {
+      for (const wake of this.waiters.get(token) ?? []) wake(true);
+      this.waiters.delete(token);
+    }
+    return waiting;
   }
 }

@@ -1,24 +1,22 @@
 import type { PlannedJob } from '../../plan/types.js';
-import type { JobItemRow, StateStore } from '../../state/index.js';
+import type { JobItemRow, JobRow, JobWrite } from '../../state/index.js';
 import type { KindAdapter, RemoteView, Resource } from '../adapters/index.js';
 
 /**
- * A job of items (HTML ads) ended at the service: records what its remote job made of each item
- * this attempt asked for — made with its file's URL, or failed with its reason — at the item's
- * place in the planned request, and the failed items' refunds on the attempt's charge (derived
- * from the price rule: see adapters/html-ad-items.ts). Items of earlier attempts that this one did
- * not ask for keep their records. Runs inside the transaction that moves the job.
+ * A job of items (HTML ads) ended at the service: what its remote job made of each item this
+ * attempt asked for — made with its file's URL, or failed with its reason — at the item's place
+ * in the planned request, and the failed items' refunds on the attempt's charge (derived from the
+ * price rule: see adapters/html-ad-items.ts). Items of earlier attempts that this one did not ask
+ * for keep their records. The parts of the write that moves the job (`job` is its row as sent).
  */
-export function recordItemOutcomes(
-  store: StateStore,
-  key: string,
+export function itemOutcomes(
+  job: Pick<JobRow, 'request' | 'remoteId'>,
   planned: Pick<PlannedJob, 'request'> | undefined,
   adapter: KindAdapter,
   seen: { resource: Resource; view: RemoteView; remoteId?: string | null | undefined },
-): void {
+): Pick<JobWrite, 'items' | 'refund'> {
   const kind = adapter.items;
-  const job = store.job(key);
-  if (!kind || !job) return;
+  if (!kind) return {};
   // The request this attempt sent (the job's row holds the last one sent), and the remote job it made.
   const asked = kind.requested(job.request);
   const remoteId = seen.remoteId ?? job.remoteId;
@@ -33,7 +31,6 @@ export function recordItemOutcomes(
       url: outcome.url, refunded: failed ? kind.creditsEach : 0, refundDerived: failed,
     };
   });
-  store.recordItems(key, items);
   const refunded = items.reduce((sum, item) => sum + item.refunded, 0);
-  if (remoteId && refunded > 0) store.charges.refund(key, remoteId, refunded, true);
+  return remoteId && refunded > 0 ? { items, refund: { remoteId, credits: refunded, derived: true } } : { items };
 }

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { ApiNotFoundError } from '../../api/index.js';
-import type { JobRow } from '../../state/index.js';
+import type { JobRow, Written } from '../../state/index.js';
 import { adapterFor, type KindAdapter, type RemoteView, type Resource } from '../adapters/index.js';
 import { isPendingStatus } from '../adapters/status-maps.js';
 import { settleCost } from '../budget/budget-stop.js';
@@ -8,11 +8,11 @@ import { expectedSeconds } from './expected-duration.js';
 import { lateAfterMs, pollDelayMs, predictedDelayMs } from './poll-schedule.js';
 import { failedReadDelayMs, MAX_READ_FAILURES } from './read-failures.js';
 import { DurationModel, serviceLifeMs } from './duration-model.js';
-import { endOf, recordEnd } from './record-end.js';
+import { answerWrite, type Recording } from './answer-write.js';
 import { callFor, type RunContext } from '../run-context.js';
 import { announce } from '../announce.js';
 import { deferred, type Deferred } from '../deferred.js';
-import { stopOnLocalFault } from '../local-fault-stop.js';
+import { noteSoon, stopOnLocalFault } from '../local-fault-stop.js';
 
 /**
  * Why a 404 on reading a submitted job fails it: the service answered that the job does not exist
@@ -82,7 +82,7 @@ export class Tracker {
   /** Tracks `job` until it finishes; the promise says how it ended. */
   track(job: JobRow): Promise<TrackOutcome> {
     const adapter = adapterFor(job.kind, this.ctx.planned.get(job.key)?.mode);
-    if (!adapter.read) return Promise.resolve(this.unreadable(job, adapter));
+    if (!adapter.read) return this.unreadable(job, adapter);
     const now = this.ctx.clock.now();
     return new Promise((resolve) => {
       const since = job.submittedAt ?? now;
@@ -113,15 +113,17 @@ export class Tracker {
    * the run and its lock). A kind finished at creation with its answer on the row is done with
    * that answer; anything else fails with the reason, naming the remote id to check by hand.
    */
-  private unreadable(job: JobRow, adapter: KindAdapter): TrackOutcome {
+  private async unreadable(job: JobRow, adapter: KindAdapter): Promise<TrackOutcome> {
     const kept = adapter.mode === 'instant' && job.result ? job.result : undefined;
     const why = `${job.kind} jobs cannot be read, so ${job.remoteId ?? 'this job'} cannot be tracked; check it at the service before \`reelpipe retry\``;
     const view: RemoteView = kept
       ? { ...adapter.view(kept), phase: 'done' }
       : { phase: 'failed', remoteStatus: job.remoteStatus ?? 'unreadable', creditsUsed: null, failedReason: why, outputs: [] };
     const entry: Watched = { job, adapter, dueAt: Infinity, since: job.submittedAt ?? this.ctx.clock.now(), expected: 0, failures: 0, misses: 0, finishing: deferred<void>(), resolve: () => undefined };
+    const now = this.ctx.clock.now();
+    const recording = answerWrite(job, this.ctx.planned.get(job.key), adapter, { resource: kept ?? { failed_reason: why }, view, at: now });
     // Never undefined: only a pending view leaves a job unfinished, and this one is done or failed.
-    return this.ctx.store.atomically(() => this.record(entry, kept ?? { failed_reason: why }, view)) as TrackOutcome;
+    return this.recorded(entry, recording, await this.ctx.store.write(recording.write!), now) as TrackOutcome;
   }
 
   /**
@@ -281,7 +283,7 @@ export class Tracker {
         this.ctx.limiter.succeeded();
         const byId = new Map(items.map((item) => [String(item.id), item]));
         const listed = chunk.filter((entry) => byId.has(entry.job.remoteId as string));
-        this.apply(listed.map((entry) => [entry, byId.get(entry.job.remoteId as string)]));
+        await this.apply(listed.map((entry) => [entry, byId.get(entry.job.remoteId as string)]));
         // A job the list left out is read on its own: only that read can say it is gone.
         const missing = chunk.filter((entry) => !byId.has(entry.job.remoteId as string));
         if (missing.length > 0) await this.readSingly(missing);
@@ -314,36 +316,44 @@ export class Tracker {
         }),
       ),
     );
-    this.apply(results);
+    await this.apply(results);
   }
 
-  /** Commits one batch of answers in one transaction; finished jobs leave the watch list. */
-  private apply(answers: Answer[]): void {
+  /**
+   * Commits one batch of answers in one transaction; finished jobs leave the watch list. Each
+   * answer's write moves its job only while the database still has it in flight (IN_FLIGHT):
+   * whatever moved it on (a finish already recorded, a download) is newer, and no state goes back.
+   */
+  private async apply(answers: Answer[]): Promise<void> {
     if (this.ctx.stop.halted) return;
     const now = this.ctx.clock.now();
     this.ctx.kill('after-poll');
     const finished: [Watched, TrackOutcome][] = [];
-    this.ctx.store.atomically(() => {
-      for (const [entry, resource] of answers) {
-        if (resource instanceof Error) {
-          if (this.readFailed(entry, resource, now, this.delay(entry, now))) finished.push([entry, 'unread']);
-          continue;
-        }
-        if (resource) {
-          entry.failures = 0;
-          const outcome = this.record(entry, resource, entry.adapter.view(resource));
-          if (outcome) {
-            finished.push([entry, outcome]);
-            continue;
-          }
-          // Still under way once late (lateAfterMs): the next read waits longer (predictedDelayMs).
-          // With webhooks a job taken along in a list read before then is not late, its delivery is still to come.
-          const { predicted } = this.lifeMs(entry);
-          if (predicted !== undefined && now - entry.since >= lateAfterMs(predicted, this.ctx.webhooks !== null)) entry.misses++;
-        }
+    const recordings: [Watched, Recording][] = [];
+    for (const [entry, resource] of answers) {
+      if (resource instanceof Error) {
+        if (this.readFailed(entry, resource, now, this.delay(entry, now))) finished.push([entry, 'unread']);
+      } else if (resource) {
+        entry.failures = 0;
+        recordings.push([entry, answerWrite(entry.job, this.ctx.planned.get(entry.job.key), entry.adapter, { resource, view: entry.adapter.view(resource), at: now })]);
+      } else {
         entry.dueAt = now + this.delay(entry, now);
       }
-    });
+    }
+    const written = await this.ctx.store.writeAll(recordings.flatMap(([, r]) => (r.write ? [r.write] : [])));
+    let next = 0;
+    for (const [entry, recording] of recordings) {
+      const outcome = recording.write ? this.recorded(entry, recording, written[next++]!, now) : undefined;
+      if (outcome) {
+        finished.push([entry, outcome]);
+        continue;
+      }
+      // Still under way once late (lateAfterMs): the next read waits longer (predictedDelayMs).
+      // With webhooks a job taken along in a list read before then is not late, its delivery is still to come.
+      const { predicted } = this.lifeMs(entry);
+      if (predicted !== undefined && now - entry.since >= lateAfterMs(predicted, this.ctx.webhooks !== null)) entry.misses++;
+      entry.dueAt = now + this.delay(entry, now);
+    }
     for (const [entry, outcome] of finished) {
       this.watched.delete(entry.job.key);
       if (entry.job.remoteId) this.byRemoteId.delete(entry.job.remoteId);
@@ -363,36 +373,25 @@ export class Tracker {
       const message = giveUp
         ? `${entry.failures} reads in a row failed (${error.message}); not read again in this run, the next run reads it again`
         : `reading it failed (${error.message}); reading again with a growing wait`;
-      this.ctx.store.event('job:read-failed', key, { message, failures: entry.failures, giveUp });
+      noteSoon(this.ctx, 'job:read-failed', key, { message, failures: entry.failures, giveUp });
       this.ctx.events.emit('job:read-failed', { key, step, message, giveUp });
     }
     entry.dueAt = now + failedReadDelayMs(usualMs, entry.failures, this.ctx.options.timeScale);
     return giveUp;
   }
 
-  private record(entry: Watched, resource: Resource, view: RemoteView): TrackOutcome | undefined {
-    const store = this.ctx.store;
-    // An answer only moves a job the database still has in flight: whatever moved it on (a
-    // finish already recorded, a download) is newer than this answer, and no state goes back.
-    const job = store.job(entry.job.key);
-    if (!job) return 'halted';
-    if (job.status !== 'submitted' && job.status !== 'running') return settledAs(job.status);
-    if (view.phase === 'pending') {
-      if (view.remoteStatus === job.remoteStatus && job.status === 'running') return undefined;
-      entry.job = store.transition(job.key, 'running', { remoteStatus: view.remoteStatus, result: resource }, 'job:status', { remoteStatus: view.remoteStatus });
-      if (job.status !== 'running') announce(this.ctx, entry.job, view.remoteStatus);
+  /** After the answer's write: how tracking the job ends (undefined: still under way). */
+  private recorded(entry: Watched, recording: Recording, written: Written, now: number): TrackOutcome | undefined {
+    if (!written.moved) return settledAs(written.row.status);
+    const row = (entry.job = written.row);
+    const { view, resource } = recording;
+    if (!recording.ended) {
+      if (!recording.wasRunning) announce(this.ctx, row, view.remoteStatus);
       return undefined;
     }
-    const done = view.phase === 'done';
-    const end = endOf(view);
-    const now = this.ctx.clock.now();
-    this.model.observe(job.step, this.lifeMs(entry).modelled, serviceLifeMs(resource) ?? now - entry.since);
-    const ending = { key: job.key, planned: this.ctx.planned.get(job.key), adapter: entry.adapter };
-    const type = done ? 'job:done' : end === 'rejected' ? 'job:rejected' : 'job:failed';
-    const ended = recordEnd(store, ending, end, { resource, view, at: now }, { type });
-    entry.job = ended.row;
-    settleCost(this.ctx, job.key, ended.creditsUsed);
-    announce(this.ctx, entry.job, view.failedReason ?? undefined);
-    return done ? 'done' : 'failed';
+    this.model.observe(row.step, this.lifeMs(entry).modelled, serviceLifeMs(resource) ?? now - entry.since);
+    settleCost(this.ctx, row.key, recording.creditsUsed ?? null);
+    announce(this.ctx, row, view.failedReason ?? undefined);
+    return view.phase === 'done' ? 'done' : 'failed';
   }
 }

@@ -43,13 +43,13 @@ export function parseListen(value: string): { host: string; port: number } {
  * own unguessable address, `PUBLIC/hooks/TOKEN`: a delivery to it says which attempt made the job
  * it names — the evidence that settles a creation whose answer was lost — and nobody who does not
  * know the token can speak for a job. `onDelivery(token, delivery)` answers whether the token is
- * one of ours (204) or not (404); what it does with the delivery is the caller's (a delivery is a
+ * one of ours (204) or not (404), once recorded; what it does with the delivery is the caller's (a delivery is a
  * hint and evidence to be confirmed by a GET, never a state by itself).
  */
 export async function startWebhookReceiver(
   listen: string,
   publicUrl: string,
-  onDelivery: (token: string, delivery: Delivery) => boolean,
+  onDelivery: (token: string, delivery: Delivery) => Promise<boolean>,
 ): Promise<WebhookReceiver> {
   const base = `${publicUrl.replace(/\/+$/, '')}/hooks/`;
   const sample = `${base}${mintHookToken()}`;
@@ -70,8 +70,12 @@ export async function startWebhookReceiver(
     });
     req.on('end', () => {
       receiver.deliveries++;
-      const known = onDelivery(token, deliveryOf(Buffer.concat(chunks).toString('utf8')));
-      res.writeHead(known ? 204 : 404).end();
+      // Answered once the delivery is recorded: a 204 means the evidence is committed. A state
+      // that cannot take it answers 500, so a sender that retries delivers it again.
+      onDelivery(token, deliveryOf(Buffer.concat(chunks).toString('utf8'))).then(
+        (known) => res.writeHead(known ? 204 : 404).end(),
+        () => res.writeHead(500).end(),
+      );
     });
   });
   const where = parseListen(listen);

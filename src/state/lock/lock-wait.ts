@@ -1,7 +1,8 @@
 import { LockedError } from '../../errors.js';
 import { formatDuration } from '../../util/time-format.js';
-import { acquireLock, type HeldLock, type LockOptions } from '../sqlite/lock.js';
-import type { StateStore } from '../sqlite/job-store.js';
+import type { Store } from '../store.js';
+import { acquireLock } from './acquire-lock.js';
+import type { HeldLock, LockOptions } from './lock-policy.js';
 
 /** Options of acquireLockWaiting, beyond those of acquireLock. */
 export interface LockWaitOptions extends LockOptions {
@@ -28,13 +29,13 @@ export const LOCK_RETRY_MAX_MS = 15_000;
  * last refusal, saying how long it waited. A lock left by a dead or stale holder is broken by
  * acquireLock itself on one of the tries, as without waiting.
  */
-export async function acquireLockWaiting(store: StateStore, options: LockWaitOptions): Promise<HeldLock> {
+export async function acquireLockWaiting(store: Store, options: LockWaitOptions): Promise<HeldLock> {
   const clock = store.clock;
   const deadline = clock.now() + (options.waitMs ?? 0);
   let pause = LOCK_RETRY_FIRST_MS;
   for (let tries = 1; ; tries++) {
     try {
-      return acquireLock(store, options);
+      return await acquireLock(store, options);
     } catch (error) {
       if (!(error instanceof LockedError)) throw error;
       const left = deadline - clock.now();

@@ -14,7 +14,7 @@ import { WriteBatch } from './write-batch.js';
 import { StoreCore } from './store-core.js';
 import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
 import { Charges } from './charges.js';
-import { readItems, writeItems, type JobItemRow } from './job-items.js';
+import { readItems, readItemsByJob, writeItems, type JobItemRow } from './job-items.js';
 import { planScope, readMoney, readRunCredits, type CreditPair, type MoneyTotals } from './money.js';
 import { attemptEndOf, endAttempt, markRetried, retriesInRun } from './attempt-history.js';
 
@@ -55,6 +55,11 @@ export class StateStore extends StoreCore {
   /** The items a job makes (an HTML ad per style), in their places' order; none for other kinds. */
   items(key: string): JobItemRow[] {
     return readItems(this.db, this.manifest, key);
+  }
+
+  /** The items of every job of the manifest that has some. */
+  allItems(): Map<string, JobItemRow[]> {
+    return readItemsByJob(this.db, this.manifest);
   }
 
   /** Records what a remote job made of the items it was asked for (state/sqlite/job-items.ts). */
@@ -114,10 +119,11 @@ export class StateStore extends StoreCore {
     const now = this.clock.now();
     const insert = statement(this.db, 
       `INSERT INTO jobs (key, manifest, step, kind, output_name, request, path_id, status, credits_estimated,
-         priority, created_at, updated_at, planned_items)
-       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @priority, @now, @now, @plannedItems)
+         priority, created_at, updated_at, planned_items, plan_order)
+       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @priority, @now, @now, @plannedItems, @order)
        ON CONFLICT (manifest, key) DO UPDATE SET credits_estimated = excluded.credits_estimated,
          request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END, priority = excluded.priority,
+         plan_order = excluded.plan_order,
          planned_items = CASE WHEN status = 'planned' THEN excluded.planned_items ELSE planned_items END
        WHERE status = 'planned'`,
     );
@@ -129,10 +135,11 @@ export class StateStore extends StoreCore {
     }
     const known = jobs.filter((job) => statuses.has(job.key));
     this.atomically(() => {
-      for (const job of jobs) {
+      for (const [order, job] of jobs.entries()) {
         const status = statuses.get(job.key);
         if (status !== undefined && status !== 'planned') continue;
         insert.run({
+          order,
           key: job.key,
           manifest,
           step: job.step,

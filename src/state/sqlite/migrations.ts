@@ -138,6 +138,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE attempts ADD COLUMN retried_in_run INTEGER;
     `,
   },
+  {
+    version: 18,
+    name: 'jobs.plan_order, claim_run: a job\'s place in its plan, and the run that claimed it',
+    // Why: the runner asks the store for ready jobs (Store.claim) rather than ordering the plan in
+    // memory, so that whatever later claims jobs — several hosts sharing one run, a streamed plan —
+    // takes them in the one ready order (run/ready-order.ts) and never twice within a run.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN plan_order INTEGER;
+      ALTER TABLE jobs ADD COLUMN claim_run INTEGER;
+    `,
+  },
 ];
 
 /**

@@ -1,6 +1,6 @@
 import { hostname, userInfo } from 'node:os';
-import { currentPidNamespace, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS, pidIsAlive, type LockRow } from './lock.js';
-import type { StateStore } from './job-store.js';
+import type { Store } from '../store.js';
+import { currentPidNamespace, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS, pidIsAlive, type LockRow } from './lock-policy.js';
 
 /** Whether the holder's process is running, as far as this machine can tell. */
 export type HolderProcess = 'alive' | 'gone' | 'another host' | 'another pid namespace';
@@ -37,8 +37,8 @@ export interface ProbeOptions {
  * means something only on its own host and in its own pid namespace (see acquireLock), so
  * elsewhere it is reported as not knowable rather than guessed.
  */
-export function readLockHolder(store: StateStore, name: string, probe: ProbeOptions = {}): LockHolder | undefined {
-  const row = store.db.prepare('SELECT * FROM locks WHERE name = ?').get(name) as LockRow | undefined;
+export async function readLockHolder(store: Store, name: string, probe: ProbeOptions = {}): Promise<LockHolder | undefined> {
+  const row = await store.lockRow(name);
   if (!row) return undefined;
   const now = store.clock.now();
   return {
@@ -68,16 +68,10 @@ function processOf(row: LockRow, probe: ProbeOptions): HolderProcess {
  * anew in between is left alone. Returns whether a lock was deleted. A run still alive notices at
  * its next heartbeat and stops (exit 75).
  */
-export function forceUnlock(store: StateStore, holder: LockHolder, by = whoAmI()): boolean {
-  return store.atomically(() => {
-    const info = store.db.prepare('DELETE FROM locks WHERE name = ? AND token IS ?').run(holder.name, holder.token);
-    if (info.changes === 0) return false;
-    store.event('lock:forced', null, {
-      name: holder.name,
-      holder: { host: holder.host, pid: holder.pid, runId: holder.runId, heartbeatAgeMs: holder.heartbeatAgeMs, process: holder.process },
-      by,
-    });
-    return true;
+export function forceUnlock(store: Store, holder: LockHolder, by = whoAmI()): Promise<boolean> {
+  return store.forceUnlock(holder.name, holder.token, {
+    holder: { host: holder.host, pid: holder.pid, runId: holder.runId, heartbeatAgeMs: holder.heartbeatAgeMs, process: holder.process },
+    by,
   });
 }
 

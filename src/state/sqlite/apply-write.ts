@@ -1,0 +1,47 @@
+import type { JobWrite, Written } from '../store.js';
+import type { StateStore } from './job-store.js';
+
+export { StaleWriteError } from '../stale-write.js';
+
+/**
+ * One JobWrite on SQLite, inside the caller's transaction, in its order: the guard, the attempt,
+ * the items and refund, the move, the output links. The guard reads the job's status in the same
+ * transaction as the write, so no move of another job (or of this one) can fall between them.
+ */
+export function applyWrite(engine: StateStore, write: JobWrite): Written {
+  const { key } = write;
+  if (write.onlyFrom) {
+    const current = engine.job(key);
+    if (!current) throw new Error(`unknown job ${key}`);
+    if (!write.onlyFrom.includes(current.status)) return { row: current, moved: false };
+  }
+  if (write.attempt) {
+    const { id, state, remoteId, error } = write.attempt;
+    const attemptId = id === 'open intent' ? openIntentOf(engine, key) : id;
+    if (attemptId !== undefined) engine.closeAttempt(attemptId, state, { ...(remoteId === undefined ? {} : { remoteId }), ...(error === undefined ? {} : { error }) });
+  }
+  if (write.items) engine.recordItems(key, write.items);
+  if (write.refund) engine.charges.refund(key, write.refund.remoteId, write.refund.credits, write.refund.derived);
+  let row = write.move
+    ? engine.transition(key, write.move.to === 'made' ? engine.madeStatus(key) : write.move.to, write.move.change ?? {}, write.move.type, write.move.data)
+    : undefined;
+  if (write.outputs) {
+    const links = write.outputs === 'items' ? linksOfItems(engine, key) : write.outputs;
+    engine.setOutputs(key, links.urls, links.places);
+  }
+  row ??= engine.job(key);
+  if (!row) throw new Error(`unknown job ${key}`);
+  return { row, moved: true };
+}
+
+/** The job's last attempt while it is still an open intent (no answer recorded), else undefined. */
+function openIntentOf(engine: StateStore, key: string): number | undefined {
+  const attempt = engine.lastAttempt(key);
+  return attempt?.state === 'intent' ? attempt.id : undefined;
+}
+
+/** The links of a job's items made (an HTML ad per style), each at its item's place, whichever attempt made it. */
+function linksOfItems(engine: StateStore, key: string): { urls: string[]; places: number[] } {
+  const made = engine.items(key).filter((item) => item.state === 'done' && item.url);
+  return { urls: made.map((item) => item.url as string), places: made.map((item) => item.idx) };
+}
