@@ -1,0 +1,177 @@
+import { describe, expect, test } from 'vitest';
+import { LockedError } from '../../../src/errors.js';
+import { acquireLock, type JobStatus, type LockTaker } from '../../../src/state/index.js';
+import { bring, MANIFEST, newJob, type Subject } from './harness.js';
+
+const LOCK = '/manifests/conformance.yaml';
+
+/** A taker of the lock: pid 100 on host h, in pid namespace ns-1, judging holders alive unless told. */
+const taker = (token: string, extra: Partial<LockTaker & { pid: number }> = {}) => ({
+  name: LOCK, token, pid: 100, host: 'h', pidNamespace: 'ns-1', isAlive: () => true, heartbeatMs: 10_000, staleAfterMs: 60_000, ...extra,
+});
+
+/** The run lock, and claims of ready jobs. */
+export function lockAndClaims(subject: Subject): void {
+  describe('the run lock', () => {
+    test('takeLock holds the lock; lockRow says who holds it, and since when', async () => {
+      const { store, clock } = subject;
+      store.useManifest(MANIFEST);
+      const runId = await store.startRun('h', 100, null);
+      await store.takeLock(taker('t1'));
+      expect(await store.lockRow(LOCK)).toEqual({
+        name: LOCK, host: 'h', pid: 100, run_id: runId, acquired_at: clock.now(), heartbeat_at: clock.now(), token: 't1', pid_ns: 'ns-1',
+      });
+      expect(await store.lockRow('/manifests/other.yaml')).toBeUndefined();
+    });
+
+    test('a second taker is refused while the holder is fresh, from any store on the location', async () => {
+      const { store, clock } = subject;
+      await store.takeLock(taker('t1'));
+      const other = await subject.beside();
+      clock.advance(59_000);
+      await expect(other.takeLock(taker('t2', { pid: 200 }))).rejects.toThrow(LockedError);
+      await expect(store.takeLock(taker('t3', { pid: 300 }))).rejects.toThrow(/another run \(pid 100 on h\)/);
+      expect((await other.lockRow(LOCK))?.token).toBe('t1');
+    });
+
+    test('beatLock refreshes the holder’s heartbeat, and answers false to anyone else', async () => {
+      const { store, clock } = subject;
+      await store.takeLock(taker('t1'));
+      const acquiredAt = clock.now();
+      clock.advance(10_000);
+      expect(await store.beatLock(LOCK, 't1')).toBe(true);
+      expect(await store.lockRow(LOCK)).toMatchObject({ acquired_at: acquiredAt, heartbeat_at: clock.now() });
+      clock.advance(10_000);
+      expect(await store.beatLock(LOCK, 't-other')).toBe(false);
+      expect(await store.lockRow(LOCK)).toMatchObject({ token: 't1', heartbeat_at: clock.now() - 10_000 });
+    });
+
+    test('a holder whose heartbeat went stale is broken by the next taker, and its beats fail from then on', async () => {
+      const { store, clock } = subject;
+      await store.takeLock(taker('t1'));
+      clock.advance(60_001);
+      await store.takeLock(taker('t2', { pid: 200, host: 'elsewhere' }));
+      expect(await store.lockRow(LOCK)).toMatchObject({ token: 't2', pid: 200, host: 'elsewhere', acquired_at: clock.now() });
+      expect(await store.beatLock(LOCK, 't1')).toBe(false);
+    });
+
+    test('a holder whose pid is dead in our pid namespace on this host is broken at once', async () => {
+      const { store } = subject;
+      await store.takeLock(taker('t1'));
+      await expect(store.takeLock(taker('t2', { pid: 200, pidNamespace: 'ns-2', isAlive: () => false }))).rejects.toThrow(LockedError);
+      await store.takeLock(taker('t3', { pid: 300, isAlive: () => false }));
+      expect((await store.lockRow(LOCK))?.token).toBe('t3');
+    });
+
+    test('releaseLock gives up only our own lock; released, it can be taken again', async () => {
+      const { store } = subject;
+      await store.takeLock(taker('t1'));
+      await store.releaseLock(LOCK, 't-other');
+      expect((await store.lockRow(LOCK))?.token).toBe('t1');
+      await store.releaseLock(LOCK, 't1');
+      expect(await store.lockRow(LOCK)).toBeUndefined();
+      await store.takeLock(taker('t2', { pid: 200 }));
+      expect((await store.lockRow(LOCK))?.token).toBe('t2');
+    });
+
+    test('forceUnlock removes the lock only while the same holding has it', async () => {
+      const { store } = subject;
+      await store.takeLock(taker('t1'));
+      expect(await store.forceUnlock(LOCK, 't-seen-earlier', { by: 'test' })).toBe(false);
+      expect((await store.lockRow(LOCK))?.token).toBe('t1');
+      expect(await store.forceUnlock(LOCK, 't1', { by: 'test' })).toBe(true);
+      expect(await store.lockRow(LOCK)).toBeUndefined();
+      expect(await store.forceUnlock(LOCK, 't1', { by: 'test' })).toBe(false);
+    });
+
+    test('acquireLock on the store: a second run is refused while the first holds it, and released it is free', async () => {
+      const { store } = subject;
+      const other = await subject.beside();
+      const held = await acquireLock(store, { name: LOCK, token: 'run-1', pid: 100, host: 'h', isAlive: () => true });
+      await expect(acquireLock(other, { name: LOCK, token: 'run-2', pid: 200, host: 'h', isAlive: () => true })).rejects.toThrow(LockedError);
+      expect(await held.beat()).toBe(true);
+      await held.release();
+      expect(await other.lockRow(LOCK)).toBeUndefined();
+      const second = await acquireLock(other, { name: LOCK, token: 'run-2', pid: 200, host: 'h', isAlive: () => true });
+      expect((await store.lockRow(LOCK))?.token).toBe('run-2');
+      await second.release();
+    });
+  });
+
+  describe('claims', () => {
+    /** Plan order, and where each job stands: sent jobs between planned ones of several priorities. */
+    const PLAN: [key: string, status: JobStatus, priority: number][] = [
+      ['p1', 'planned', 0], ['s1', 'submitted', 0], ['p2', 'planned', 5], ['d', 'done', 0], ['p3', 'planned', 0], ['s2', 'in_doubt', 0],
+      ['f', 'failed', 0], ['x', 'planned', 9], ['r', 'running', 0], ['p4', 'planned', 5], ['dl', 'downloaded', 0], ['sub', 'submitting', 0],
+      ['rj', 'rejected', 0], ['sx', 'submitted', 0],
+    ];
+    /** Every job but x and sx: out of scope. */
+    const SCOPE = new Set(PLAN.map(([key]) => key).filter((key) => key !== 'x' && key !== 'sx'));
+    /** The ready order: sent jobs in plan order, then planned ones by priority descending, then plan order. */
+    const READY = [
+      { key: 's1', status: 'submitted' }, { key: 's2', status: 'in_doubt' }, { key: 'r', status: 'running' }, { key: 'sub', status: 'submitting' },
+      { key: 'p2', status: 'planned' }, { key: 'p4', status: 'planned' }, { key: 'p1', status: 'planned' }, { key: 'p3', status: 'planned' },
+    ];
+    const plan = async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, PLAN.map(([key, , priority]) => newJob(key, { priority })));
+      for (const [key, status] of PLAN) await bring(store, key, status);
+    };
+
+    test('claim answers the ready jobs within scope: sent ones first in plan order, then planned by priority descending, then plan order', async () => {
+      await plan();
+      expect(await subject.store.claim(100, SCOPE)).toEqual(READY);
+    });
+
+    test('each job is claimed at most once per run: a second claim answers the rest, then nothing', async () => {
+      const { store } = subject;
+      await plan();
+      expect(await store.claim(3, SCOPE)).toEqual(READY.slice(0, 3));
+      expect(await store.claim(3, SCOPE)).toEqual(READY.slice(3, 6));
+      expect(await store.claim(3, SCOPE)).toEqual(READY.slice(6));
+      expect(await store.claim(3, SCOPE)).toEqual([]);
+    });
+
+    test('a job done, downloaded, failed or rejected is never claimed, nor one outside the scope; that one stays claimable', async () => {
+      const { store } = subject;
+      await plan();
+      const claimed = (await store.claim(100, new Set(PLAN.map(([key]) => key).filter((key) => key !== 'x')))).map((c) => c.key);
+      for (const key of ['d', 'dl', 'f', 'rj', 'x']) expect(claimed).not.toContain(key);
+      expect(claimed).toContain('sx');
+      expect(await store.claim(100, new Set(['x', 'p1']))).toEqual([{ key: 'x', status: 'planned' }]);
+    });
+
+    test('a job claimed once in a run is not claimed again by that run, whatever it moved to', async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')]);
+      await store.startRun('h', 1, null);
+      expect(await store.claim(1, new Set(['a', 'b']))).toEqual([{ key: 'a', status: 'planned' }]);
+      await bring(store, 'a', 'submitted');
+      expect(await store.claim(10, new Set(['a', 'b']))).toEqual([{ key: 'b', status: 'planned' }]);
+      expect(await store.claim(10, new Set(['a', 'b']))).toEqual([]);
+    });
+
+    test('another run claims them again, once', async () => {
+      const { store } = subject;
+      await plan();
+      await store.startRun('h', 1, null);
+      expect(await store.claim(100, SCOPE)).toEqual(READY);
+      expect(await store.claim(100, SCOPE)).toEqual([]);
+      const second = await store.startRun('h', 2, null);
+      expect(store.runId).toBe(second);
+      expect(await store.claim(100, SCOPE)).toEqual(READY);
+      expect(await store.claim(100, SCOPE)).toEqual([]);
+    });
+
+    test('claims belong to the run, not the store object: another store acting for the run (forRun) claims the rest', async () => {
+      const { store } = subject;
+      await plan();
+      const runId = await store.startRun('h', 1, null);
+      expect(await store.claim(3, SCOPE)).toEqual(READY.slice(0, 3));
+      const other = (await subject.beside()).forRun(runId);
+      expect(other.runId).toBe(runId);
+      expect(await other.claim(100, SCOPE)).toEqual(READY.slice(3));
+      expect(await store.claim(100, SCOPE)).toEqual([]);
+    });
+  });
+}
