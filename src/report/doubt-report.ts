@@ -4,7 +4,7 @@ import { canonicalJson } from '../plan/job-key.js';
 import type { Plan } from '../plan/types.js';
 import { adapterFor } from '../run/adapters/index.js';
 import { getsAttemptWebhook } from '../run/submit/submit-job.js';
-import { readInDoubtAt } from '../state/index.js';
+import { stateAt } from '../state/index.js';
 import { utcIso } from '../util/time-format.js';
 
 /** A request's longest field shown in the text listing; `--json` carries the whole request. */
@@ -38,9 +38,9 @@ export interface DoubtEntry {
  * doubt`. Each entry gives the attempt's time window and body — what to look for in the service's
  * own records — and the ways to settle it.
  */
-export function buildDoubtReport(plan: Plan, dbPath: string, manifestShown: string): DoubtEntry[] {
+export async function buildDoubtReport(plan: Plan, dbPath: string, manifestShown: string): Promise<DoubtEntry[]> {
   const entries: DoubtEntry[] = [];
-  for (const { row, attempt } of readInDoubtAt(dbPath, plan.manifestPath)) {
+  for (const { row, attempt } of await stateAt(dbPath).inDoubt(plan.manifestPath)) {
     const job = plan.jobs.find((j) => j.key === row.key);
     const { webhook_url: _hook, ...asked } = attempt?.request ?? row.request;
     const label = job?.label ?? row.key;

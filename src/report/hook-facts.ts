@@ -1,11 +1,11 @@
-import { readHookRunsAt, type HookRunRow } from '../state/index.js';
+import { stateAt, type HookRunRow } from '../state/index.js';
 
 /** One hook run as `status` and the report show it: the state database's record (src/state/sqlite/hook-runs.ts). */
 export type HookFacts = HookRunRow;
 
 /** Each job's newest output-hook run per file, and the manifest's newest on_finish: read-only, no lock. */
-export function readHookFacts(dbPath: string, manifest: string): { byJob: Map<string, HookFacts[]>; onFinish: HookFacts | null } {
-  const { byJob, lastFinish } = readHookRunsAt(dbPath, manifest);
+export async function readHookFacts(dbPath: string, manifest: string): Promise<{ byJob: Map<string, HookFacts[]>; onFinish: HookFacts | null }> {
+  const { byJob, lastFinish } = await stateAt(dbPath).hookRuns(manifest);
   return { byJob, onFinish: lastFinish };
 }
 

@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/types.js';
-import { readFactsAt, slotOf as slot, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
+import { slotOf as slot, stateAt, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
 import { attemptFacts, type AttemptFact } from './attempt-facts.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
@@ -72,12 +72,12 @@ export interface FactsRead {
  * `known`: the plan's rows as a run read them from this database at its end, after its last
  * write; when they cover every job of the plan, the jobs are not read again (only their files).
  */
-export function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | 'jobs'>, known?: readonly Row[]): FactsRead {
+export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | 'jobs'>, known?: readonly Row[]): Promise<FactsRead> {
   const facts = new Map<string, JobFacts>();
   const rows = new Map<string, Row>();
   for (const row of known ?? []) rows.set(row.key, row);
   // A plan job missing from them may be `changed`, which only the other rows of the database say.
-  const read = readFactsAt(dbPath, plan.manifestPath, plan.jobs, !(known && plan.jobs.every((job) => rows.has(job.key))));
+  const read = await stateAt(dbPath).facts(plan.manifestPath, plan.jobs, !(known && plan.jobs.every((job) => rows.has(job.key))));
   if (!read) {
     for (const job of plan.jobs) facts.set(job.key, UNRECORDED);
     return { facts, money: NO_MONEY };

@@ -104,10 +104,11 @@ export interface ReportInput {
 }
 
 /** The report's data: the plan joined with what the state database holds. Reads only. */
-export function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: known }: ReportInput): ReportData {
-  const { facts, money } = readJobFacts(statePath, plan, known);
-  const run = readRun(statePath, plan.manifestPath, runId);
-  const hooks = readHookFacts(statePath, plan.manifestPath);
+export async function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: known }: ReportInput): Promise<ReportData> {
+  const { facts, money } = await readJobFacts(statePath, plan, known);
+  const run = await readRun(statePath, plan.manifestPath, runId);
+  const hooks = await readHookFacts(statePath, plan.manifestPath);
+  const lastWork = await readLastWork(statePath, plan.manifestPath);
   const jobs = plan.jobs.map((job): ReportJob => {
     const f = facts.get(job.key) as JobFacts;
     return {
@@ -139,7 +140,7 @@ export function buildReportData({ plan, statePath, runId, now = Date.now(), jobs
   };
   return {
     name: plan.name, manifest: plan.manifestPath, outputsDir: plan.outputsDir, stateDb: statePath, generatedAt: now,
-    run, lastWork: readLastWork(statePath, plan.manifestPath), maxCredits: plan.budget.maxCredits, steps, totals, jobs, onFinish: hooks.onFinish,
+    run, lastWork, maxCredits: plan.budget.maxCredits, steps, totals, jobs, onFinish: hooks.onFinish,
   };
 }
 

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { pidIsAlive, readRunList, type RunListRow } from '../state/index.js';
+import { pidIsAlive, stateAt, type RunListRow } from '../state/index.js';
 import type { StateWord } from '../state/vocabulary.js';
 import { wordCountsOf } from '../state/vocabulary.js';
 
@@ -42,8 +42,8 @@ export interface RunHistory {
  * through the night) would push the runs that did something off the list. Read-only; a missing
  * database has no runs.
  */
-export function readRunHistory(dbPath: string, manifest: string, limit: number, all = false): RunHistory {
-  const read = readRunList(dbPath, manifest, limit, all);
+export async function readRunHistory(dbPath: string, manifest: string, limit: number, all = false): Promise<RunHistory> {
+  const read = await stateAt(dbPath).runs(manifest, limit, all);
   const refusedHidden = all ? 0 : read.refused;
   return { runs: read.rows.map(pastRun), total: read.runs - refusedHidden, refusedHidden };
 }

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { readLastWorkAt, readRunRecord, type RunWork } from '../state/index.js';
+import { stateAt, type RunWork } from '../state/index.js';
 
 /** The run a report is about: when it ran, how it ended, and which jobs it changed. */
 export interface RunInfo {
@@ -22,8 +22,8 @@ export interface RunInfo {
  * and one refused before its state was opened kept no log), or null when it has none. A run id
  * the manifest does not have is a usage error naming the ones it has.
  */
-export function readRun(dbPath: string, manifest: string, runId?: number): RunInfo | null {
-  const read = readRunRecord(dbPath, manifest, runId);
+export async function readRun(dbPath: string, manifest: string, runId?: number): Promise<RunInfo | null> {
+  const read = await stateAt(dbPath).run(manifest, runId);
   if (read === undefined && runId !== undefined) throw new UsageError(`--run ${runId}: no state database at ${dbPath}, so no runs`);
   if (!read) return null;
   if ('missing' in read) throw new UsageError(`--run ${runId}: no such run of ${manifest}; its runs are ${read.ids.length ? read.ids.join(', ') : 'none yet'} (newest first)`);
@@ -37,6 +37,6 @@ export interface LastWork {
 }
 
 /** Which run last did work (changed a job) of `manifest`, and whether its newest run did nothing. Reads only. */
-export function readLastWork(dbPath: string, manifest: string): LastWork {
-  return readLastWorkAt(dbPath, manifest);
+export function readLastWork(dbPath: string, manifest: string): Promise<LastWork> {
+  return stateAt(dbPath).lastWork(manifest);
 }

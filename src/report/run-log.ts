@@ -1,23 +1,23 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pino } from 'pino';
 import type { RunEvents, RunEventMap } from '../run/run-events.js';
+import type { StateFiles } from '../state/index.js';
 import { countWords, stateWord } from '../state/vocabulary.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import { stoppingWords } from './progress/lines.js';
 
-/** The state database every command uses by default: its runs' logs need no prefix. */
-const DEFAULT_DB = 'reelpipe.db';
+/** The state every command uses by default: its runs' logs need no prefix. */
+const DEFAULT_STATE = 'reelpipe';
 
 /**
- * `state/logs/RUN-ID.ndjson`, beside the state database. Why a prefix for any other database
- * (`state/logs/sandbox-3.ndjson`): run ids count per database, and the sandbox's database lives
- * in the same folder as the real one — run 3 of each must not share a file.
+ * `state/logs/RUN-ID.ndjson` in the manifest's project (state/locate.ts stateFiles). Why a prefix
+ * for any other state (`state/logs/sandbox-3.ndjson`): run ids count per state, and the sandbox's
+ * state keeps its logs in the same folder as the real one's — run 3 of each must not share a file.
  */
-export function runLogPath(statePath: string, runId: number): string {
-  const name = basename(statePath);
-  const prefix = name === DEFAULT_DB ? '' : `${name.replace(/\.db$/, '')}-`;
-  return join(dirname(statePath), 'logs', `${prefix}${runId}.ndjson`);
+export function runLogPath(files: StateFiles, runId: number): string {
+  const prefix = files.name === DEFAULT_STATE ? '' : `${files.name}-`;
+  return join(files.folder, 'logs', `${prefix}${runId}.ndjson`);
 }
 
 /**
@@ -35,7 +35,8 @@ export interface RunLog {
 }
 
 export interface RunLogOptions {
-  statePath: string;
+  /** Where the state's runs keep their files. */
+  files: StateFiles;
   runId: number;
   /** For REELPIPE_LOG_LEVEL and the credentials to redact. */
   env: NodeJS.ProcessEnv;
@@ -55,7 +56,7 @@ export interface RunLogOptions {
  * database replaced since) is moved aside, never appended to or overwritten.
  */
 export function openRunLog(options: RunLogOptions): RunLog {
-  const file = runLogPath(options.statePath, options.runId);
+  const file = runLogPath(options.files, options.runId);
   mkdirSync(dirname(file), { recursive: true });
   if (existsSync(file)) renameSync(file, `${file.slice(0, -'.ndjson'.length)}.replaced-${Date.now()}.ndjson`);
   // Synchronous writes: a run killed at any point keeps every line it wrote (the page cache outlives it).

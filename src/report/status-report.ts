@@ -97,9 +97,9 @@ export interface StatusReport {
 
 
 /** Reads (never writes, never locks) the state of every job of `plan`. */
-export function buildStatusReport(plan: Plan, dbPath: string): StatusReport {
-  const { facts, money } = readJobFacts(dbPath, plan);
-  const hooks = readHookFacts(dbPath, plan.manifestPath);
+export async function buildStatusReport(plan: Plan, dbPath: string): Promise<StatusReport> {
+  const { facts, money } = await readJobFacts(dbPath, plan);
+  const hooks = await readHookFacts(dbPath, plan.manifestPath);
   const waiting = waitingOnDoubt(plan, facts);
   const jobs: JobStatusLine[] = plan.jobs.map((job) => {
     const f = facts.get(job.key);

@@ -27,7 +27,7 @@ export const REPORT_DIR = 'report';
  */
 export async function writeRunReport(input: WriteReportInput): Promise<WrittenReport> {
   const html = resolve(input.out ?? join(input.plan.outputsDir, REPORT_DIR, 'index.html'));
-  const data = buildReportData(input);
+  const data = await buildReportData(input);
   const folder = dirname(html);
   const csv = join(folder, 'results.csv');
   const json = join(folder, 'results.json');

@@ -2,7 +2,7 @@ import type { ServiceClient } from '../api/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { Manifest } from '../manifest/types.js';
 import { usesAllStyles, type Plan } from '../plan/index.js';
-import { cacheCatalogueAt } from '../state/index.js';
+import { stateAt } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import { planWithState, serviceKey, STYLES_CATALOGUE, stylesOf, type StatePlanOptions } from './plan-with-state.js';
 import type { RunEvents } from './run-events.js';
@@ -42,11 +42,11 @@ export interface RunPlans {
 export async function planForRun(input: LiveStylesInput): Promise<RunPlans> {
   const { manifest, client: connect, clock, progress, statusOf, select, ...options } = input;
   const plans = (whole: Plan): RunPlans => ({ whole, plan: select(whole) });
-  if (options.embedded || options.service === undefined || !manifest.steps.some((step) => step.kind === 'html_ads')) return plans(planWithState(manifest, options));
+  if (options.embedded || options.service === undefined || !manifest.steps.some((step) => step.kind === 'html_ads')) return plans(await planWithState(manifest, options));
   let planned: RunPlans | undefined;
   let planError: unknown;
   try {
-    planned = plans(planWithState(manifest, options));
+    planned = plans(await planWithState(manifest, options));
   } catch (error) {
     // `all` with no copy of the catalogue: the live read below is what can plan it.
     if (!usesAllStyles(manifest)) throw error;
@@ -71,9 +71,9 @@ export async function planForRun(input: LiveStylesInput): Promise<RunPlans> {
     progress.emit('run:note', { message: `warning: could not read the service's HTML ad styles (${reason}); the style ids are checked only against the copy of the catalogue the state database keeps, if it has one` });
     return planned;
   }
-  cacheCatalogueAt(options.statePath, serviceKey(options.service), STYLES_CATALOGUE, body, clock.now());
+  await stateAt(options.statePath).cacheCatalogue(serviceKey(options.service), STYLES_CATALOGUE, body, clock.now());
   try {
-    return plans(planWithState(manifest, { ...options, live: stylesOf(body, "the service's catalogue") }));
+    return plans(await planWithState(manifest, { ...options, live: stylesOf(body, "the service's catalogue") }));
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     throw new InvalidInputError(error.issues, `${manifest.name}: HTML ad styles the service does not offer; nothing was submitted`);

@@ -1,5 +1,6 @@
 import { clientFromEnv, createClient, type ServiceClient } from '../api/index.js';
-import type { SandboxRuns } from '../state/locate.js';
+import { join } from 'node:path';
+import type { SandboxRuns, StateFiles } from '../state/index.js';
 import { createLogger, type Logger } from '../util/logger.js';
 
 /** The service a command talks to, and how to let it go. */
@@ -28,8 +29,8 @@ export interface OpenServiceOptions {
    * standalone one at `url`. @default the real service, from the environment
    */
   sandbox?: SandboxTarget;
-  /** The state database (the embedded sandbox keeps its journal beside it). */
-  statePath: string;
+  /** Where the state's runs keep their files (the embedded sandbox its journal). */
+  files: StateFiles;
   /** @default createLogger({ env }) */
   logger?: Logger;
   /** Aborts every call in flight and every later one. @default none */
@@ -49,13 +50,14 @@ export async function resolveSandbox(choice: SandboxChoice): Promise<SandboxTarg
 }
 
 /**
- * The embedded sandbox's journal, beside the state database (`state/sandbox.db` →
- * `state/sandbox-service.jsonl`). Why: the state remembers jobs across runs, so the service must
- * too — a job submitted by one run is read by the next, a killed run's POST is found by
- * reconciliation, and ids never repeat between runs on one state (as with the real service).
+ * The embedded sandbox's journal, in the project's `state/` and named for the state
+ * (`state/sandbox-service.jsonl` for `state/sandbox.db`: state/locate.ts stateFiles). Why: the
+ * state remembers jobs across runs, so the service must too — a job submitted by one run is read
+ * by the next, a killed run's POST is found by reconciliation, and ids never repeat between runs
+ * on one state (as with the real service).
  */
-export function sandboxJournalPath(statePath: string): string {
-  return `${statePath.replace(/\.db$/, '')}-service.jsonl`;
+export function sandboxJournalPath(files: StateFiles): string {
+  return join(files.folder, `${files.name}-service.jsonl`);
 }
 
 /**
@@ -92,7 +94,7 @@ export async function openService(options: OpenServiceOptions): Promise<OpenServ
   }
   // Loaded on use: a run against the real service never loads the sandbox's modules.
   const { startSandbox } = await import('../sandbox/index.js');
-  const sandbox = await startSandbox({ port: 0, speed: options.sandbox.speed, credits: 1_000_000, seed: 1, journal: sandboxJournalPath(options.statePath) });
+  const sandbox = await startSandbox({ port: 0, speed: options.sandbox.speed, credits: 1_000_000, seed: 1, journal: sandboxJournalPath(options.files) });
   const client = createClient({ baseUrl: sandbox.url, ...STAND_IN_CREDENTIALS, logger, ...signal });
   return {
     client,

@@ -2,7 +2,7 @@ import type { StyleCatalogue } from '../manifest/index.js';
 import type { Manifest } from '../manifest/types.js';
 import { planManifest, type Plan, type PlanOptions } from '../plan/index.js';
 import { HTML_AD_STYLES } from '../sandbox/catalogues/html-ad-styles.js';
-import { readCachedCatalogue, readPlannedItemsAt, type CachedCatalogue } from '../state/index.js';
+import { stateAt, type CachedCatalogue } from '../state/index.js';
 import { utcIso } from '../util/time-format.js';
 
 /**
@@ -30,10 +30,11 @@ export interface StatePlanOptions extends Omit<PlanOptions, 'styles' | 'plannedI
 /** The name the HTML ad styles catalogue is cached under (`reelpipe catalogue styles`). */
 export const STYLES_CATALOGUE = 'styles';
 
-export function planWithState(manifest: Manifest, options: StatePlanOptions): Plan {
+export async function planWithState(manifest: Manifest, options: StatePlanOptions): Promise<Plan> {
   const { statePath, service, live, embedded, ...rest } = options;
-  const styles = live ?? (embedded ? SANDBOX_STYLES : service === undefined ? undefined : cachedStyles(readCachedCatalogue(statePath, serviceKey(service), STYLES_CATALOGUE)));
-  return planManifest(manifest, { ...rest, ...(styles ? { styles } : {}), plannedItems: readPlannedItemsAt(statePath, manifest.file) });
+  const state = stateAt(statePath);
+  const styles = live ?? (embedded ? SANDBOX_STYLES : service === undefined ? undefined : cachedStyles(await state.cachedCatalogue(serviceKey(service), STYLES_CATALOGUE)));
+  return planManifest(manifest, { ...rest, ...(styles ? { styles } : {}), plannedItems: await state.plannedItems(manifest.file) });
 }
 
 /** The embedded sandbox's catalogue: it is that sandbox's live one (and needs no network). */

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { ReelpipeError, type ErrorCode } from '../errors.js';
 import { manifestIdentity } from '../manifest/identity.js';
-import { recordRefusedStart, resolveStatePath, type SandboxRuns } from '../state/index.js';
+import { resolveStatePath, stateAt, type SandboxRuns } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import { redactSecrets, SECRET_ENV_VARS } from '../util/logger.js';
 import { oneLine } from '../util/one-line.js';
@@ -59,7 +59,7 @@ export async function recordEarlyRefusal(choice: StateChoice, error: unknown, cl
     const manifest = await manifestIdentity(choice.manifestFile, choice.cwd);
     if (!(await stat(manifest)).isFile()) return;
     const statePath = resolveStatePath(manifest, { cwd: choice.cwd, statePath: choice.statePath, sandbox: choice.sandbox });
-    recordRefusedStart(statePath, { manifest, host: hostname(), pid: process.pid, outcome: (error as ReelpipeError).code, refusal }, clock);
+    await stateAt(statePath).recordRefusedStart({ manifest, host: hostname(), pid: process.pid, outcome: (error as ReelpipeError).code, refusal }, clock);
   } catch {
     // Not recorded: see above.
   }

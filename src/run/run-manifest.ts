@@ -3,7 +3,7 @@ import { clientFromEnv, type ServiceClient } from '../api/index.js';
 import { LocalFaultError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
 import { assertBudget, budgetView, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
-import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, readJobMoney, readJobStatuses, readStateIdentity, resolveStatePath, openStore as openStateStore, type RecordedJobMoney, type Store } from '../state/index.js';
+import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -56,7 +56,7 @@ export interface RunManifestInput extends RunOptions {
    * Opens the run's log once the run has its id; the client logs through it, and it is closed
    * when the run ends. @default none: the client logs JSON to stderr (createLogger)
    */
-  openLog?: (run: { id: number; statePath: string }) => { file: string; logger: Logger; close(): void };
+  openLog?: (run: { id: number; files: StateFiles }) => { file: string; logger: Logger; close(): void };
 }
 
 export interface RunManifestOutput {
@@ -101,17 +101,18 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     // A folder another state database filled is refused: running would pay for its jobs again.
     claimOutputs(plan.outputsDir, plan.manifestPath, await store.identity(statePath));
     // Read before this run's row is added: what the header says this run resumes.
-    const previous = previousRun(statePath, plan.manifestPath);
+    const previous = await previousRun(statePath, plan.manifestPath);
     // The run row first, so the lock (and a refused run's message) names the run holding it.
     const runId = await store.startRun(hostname(), process.pid, options.maxCredits);
-    const log = input.openLog?.({ id: runId, statePath });
+    const files = stateFiles(manifest.file, statePath);
+    const log = input.openLog?.({ id: runId, files });
     if (log) closers.unshift(() => log.close());
     input.progress.emit('run:started', {
       runId, manifest: plan.manifestPath, statePath, logFile: log?.file ?? null, jobs: plan.totals.jobs, steps: plan.steps.length,
       expectedCredits: plan.totals.credits?.expected ?? null, unknownJobs: plan.totals.unknownJobs, maxCredits: options.maxCredits,
       concurrency: options.concurrency, sandbox: sandbox !== undefined, previous,
     });
-    const held: Held = { store, statePath, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), ...(sandbox ? { sandbox } : {}), ...(log ? { logger: log.logger } : {}) };
+    const held: Held = { store, statePath, files, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), ...(sandbox ? { sandbox } : {}), ...(log ? { logger: log.logger } : {}) };
     const deps = await startLocked(input, plan, options, held);
     driving = true;
     const result = await executePlan(plan, deps, options);
@@ -140,10 +141,10 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   input.progress.emit('run:note', { message: `state: ${statePath}` });
   // The outputs folder's owner first, read-only, in the order `plan` gives its verdicts: a budget
   // weighed against the wrong (or an emptied) database means nothing, and it is left unwritten.
-  checkOutputs(input.sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir, readStateIdentity(statePath, manifest.file));
+  checkOutputs(input.sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir, await stateAt(statePath).identity(manifest.file));
   // A standalone sandbox is asked its speed (and refused if it is none) before anything is sent.
   const sandbox = input.sandbox && (await resolveSandbox(input.sandbox));
-  const statuses = readJobStatuses(statePath, manifest.file);
+  const statuses = await stateAt(statePath).jobStatuses(manifest.file);
   const saved = input.planFile === undefined ? undefined : await readSavedPlan(input.planFile);
   // A saved plan of some steps is run as it was saved: its steps are the selection.
   const steps = saved && saved.steps.length < manifest.steps.length ? saved.steps : input.steps;
@@ -158,9 +159,6 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   });
   if (plan !== manifestPlan) input.progress.emit('run:note', { message: `--step: ${plural(plan.jobs.length, 'job')} of step ${plan.steps.map((s) => s.id).join(', ')} (of ${plural(manifestPlan.jobs.length, 'job')} in the manifest)` });
   if (saved) checkSavedPlan(saved, input.planFile as string, manifest, plan, (key) => statuses.get(key), input.progress);
-  // The jobs' money is read only where it decides something: a cap to weigh.
-  let money: RecordedJobMoney | undefined;
-  const recorded = () => (money ??= readJobMoney(statePath, manifestPlan.manifestPath, manifestPlan.jobs));
   const options = resolveRunOptions(
     { ...input, timeScale: input.timeScale ?? (sandbox ? 1 / sandbox.speed : 1) },
     { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits },
@@ -170,7 +168,9 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   // The one budget gate, before anything is created, locked or sent: what is still to submit,
   // weighed against what the database says is spent or held — the same verdict `plan` prints.
   // Without a cap the verdict is "no cap" whatever was spent: nothing to read for it.
-  assertBudget(plan, budgetView(plan, options.maxCredits, options.maxCredits === null ? undefined : recorded()));
+  // The jobs' money is read only where it decides something: a cap to weigh.
+  const recorded = options.maxCredits === null ? undefined : await stateAt(statePath).jobMoney(manifestPlan.manifestPath, manifestPlan.jobs);
+  assertBudget(plan, budgetView(plan, options.maxCredits, recorded));
   if (options.webhook) for (const message of ownWebhookUrlWarnings(manifest, plan)) input.progress.emit('run:note', { message });
   return { manifest, manifestPlan, plan, statePath, options, sandbox };
 }
@@ -178,6 +178,7 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
 interface Held {
   store: Store;
   statePath: string;
+  files: StateFiles;
   clock: Clock;
   stop: StopState;
   closers: (() => Promise<void> | void)[];
@@ -222,8 +223,8 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
 }
 
 /** The manifest's newest run that started (a refused start moved nothing), as `reelpipe runs` lists it; null for a manifest's first run. */
-function previousRun(statePath: string, manifest: string): PreviousRun | null {
-  const [run] = readRunHistory(statePath, manifest, 1).runs;
+async function previousRun(statePath: string, manifest: string): Promise<PreviousRun | null> {
+  const [run] = (await readRunHistory(statePath, manifest, 1)).runs;
   return run && run.state !== 'refused' ? { runId: run.id, state: run.state, outcome: run.outcome } : null;
 }
 
@@ -271,7 +272,7 @@ function standaloneNote(url: string, speed: number, timeScale: number, given: bo
 /** The service (or a sandbox), its rate-limit answers feeding the limiter; closed with the run. */
 async function connect(input: RunManifestInput, held: Held, limiter: AdaptiveRateLimiter, signal: AbortSignal): Promise<ServiceClient> {
   const logger = observeRateLimits(held.logger ?? createLogger({ env: input.env }), (retryAfterMs) => limiter.throttled(retryAfterMs));
-  const service = await openService({ env: input.env, ...(held.sandbox ? { sandbox: held.sandbox } : {}), statePath: held.statePath, logger, signal });
+  const service = await openService({ env: input.env, ...(held.sandbox ? { sandbox: held.sandbox } : {}), files: held.files, logger, signal });
   held.closers.unshift(() => service.close());
   return service.client;
 }

@@ -1,7 +1,10 @@
-// The state's public door: the Store interface and how to open it, the rows it answers with, and
-// the rules that hold whatever store keeps them. What speaks SQL stays in ./sqlite/.
+// The state's public door: the Store (its operations, and how to open it), the StateReader (what
+// the commands that only look at it read), the rows they answer with, and the rules that hold
+// whatever store keeps them. What speaks SQL stays in ./sqlite/; tests of the SQLite store itself
+// reach into it directly.
 export * from './store.js';
 export * from './open-store.js';
+export * from './state-reader.js';
 export * from './stale-write.js';
 export * from './job-status.js';
 export * from './job-row.js';
@@ -17,18 +20,16 @@ export { scrubSecrets, readEvents } from './sqlite/events.js';
 export { isLocalFault } from './sqlite/local-fault.js';
 export { FORGET_REFUSED, type ForgetResult } from './sqlite/forget-job.js';
 export type { HookName, HookResult, HookRunRow, HookRunState, HookTarget } from './sqlite/hook-runs.js';
-export { readHookRuns } from './sqlite/hook-runs.js';
-export { readItemsByJob } from './sqlite/job-items.js';
 export type { JobItemRow } from './sqlite/job-items.js';
-export * from './sqlite/migrations.js';
-export * from './sqlite/open-db.js';
-export * from './sqlite/state-identity.js';
-export * from './sqlite/job-money.js';
-export * from './sqlite/money.js';
-export * from './sqlite/job-history.js';
-export * from './sqlite/attempt-history.js';
-export * from './sqlite/refused-start.js';
-export * from './sqlite/catalogue-cache.js';
-export { readFactsAt, slotOf, type FactsRead as StateFacts, type FactsRow, type RecordedOutput } from './sqlite/facts-reads.js';
-export { readRunList, readRunRecord, readLastWorkAt, readHookRunsAt, readInDoubtAt, type RunListRow, type RunRecord } from './sqlite/run-reads.js';
+export type { CreditPair, MoneyTotals } from './sqlite/money.js';
+export type { RecordedJobMoney, JobMoneyRow } from './sqlite/job-money.js';
+export type { CachedCatalogue } from './sqlite/catalogue-cache.js';
+export type { RefusedStart } from './sqlite/refused-start.js';
+export type { AttemptRecord } from './sqlite/attempt-history.js';
+export { slotOf, type FactsRead as StateFacts, type FactsRow, type RecordedOutput } from './sqlite/facts-reads.js';
+export type { RunListRow, RunRecord } from './sqlite/run-reads.js';
 export type { RunWork } from './sqlite/run-work.js';
+// Kept for the tests and tools that inspect an SQLite state file directly.
+export { MIGRATIONS, migrate, SCHEMA_VERSION } from './sqlite/migrations.js';
+export { openStateDb, openStateDbReadOnly } from './sqlite/open-db.js';
+export { readAttemptsByJob } from './sqlite/attempt-history.js';

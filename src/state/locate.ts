@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** Files that mark a project's root folder (where its `state/` lives). */
 const PROJECT_MARKERS = ['.git', 'package.json'];
@@ -61,4 +61,22 @@ export function standaloneStateFile(url: string): string {
   const port = address.port || (address.protocol === 'https:' ? '443' : '80');
   const host = address.hostname.replace(/^\[|\]$/g, '').replace(/[^A-Za-z0-9.-]/g, '_');
   return `sandbox-${host}-${port}.db`;
+}
+
+/** Where the files a state's runs keep go, and the name they carry (see stateFiles). */
+export interface StateFiles {
+  /** `state/` of the manifest's project. */
+  folder: string;
+  /** The state's name: `reelpipe`, `sandbox`, `sandbox-127.0.0.1-7711`, or a --state file's own. */
+  name: string;
+}
+
+/**
+ * Where the files kept beside a state's runs go — their logs (`state/logs/`), the embedded
+ * sandbox's journal — and the name that keeps two states' files apart. Policy: placed from the
+ * manifest's project, never derived from the state's location, so a state that is no file (a
+ * database server, next) needs nothing here; named for the state, since run ids count per state.
+ */
+export function stateFiles(manifestPath: string, stateLocation: string): StateFiles {
+  return { folder: join(projectRoot(manifestPath), 'state'), name: basename(stateLocation).replace(/\.db$/, '') };
 }

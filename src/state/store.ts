@@ -37,10 +37,13 @@ import type { CreditPair, MoneyTotals } from './sqlite/money.js';
  *   group commit ............... sqlite/write-batch.ts
  *   opening, migrations ........ open-store.ts (the one way commands open it), sqlite/open-db.ts, sqlite/migrations.ts
  *
- * Readers of committed state that open it read-only, with no lock, while a run may be going
- * (`status`, the report, `runs`, `doubt`, `logs`, `plan`): sqlite/facts-reads.ts (every job's
- * facts, files, items, attempts and money), sqlite/run-reads.ts (runs, the report's header, jobs
- * in doubt, hook runs), sqlite/state-identity.ts, sqlite/job-money.ts, sqlite/catalogue-cache.ts.
+ * The commands that only look at the state (`status`, the report, `runs`, `doubt`, `logs`, `plan`,
+ * a run's checks before it starts) go through the other door, state-reader.ts (StateReader,
+ * opened with stateAt): reads of committed state, no lock, while a run may be going. On SQLite:
+ * sqlite/sqlite-reader.ts over sqlite/facts-reads.ts (every job's facts, files, items, attempts and
+ * money), sqlite/run-reads.ts (runs, the report's header, jobs in doubt, hook runs),
+ * sqlite/state-identity.ts, sqlite/job-money.ts, sqlite/catalogue-cache.ts. The files a state's
+ * runs keep beside it (logs, the sandbox's journal) are placed from the project (locate.ts).
  * Nothing outside src/state/ imports a database driver or holds SQL (eslint.config.js enforces it).
  */
 export interface Store {

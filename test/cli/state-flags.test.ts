@@ -52,7 +52,10 @@ describe('--sandbox with --state: every command takes both, and reads the sandbo
     const result = await runCli([...args, ...BOTH], { cwd: dir });
     expect(result.exitCode, result.stderr).toBe(0);
     check()(result.stdout);
-    // The sandbox's default database was never made: --state chose the database.
-    expect(existsSync(join(dir, 'state'))).toBe(false);
+    // The sandbox's default database was never made: --state chose the database. (Its runs' logs
+    // and the sandbox's journal are kept in the project's state/ folder, named for trial.db.)
+    expect(existsSync(join(dir, 'state', 'sandbox.db'))).toBe(false);
+    expect(existsSync(join(dir, 'state', 'reelpipe.db'))).toBe(false);
+    expect(existsSync(join(dir, 'state', 'logs', 'trial-1.ndjson'))).toBe(true);
   });
 });

@@ -16,7 +16,7 @@ const manifests = ['examples', 'pipelines'].flatMap((dir) =>
 describe('shipped manifests', () => {
   // On the embedded sandbox, as examples/ are made to run: its catalogue is the live one (style_ids: all).
   test.each(manifests)('%s loads and plans', async (file) => {
-    const plan = planWithState(await loadManifest(file, { env: {}, cwd: REPO_ROOT }), { sandbox: true, embedded: true, statePath: path.join(REPO_ROOT, 'no-such', 'state.db'), service: undefined });
+    const plan = await planWithState(await loadManifest(file, { env: {}, cwd: REPO_ROOT }), { sandbox: true, embedded: true, statePath: path.join(REPO_ROOT, 'no-such', 'state.db'), service: undefined });
     expect(plan.totals.jobs).toBeGreaterThan(0);
   });
 

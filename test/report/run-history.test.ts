@@ -36,7 +36,7 @@ describe('past runs of a manifest', () => {
     await send('b', 5);
     clock.advance(60_000);
     await store.finishRun('JOBS_FAILED', { counts: { downloaded: 2, done: 1, failed: 1, rejected: 1 } });
-    const { runs, total } = readRunHistory(dbPath, MANIFEST, 20);
+    const { runs, total } = await readRunHistory(dbPath, MANIFEST, 20);
     expect(total).toBe(1);
     expect(runs).toEqual([
       {
@@ -51,12 +51,12 @@ describe('past runs of a manifest', () => {
     await send('a', 5);
     await send('b');
     // Killed here: b was at the service, its cost unknown.
-    expect(readRunHistory(dbPath, MANIFEST, 20).runs[0]!.credits).toEqual({ used: 5, unknown: 1 });
+    expect((await readRunHistory(dbPath, MANIFEST, 20)).runs[0]!.credits).toEqual({ used: 5, unknown: 1 });
     await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
     await store.write({ key: 'b', move: { to: 'done', change: { creditsUsed: 5, creditsReserved: 0 }, type: 'job:done' } });
     await send('c', 5);
     await store.finishRun('OK', {});
-    const [second, first] = readRunHistory(dbPath, MANIFEST, 20).runs;
+    const [second, first] = (await readRunHistory(dbPath, MANIFEST, 20)).runs;
     expect([first!.credits, second!.credits]).toEqual([{ used: 10, unknown: 0 }, { used: 5, unknown: 0 }]);
     expect((await store.money([])).totals.used).toEqual({ known: 15, unknown: 0 });
   });
@@ -67,13 +67,13 @@ describe('past runs of a manifest', () => {
   ])('a run with no end %s', async (_, pid, state) => {
     await store.useManifest(MANIFEST).startRun(hostname(), pid(), null);
     const lock = await acquireLock(store, { name: MANIFEST, pid: pid(), heartbeatMs: 3_600_000 });
-    expect(readRunHistory(dbPath, MANIFEST, 20).runs[0]).toMatchObject({ state, finishedAt: null, outcome: null, jobs: null, credits: { used: 0, unknown: 0 } });
+    expect((await readRunHistory(dbPath, MANIFEST, 20)).runs[0]).toMatchObject({ state, finishedAt: null, outcome: null, jobs: null, credits: { used: 0, unknown: 0 } });
     await lock.release();
   });
 
   test('a run with no end and no lock: died', async () => {
     await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
-    expect(readRunHistory(dbPath, MANIFEST, 20).runs[0]!.state).toBe('died');
+    expect((await readRunHistory(dbPath, MANIFEST, 20)).runs[0]!.state).toBe('died');
   });
 
   test('newest first, at most `limit`, with the count of all; other manifests\' runs are not listed', async () => {
@@ -81,9 +81,9 @@ describe('past runs of a manifest', () => {
       await store.useManifest(i === 2 ? '/p/other.yaml' : MANIFEST).startRun(hostname(), process.pid, null);
       await store.finishRun('OK', {});
     }
-    const { runs, total } = readRunHistory(dbPath, MANIFEST, 2);
+    const { runs, total } = await readRunHistory(dbPath, MANIFEST, 2);
     expect([runs.map((r) => r.id), total]).toEqual([[5, 4], 4]);
-    expect(readRunHistory(join(dir, 'none.db'), MANIFEST, 2)).toEqual({ runs: [], total: 0, refusedHidden: 0 });
+    expect(await readRunHistory(join(dir, 'none.db'), MANIFEST, 2)).toEqual({ runs: [], total: 0, refusedHidden: 0 });
   });
 
   test('a refused start is left out and counted, unless all are asked for: then listed as refused, with why', async () => {
@@ -91,9 +91,9 @@ describe('past runs of a manifest', () => {
     await store.finishRun('OK', {});
     await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
     await store.finishRun('LOCKED', {}, 'another run (pid 7 on night) is working on /p/m.yaml; try again when it has finished');
-    const shown = readRunHistory(dbPath, MANIFEST, 20);
+    const shown = await readRunHistory(dbPath, MANIFEST, 20);
     expect([shown.runs.map((r) => r.id), shown.total, shown.refusedHidden]).toEqual([[1], 1, 1]);
-    const all = readRunHistory(dbPath, MANIFEST, 20, true);
+    const all = await readRunHistory(dbPath, MANIFEST, 20, true);
     expect([all.total, all.refusedHidden]).toEqual([2, 0]);
     expect(all.runs[0]).toMatchObject({ id: 2, state: 'refused', outcome: 'LOCKED', refusal: expect.stringMatching(/^another run \(pid 7/) });
   });

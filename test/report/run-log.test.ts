@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openRunLog, runLogPath } from '../../src/report/run-log.js';
+import { stateFiles } from '../../src/state/index.js';
 import { RunEvents } from '../../src/run/run-events.js';
 import type { JobState } from '../../src/state/index.js';
 
@@ -16,18 +17,21 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 function openLog(env: NodeJS.ProcessEnv = { REELPIPE_API_KEY: SECRET }) {
   const events = new RunEvents();
   const labels = new Map([['shorts:1', 'short-TR1']]);
-  const log = openRunLog({ statePath: join(dir, 'state', 'reelpipe.db'), runId: 7, env, events, labelOf: (key) => labels.get(key), version: '9.9.9' });
+  const log = openRunLog({ files: { folder: join(dir, 'state'), name: 'reelpipe' }, runId: 7, env, events, labelOf: (key) => labels.get(key), version: '9.9.9' });
   const lines = () => readFileSync(log.file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   return { events, log, lines };
 }
 
 describe("a run's log file", () => {
+  // In state/logs/ of the manifest's project, whatever the state's location: named for the state.
   test.each([
-    ['/p/state/reelpipe.db', 12, '/p/state/logs/12.ndjson'],
-    ['/p/state/sandbox.db', 12, '/p/state/logs/sandbox-12.ndjson'],
-    ['/elsewhere/custom.db', 3, '/elsewhere/logs/custom-3.ndjson'],
+    ['state/reelpipe.db', 12, 'state/logs/12.ndjson'],
+    ['state/sandbox.db', 12, 'state/logs/sandbox-12.ndjson'],
+    ['/elsewhere/custom.db', 3, 'state/logs/custom-3.ndjson'],
   ])('%s, run %i: %s', (db, id, expected) => {
-    expect(runLogPath(db, id)).toBe(expected);
+    writeFileSync(join(dir, 'package.json'), '{}');
+    const files = stateFiles(join(dir, 'pipelines', 'nightly.yaml'), db.startsWith('/') ? db : join(dir, db));
+    expect(runLogPath(files, id)).toBe(join(dir, expected));
   });
 
   test("every line carries the run id; a job's lines its key and label; each event is a line", () => {

@@ -9,7 +9,7 @@ import { toNewJobs } from '../../src/run/execute-plan.js';
 import { planForRun } from '../../src/run/live-styles.js';
 import { planWithState } from '../../src/run/plan-with-state.js';
 import { RunEvents } from '../../src/run/run-events.js';
-import { cacheCatalogueAt, openStore, readCachedCatalogue } from '../../src/state/index.js';
+import { openStore, stateAt } from '../../src/state/index.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
@@ -64,7 +64,7 @@ describe('offline, with no catalogue known', () => {
 });
 
 describe('offline, with the copy of the catalogue the state database keeps', () => {
-  beforeEach(() => cacheCatalogueAt(statePath, SERVICE, 'styles', styleList(['spin-wheel', 'quiz-3q']), clock.now()));
+  beforeEach(() => stateAt(statePath).cacheCatalogue(SERVICE, 'styles', styleList(['spin-wheel', 'quiz-3q']), clock.now()));
 
   test('an id it does not offer is refused where it is written, with the closest and the copy\'s date', async () => {
     const error = await plan('[spin-wheel, quiz-3x]').catch((e: unknown) => e);
@@ -76,7 +76,7 @@ describe('offline, with the copy of the catalogue the state database keeps', () 
   });
 
   test('the copy of another service address is not this one\'s', async () => {
-    const p = planWithState(await manifestWith('[quiz-3x]'), { statePath, service: 'https://other.example.com' });
+    const p = await planWithState(await manifestWith('[quiz-3x]'), { statePath, service: 'https://other.example.com' });
     expect(p.warnings).toContainEqual(expect.stringMatching(/not checked/));
   });
 });
@@ -85,7 +85,7 @@ describe('style_ids: all keeps the jobs already sent as they were', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `style-${String(i + 1).padStart(2, '0')}`);
 
   test('styles added since make a new job, styles removed are said; the sent jobs keep their keys', async () => {
-    cacheCatalogueAt(statePath, SERVICE, 'styles', styleList(ids(24)), clock.now());
+    await stateAt(statePath).cacheCatalogue(SERVICE, 'styles', styleList(ids(24)), clock.now());
     const first = await plan('all');
     expect(first.jobs.map((j) => (j.request.style_ids as string[]).length)).toEqual([20, 4]);
     const store = await openStore(statePath, clock);
@@ -96,7 +96,7 @@ describe('style_ids: all keeps the jobs already sent as they were', () => {
       await store.close();
     }
     // The service drops style-24 and adds two: a chunked re-expansion would change the 2nd job's key.
-    cacheCatalogueAt(statePath, SERVICE, 'styles', styleList([...ids(23), 'new-a', 'new-b']), clock.now());
+    await stateAt(statePath).cacheCatalogue(SERVICE, 'styles', styleList([...ids(23), 'new-a', 'new-b']), clock.now());
     const again = await plan('all');
     expect(again.jobs.map((j) => j.key)).toEqual([...first.jobs.map((j) => j.key), expect.stringMatching(/^ads:/)]);
     expect(again.jobs[2]!.request.style_ids).toEqual(['new-a', 'new-b']);
@@ -122,7 +122,7 @@ describe('a run reads the live catalogue before anything is sent', () => {
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as Error).message).toMatch(/^styles: HTML ad styles the service does not offer; nothing was submitted\n.*"quiz-3q" is not offered by the service's catalogue \(accepted: all, spin-wheel\)/);
     expect(server!.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/html_interactive_ads/styles/']);
-    expect(readCachedCatalogue(statePath, server!.url, 'styles')).toMatchObject({ fetchedAt: clock.now(), body: styleList(['spin-wheel']) });
+    expect(await stateAt(statePath).cachedCatalogue(server!.url, 'styles')).toMatchObject({ fetchedAt: clock.now(), body: styleList(['spin-wheel']) });
   });
 
   test('style_ids: all expands to what the service offers now, with no copy kept before', async () => {

@@ -67,11 +67,11 @@ async function asText(list: Catalogue, source: string, kept: string | undefined)
  */
 async function keep(io: CliIo, flags: CatalogueFlags, list: Catalogue, service: string): Promise<string | undefined> {
   if (service === '') return undefined;
-  const [{ cacheCatalogueAt, resolveStatePath }, { serviceKey }, { join }] = await Promise.all([
+  const [{ stateAt, resolveStatePath }, { serviceKey }, { join }] = await Promise.all([
     import('../../state/index.js'), import('../../run/plan-with-state.js'), import('node:path'),
   ]);
   // The state database a manifest in the working directory's project would use with the same flags.
   const dbPath = resolveStatePath(join(io.cwd, 'catalogue'), { cwd: io.cwd, statePath: flags.state, sandbox: sandboxRunsOf(flags) });
-  cacheCatalogueAt(dbPath, serviceKey(service), list.name, list.items, Date.now());
+  await stateAt(dbPath).cacheCatalogue(serviceKey(service), list.name, list.items, Date.now());
   return dbPath;
 }

@@ -17,7 +17,7 @@ export const registerDoubt: RegisterCommand = (program, io) => {
   ).action(async (file: string, flags: StateFlags & { json?: boolean }) => {
     const { plan, statePath } = await manifestTarget(io, file, flags);
     const { buildDoubtReport, renderDoubtReport } = await import('../../report/doubt-report.js');
-    const entries = buildDoubtReport(plan, statePath, file);
+    const entries = await buildDoubtReport(plan, statePath, file);
     io.stdout(flags.json ? `${JSON.stringify({ manifest: plan.manifestPath, state: statePath, jobs: entries }, null, 2)}\n` : renderDoubtReport(entries, file));
   });
 };

@@ -34,15 +34,15 @@ export const registerLogs: RegisterCommand = (program, io) => {
       .option('--level <level>', 'the lowest level shown: trace, debug, info, warn, error, fatal', DEFAULT_LEVEL)
       .option('--json', 'print the matching lines as they are in the log (NDJSON)'),
   ).action(async (file: string, flags: LogsFlags) => {
-    const [{ readRun }, { runLogPath }, { readLogLines, prettyLogLine, LEVEL_VALUES }] = await Promise.all([
-      import('../../report/run-info.js'), import('../../report/run-log.js'), import('../../report/read-log.js'),
+    const [{ readRun }, { runLogPath }, { readLogLines, prettyLogLine, LEVEL_VALUES }, { stateFiles }] = await Promise.all([
+      import('../../report/run-info.js'), import('../../report/run-log.js'), import('../../report/read-log.js'), import('../../state/locate.js'),
     ]);
     const minLevel = LEVEL_VALUES[flags.level.trim().toLowerCase()];
     if (minLevel === undefined) throw new UsageError(`--level ${flags.level}: not a level; use one of ${Object.keys(LEVEL_VALUES).join(', ')}`);
     const { manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
-    const run = readRun(dbPath, manifest, flags.run);
+    const run = await readRun(dbPath, manifest, flags.run);
     if (!run) throw new UsageError(`${file} has no runs in ${dbPath} yet: there is no log to read`);
-    const log = runLogPath(dbPath, run.id);
+    const log = runLogPath(stateFiles(manifest, dbPath), run.id);
     if (!existsSync(log)) throw new UsageError(`run ${run.id} of ${file} has no log: ${log} does not exist (runs before logs were kept, or the file was removed)`);
     const pretty = flags.json ? (line: string) => line : prettyLogLine();
     const { shown, skipped } = await readLogLines(log, { job: flags.job, minLevel }, (line) => io.stdout(flags.json ? `${line}\n` : pretty(line)));

@@ -80,14 +80,15 @@ async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
  * still to pay for. SQLite loads only here.
  */
 async function stateOf(plan: Plan, io: CliIo, flags: PlanFlags) {
-  const [{ checkOutputs, readEarlierRequestsAt, readJobMoney, readStateIdentity }, { readJobFacts }] = await Promise.all([
+  const [{ checkOutputs, stateAt }, { readJobFacts }] = await Promise.all([
     import('../../state/index.js'), import('../../report/job-facts.js'),
   ]);
   const dbPath = await statePathOf(plan.manifestPath, io, flags);
-  checkOutputs(plan.outputsDir, readStateIdentity(dbPath, plan.manifestPath));
+  const state = stateAt(dbPath);
+  checkOutputs(plan.outputsDir, await state.identity(plan.manifestPath));
   return {
-    dbPath, facts: readJobFacts(dbPath, plan).facts, money: readJobMoney(dbPath, plan.manifestPath, plan.jobs),
-    earlier: readEarlierRequestsAt(dbPath, plan.manifestPath, plan.jobs),
+    dbPath, facts: (await readJobFacts(dbPath, plan)).facts, money: await state.jobMoney(plan.manifestPath, plan.jobs),
+    earlier: await state.earlierRequests(plan.manifestPath, plan.jobs),
   };
 }
 

@@ -93,7 +93,7 @@ async function underLock<T>(
   needsService: boolean,
   fn: (store: Store, client: ServiceClient | undefined) => Promise<T>,
 ): Promise<T> {
-  const [{ acquireLock, openStore }, { openService, resolveSandbox }] = await Promise.all([import('../../state/index.js'), import('../../run/open-service.js')]);
+  const [{ acquireLock, openStore, stateFiles }, { openService, resolveSandbox }] = await Promise.all([import('../../state/index.js'), import('../../run/open-service.js')]);
   const store = (await openStore(target.statePath)).useManifest(target.plan.manifestPath);
   const closers: (() => unknown)[] = [() => store.close()];
   try {
@@ -101,7 +101,7 @@ async function underLock<T>(
     closers.unshift(() => lock.release());
     const choice = target.sandbox === true ? { speed: DEFAULT_SANDBOX_SPEED } : target.sandbox || undefined;
     const sandbox = needsService && choice ? { sandbox: await resolveSandbox(choice) } : {};
-    const service = needsService ? await openService({ env: target.io.env, statePath: target.statePath, ...sandbox }) : undefined;
+    const service = needsService ? await openService({ env: target.io.env, files: stateFiles(target.plan.manifestPath, target.statePath), ...sandbox }) : undefined;
     if (service) closers.unshift(() => service.close());
     return await fn(store, service?.client);
   } finally {

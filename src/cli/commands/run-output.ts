@@ -25,7 +25,7 @@ export async function finishRun(io: CliIo, output: RunManifestOutput, started: R
   else if (!flags.json) io.stdout(`report: ${report.html}\n`);
   if (flags.json) {
     const run = { id: started?.runId ?? null, log: started?.logFile ?? null, report: report instanceof Error ? null : report.html, elapsedMs: output.elapsedMs };
-    printJson(io, { ...buildStatusReport(output.plan, output.statePath), ...outcomeJson(output.error), run });
+    printJson(io, { ...(await buildStatusReport(output.plan, output.statePath)), ...outcomeJson(output.error), run });
   }
   // Then on_finish and the notifications, which carry the report's path; neither changes the exit code.
   const exitCode = output.error ? exitCodeFor(output.error) : EXIT.ok;

@@ -53,7 +53,7 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
     // Progress counts from the jobs as the drive begins (recorded, recovered): the run reads them once.
     events.on('run:jobs', ({ jobs }) => planned && progress.begin(planned, jobs));
     const openLog: RunManifestInput['openLog'] = (run) =>
-      openRunLog({ statePath: run.statePath, runId: run.id, env: io.env, events, labelOf: (key) => labels.get(key), version: VERSION });
+      openRunLog({ files: run.files, runId: run.id, env: io.env, events, labelOf: (key) => labels.get(key), version: VERSION });
     const run = () => runManifest({ ...input, manifestFile, cwd: io.cwd, env: io.env, progress: events, stop, prepare, openLog });
     const fallback = () => ({ manifest: started?.manifest ?? manifestFile, run: started ? { id: started.runId, log: started.logFile } : null });
     const result = await withJsonFailure(io, output, fallback, run).finally(() => progress.close());

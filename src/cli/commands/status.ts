@@ -19,7 +19,7 @@ export const registerStatus: RegisterCommand = (program, io) => {
       // Loaded on use, so other commands start without these modules.
       const { buildStatusReport, renderStatus } = await import('../../report/status-report.js');
       const { plan, statePath: dbPath } = await manifestTarget(io, file, flags);
-      const report = buildStatusReport(plan, dbPath);
+      const report = await buildStatusReport(plan, dbPath);
       io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
     });
 };

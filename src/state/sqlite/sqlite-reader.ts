@@ -1,0 +1,29 @@
+import type { StateReader } from '../state-reader.js';
+import { cacheCatalogueAt, readCachedCatalogue, readPlannedItemsAt } from './catalogue-cache.js';
+import { readFactsAt } from './facts-reads.js';
+import { readEarlierRequestsAt } from './job-history.js';
+import { readJobMoney, readJobStatuses } from './job-money.js';
+import { recordRefusedStart } from './refused-start.js';
+import { readHookRunsAt, readInDoubtAt, readLastWorkAt, readRunList, readRunRecord } from './run-reads.js';
+import { readStateIdentity } from './state-identity.js';
+
+/** The StateReader (state-reader.ts) of the SQLite file at `path`: each read opens it read-only and closes it. */
+export function sqliteReader(path: string): StateReader {
+  return {
+    location: path,
+    facts: async (manifest, planJobs, readRows) => readFactsAt(path, manifest, planJobs, readRows),
+    runs: async (manifest, limit, all) => readRunList(path, manifest, limit, all),
+    run: async (manifest, runId) => readRunRecord(path, manifest, runId),
+    lastWork: async (manifest) => readLastWorkAt(path, manifest),
+    hookRuns: async (manifest) => readHookRunsAt(path, manifest),
+    inDoubt: async (manifest) => readInDoubtAt(path, manifest),
+    identity: async (manifest) => readStateIdentity(path, manifest),
+    jobStatuses: async (manifest) => readJobStatuses(path, manifest),
+    jobMoney: async (manifest, planJobs) => readJobMoney(path, manifest, planJobs),
+    earlierRequests: async (manifest, planJobs) => readEarlierRequestsAt(path, manifest, planJobs),
+    cachedCatalogue: async (service, name) => readCachedCatalogue(path, service, name),
+    plannedItems: async (manifest) => readPlannedItemsAt(path, manifest),
+    cacheCatalogue: async (service, name, body, at) => cacheCatalogueAt(path, service, name, body, at),
+    recordRefusedStart: async (start, clock) => recordRefusedStart(path, start, clock),
+  };
+}
