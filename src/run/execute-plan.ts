@@ -14,7 +14,7 @@ import { dependencies, NEEDED_BY_NONE, neededJobs } from './dependencies.js';
 import { watchHealth } from './service-health.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
 import { finishedAtStart } from './outputs/download-outputs.js';
-import { startInTurns } from './start-in-turns.js';
+import { startInTurns, type MoreJobs } from './start-in-turns.js';
 import { inReadyOrder } from './ready-order.js';
 import { failAlone } from './fail-alone.js';
 import { watchHaltAfter } from './halt-after.js';
@@ -135,10 +135,10 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
     const unseen = await ctx.store.jobs(jobs.filter((job) => !ctx.start.rows.has(job.key)).map((job) => job.key));
     const statuses = new Map<string, JobStatus | undefined>(jobs.map((job) => [job.key, ctx.start.rows.get(job.key)?.status]));
     for (const row of unseen) statuses.set(row.key, row.status);
-    const inOrder = await claimedFirst(ctx, jobs);
+    const { first, more } = await readyStream(ctx, jobs, statuses);
     const laneOfJob = (job: PlannedJob) => (needsSlot(statuses.get(job.key)) ? laneOf(plan, job) : NO_SLOT_LANE);
     const priorityOf = (job: PlannedJob) => (isSent(statuses.get(job.key)) ? SENT_FIRST : job.priority);
-    return startInTurns(inOrder, laneOfJob, (lane) => laneWidth(plan, options, lane), async (job, turn) => {
+    return startInTurns(first, laneOfJob, (lane) => laneWidth(plan, options, lane), async (job, turn) => {
       const slot = slots(job);
       const waitsForJobs = (needs.get(job.key) ?? []).length > 0;
       const upstream = upstreamOf(job.key);
@@ -166,7 +166,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
         },
       });
       outcomes.set(job.key, outcome);
-    }, priorityOf);
+    }, priorityOf, more);
   };
   // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
   const open = plan.jobs.filter((job) => {
@@ -255,27 +255,34 @@ function retriesOf(plan: Plan, options: ResolvedRunOptions): (step: string) => n
   return (step) => options.retries ?? byStep.get(step) ?? 0;
 }
 
-/** How many jobs one claim takes (see claimedFirst). */
+/** How many jobs one claim takes (see readyStream). */
 const CLAIM_WINDOW = 1000;
 
 /**
- * `jobs` in the order they start: the ready ones (to send, reconcile or track) as the store hands
- * them out (Store.claim: sent first, then priority and plan order), claimed window by window until
- * none is left; then the others (to download, to check, or over), which take no slot, by priority.
+ * `jobs` in the order they start, as a stream for startInTurns: first the ones that take no slot
+ * (to download, to check, or over), by priority; then the ready ones (to send, reconcile or track)
+ * as the store hands them out (Store.claim: sent first, then priority and plan order), a window at
+ * a time while few wait; last, once the claims run dry, any ready job this run claimed earlier (a
+ * second pass over jobs in doubt a late delivery named), in ready order.
  */
-async function claimedFirst(ctx: RunContext, jobs: readonly PlannedJob[]): Promise<PlannedJob[]> {
+async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statuses: ReadonlyMap<string, JobStatus | undefined>): Promise<{ first: PlannedJob[]; more: MoreJobs<PlannedJob> }> {
   const byKey = new Map(jobs.map((job) => [job.key, job]));
-  const scope = new Set(byKey.keys());
-  const ordered: PlannedJob[] = [];
-  for (;;) {
-    const window = await ctx.store.claim(CLAIM_WINDOW, scope);
-    for (const { key } of window) {
-      ordered.push(byKey.get(key) as PlannedJob);
-      scope.delete(key);
+  const left = new Set(byKey.keys());
+  const give = (list: PlannedJob[]) => {
+    for (const job of list) left.delete(job.key);
+    return list;
+  };
+  const idle = give(inReadyOrder(jobs.filter((job) => !needsSlot(statuses.get(job.key))), (job) => job.priority));
+  let claiming = true;
+  const next = async (): Promise<PlannedJob[]> => {
+    if (claiming) {
+      const window = await ctx.store.claim(CLAIM_WINDOW, left);
+      if (window.length > 0) return give(window.map(({ key }) => byKey.get(key) as PlannedJob));
+      claiming = false;
     }
-    if (window.length < CLAIM_WINDOW) break;
-  }
-  return [...ordered, ...inReadyOrder(jobs.filter((job) => scope.has(job.key)), (job) => job.priority)];
+    return give(inReadyOrder([...left].map((key) => byKey.get(key) as PlannedJob), (job) => job.priority));
+  };
+  return { first: [...idle, ...(await next())], more: { next, lowWater: CLAIM_WINDOW / 2 } };
 }
 
 /** Found sent when the run starts: it exists (or may) at the service, and holds its capacity. */

@@ -56,6 +56,17 @@ function dequeue<T>(lane: Lane<T>): Entry<T> {
   return entry;
 }
 
+/** Jobs handed to startInTurns as it goes (claims window by window): asked for while few wait. */
+export interface MoreJobs<T> {
+  /** The next jobs, in ready order after every job given so far; empty once there are none. */
+  next: () => Promise<readonly T[]>;
+  /** Asked for once fewer than this many jobs wait to be started, across the lanes. */
+  lowWater: number;
+}
+
+/** Comebacks rank behind every job given, however many are given later (see rejoin). */
+const COMEBACK_BASE = 2 ** 50;
+
 /**
  * Starts `jobs` a few at a time per lane, in ready order (ready-order.ts: `priorityOf` descending,
  * then the order given): at most `widthOf(lane)` of a lane's jobs are started and waiting for a
@@ -71,6 +82,11 @@ function dequeue<T>(lane: Lane<T>): Entry<T> {
  * Why it cannot stall: a job that waits for anything but a slot has left its place, and comes
  * back (rejoin) only once that wait is over; so places are held only by jobs queued for slots,
  * and slots are freed by jobs already in them, which need no job started to end.
+ *
+ * With `more`, the jobs keep coming (the store's claims, window by window): more are asked for
+ * whenever fewer than `more.lowWater` wait to be started, and the promise resolves once `more`
+ * has none left and every job given has ended. If asking fails, no more are asked for, and the
+ * promise rejects with that failure once every job started has ended.
  */
 export function startInTurns<T>(
   jobs: readonly T[],
@@ -78,21 +94,33 @@ export function startInTurns<T>(
   widthOf: (lane: string) => number,
   start: StartJob<T>,
   priorityOf: (job: T) => number = () => 0,
+  more?: MoreJobs<T>,
 ): Promise<void> {
   const lanes = new Map<string, Lane<T>>();
-  const laneOfJob: Lane<T>[] = [];
-  jobs.forEach((job, order) => {
-    const id = laneOf(job);
-    let lane = lanes.get(id);
-    if (!lane) lanes.set(id, (lane = { buckets: new Map(), queued: 0, waiting: 0, width: Math.max(1, widthOf(id)), filling: false }));
-    enqueue(lane, { job, priority: priorityOf(job), order });
-    laneOfJob.push(lane);
-  });
+  let nextOrder = 0;
+  let unsettled = 0;
+  /** Queues `batch` in its lanes (in order); returns the lane of each, in the batch's order. */
+  const add = (batch: readonly T[]): Lane<T>[] =>
+    batch.map((job) => {
+      const id = laneOf(job);
+      let lane = lanes.get(id);
+      if (!lane) lanes.set(id, (lane = { buckets: new Map(), queued: 0, waiting: 0, width: Math.max(1, widthOf(id)), filling: false }));
+      enqueue(lane, { job, priority: priorityOf(job), order: nextOrder++ });
+      unsettled++;
+      return lane;
+    });
+  const laneOfJob = add(jobs);
   // A job coming back ranks behind every job given (and every earlier comer) of its priority.
-  let comebacks = jobs.length;
-  let unsettled = jobs.length;
-  return new Promise<void>((allEnded) => {
-    if (unsettled === 0) return allEnded();
+  let comebacks = COMEBACK_BASE;
+  let fetching = false;
+  let exhausted = !more;
+  let failure: { error: unknown } | undefined;
+  return new Promise<void>((allEnded, failed) => {
+    const settleIfDone = () => {
+      if (unsettled > 0 || !exhausted || fetching) return;
+      if (failure) failed(failure.error);
+      else allEnded();
+    };
     /** A place in `lane`, given up by calling the result (once). */
     const place = (lane: Lane<T>) => {
       lane.waiting++;
@@ -129,7 +157,9 @@ export function startInTurns<T>(
         .catch(() => undefined)
         .then(() => {
           leave();
-          if (--unsettled === 0) allEnded();
+          unsettled--;
+          refill();
+          settleIfDone();
         });
     };
     const hasRoom = (lane: Lane<T>) => lane.waiting < lane.width && lane.queued > 0;
@@ -140,6 +170,30 @@ export function startInTurns<T>(
       lane.filling = true;
       while (hasRoom(lane)) startNext(lane);
       lane.filling = false;
+      refill();
+    };
+    /** Asks for more jobs once few wait to be started; a failure to get them ends the promise once every job started has ended. */
+    const refill = () => {
+      if (!more || exhausted || fetching) return;
+      let queued = 0;
+      for (const lane of lanes.values()) queued += lane.queued;
+      if (queued >= more.lowWater) return;
+      fetching = true;
+      more.next().then(
+        (batch) => {
+          fetching = false;
+          if (batch.length === 0) exhausted = true;
+          for (const lane of new Set(add(batch))) fill(lane);
+          refill();
+          settleIfDone();
+        },
+        (error: unknown) => {
+          fetching = false;
+          exhausted = true;
+          failure = { error };
+          settleIfDone();
+        },
+      );
     };
     for (const lane of lanes.values()) lane.filling = true;
     laneOfJob.forEach((lane) => {
@@ -149,5 +203,7 @@ export function startInTurns<T>(
       lane.filling = false;
       fill(lane);
     }
+    refill();
+    settleIfDone();
   });
 }

@@ -167,4 +167,91 @@ describe('starting jobs in turns', () => {
   test('no jobs: resolves at once', async () => {
     await expect(startInTurns([], () => 'a', () => 1, () => Promise.resolve())).resolves.toBeUndefined();
   });
+
+  describe('jobs that keep coming (the store hands them out window by window)', () => {
+    /** Windows of `held` jobs handed out in turn; `asked` counts the asks. */
+    function stream(windows: Held[][]) {
+      const state = { asked: 0, fail: undefined as Error | undefined };
+      const next = async (): Promise<Held[]> => {
+        state.asked++;
+        if (state.fail) throw state.fail;
+        return windows.shift() ?? [];
+      };
+      return { state, next };
+    }
+
+    function runStream(first: Held[], width: number, more: { next: () => Promise<Held[]>; lowWater: number }) {
+      const started: string[] = [];
+      let outcome: 'running' | 'ended' | Error = 'running';
+      const all = startInTurns(first, (job) => job.lane, () => width, (job, turn) => {
+        started.push(job.name);
+        job.leave = () => turn.leave();
+        return job.end.promise;
+      }, (job) => job.priority, more);
+      all.then(() => (outcome = 'ended'), (error: Error) => (outcome = error));
+      return { started, outcome: () => outcome };
+    }
+
+    test('more are asked for once few wait, started in the order handed out, and it ends when none are left', async () => {
+      const first = [held('j1'), held('j2'), held('j3')];
+      const second = [held('k1'), held('k2')];
+      const { state, next } = stream([second]);
+      const { started, outcome } = runStream(first, 1, { next, lowWater: 2 });
+      expect(started).toEqual(['j1']);
+      // Two wait to start (j2, j3): not yet below the low water.
+      expect(state.asked).toBe(0);
+      first[0]!.end.resolve();
+      await settle();
+      // j2 started, one waits: the next window is asked for and queued behind it.
+      expect(state.asked).toBe(1);
+      for (const job of [first[1]!, first[2]!, second[0]!]) {
+        job.end.resolve();
+        await settle();
+      }
+      expect(started).toEqual(['j1', 'j2', 'j3', 'k1', 'k2']);
+      expect(outcome()).toBe('running');
+      second[1]!.end.resolve();
+      await settle();
+      expect(outcome()).toBe('ended');
+      // Asked until a window came back empty.
+      expect(state.asked).toBe(2);
+    });
+
+    test('a comeback ranks behind every job of its priority, those handed out after it came back too', async () => {
+      const first = [held('j1'), held('j2')];
+      const later = [held('k1')];
+      const { next } = stream([later]);
+      const started: string[] = [];
+      const turns = new Map<string, Turn>();
+      void startInTurns(first, () => 'a', () => 1, (job, turn) => {
+        started.push(job.name);
+        turns.set(job.name, turn);
+        return job.end.promise;
+      }, () => 0, { next, lowWater: 5 });
+      await settle();
+      const back = turns.get('j1')!.rejoin();
+      await settle();
+      expect(started).toEqual(['j1', 'j2']);
+      turns.get('j2')!.leave();
+      await settle();
+      // k1 was handed out after j1 came back, and still goes first.
+      expect(started).toEqual(['j1', 'j2', 'k1']);
+      turns.get('k1')!.leave();
+      await back;
+    });
+
+    test('a failure to get more stops asking, and the promise rejects once the jobs started have ended', async () => {
+      const first = [held('j1')];
+      const { state, next } = stream([]);
+      state.fail = new Error('database is locked');
+      const { outcome } = runStream(first, 1, { next, lowWater: 5 });
+      await settle();
+      expect(state.asked).toBe(1);
+      expect(outcome()).toBe('running');
+      first[0]!.end.resolve();
+      await settle();
+      expect(outcome()).toEqual(new Error('database is locked'));
+      expect(state.asked).toBe(1);
+    });
+  });
 });
