@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
 
 /** Files that mark a project's root folder (where its `state/` lives). */
 const PROJECT_MARKERS = ['.git', 'package.json'];
@@ -39,7 +40,7 @@ export function projectRoot(manifestPath: string): string {
  * sandbox's runs, `state/sandbox-HOST-PORT.db` for a standalone sandbox's (standaloneStateFile).
  */
 export function resolveStatePath(manifestPath: string, options: { cwd: string; statePath?: string; sandbox?: SandboxRuns }): string {
-  if (options.statePath !== undefined) return resolve(options.cwd, options.statePath);
+  if (options.statePath !== undefined) return resolve(options.cwd, notAnAddress(options.statePath));
   const { sandbox } = options;
   const file = !sandbox ? STATE_FILE.real : sandbox === true ? STATE_FILE.sandbox : standaloneStateFile(sandbox.url);
   return join(projectRoot(manifestPath), 'state', file);
@@ -79,4 +80,16 @@ export interface StateFiles {
  */
 export function stateFiles(manifestPath: string, stateLocation: string): StateFiles {
   return { folder: join(projectRoot(manifestPath), 'state'), name: basename(stateLocation).replace(/\.db$/, '') };
+}
+
+/**
+ * `--state` takes a file's path. Policy, why an address is refused rather than taken as a path:
+ * `--state postgres://host/db` used to create an SQLite file in a folder named `postgres:` — a
+ * state nobody else would find, and every job paid for again by the next run that looked in the
+ * right place. Exit 2, nothing opened or created.
+ */
+function notAnAddress(statePath: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(statePath.trim())?.[1];
+  if (scheme === undefined) return statePath;
+  throw new UsageError(`--state ${scheme}://…: this reelpipe keeps its state in an SQLite file only; give --state a file's path (e.g. state/reelpipe.db)`);
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { UsageError } from '../../src/errors.js';
 import { resolveStatePath, standaloneStateFile, type SandboxRuns } from '../../src/state/locate.js';
 
 let dir: string;
@@ -31,4 +32,13 @@ test.each([
   ['http://[::1]:7711', 'sandbox-__1-7711.db'],
 ])('a standalone sandbox at %s keeps its runs in %s', (url, file) => {
   expect(standaloneStateFile(url)).toBe(file);
+});
+
+test('--state with an address is refused, naming what it takes, with no secret of the address said', () => {
+  const where = (statePath: string) => () => resolveStatePath(join(dir, 'night.yaml'), { cwd: dir, statePath });
+  expect(where('postgres://reelpipe:s3cret@db.example.com:5432/reelpipe')).toThrow(/--state postgres:\/\/…: this reelpipe keeps its state in an SQLite file only; give --state a file's path/);
+  expect(where('postgresql://db/reelpipe')).toThrow(UsageError);
+  expect(() => where('postgres://reelpipe:s3cret@db.example.com/reelpipe')()).not.toThrow(/s3cret/);
+  // A path that merely contains a colon is still a path.
+  expect(where('state/a:b.db')()).toBe(join(dir, 'state', 'a:b.db'));
 });
