@@ -38,8 +38,7 @@ export class DeliveryDesk implements Webhooks {
     if (!attempt) return false;
     if (!delivery.id) return true;
     this.hint(delivery.id, delivery.status);
-    for (const wake of this.waiters.get(token) ?? []) wake(true);
-    this.waiters.delete(token);
+    this.wake(token);
     return true;
   }
 
@@ -57,10 +56,13 @@ export class DeliveryDesk implements Webhooks {
       waiters.add(done);
       this.clock.sleep(ms, AbortSignal.any([cancel.signal, signal])).then(() => done(false), () => done(false));
     });
-    if ((await this.store.attemptByHookToken(token))?.deliveredId) {
-      for (const wake of this.waiters.get(token) ?? []) wake(true);
-      this.waiters.delete(token);
-    }
+    if ((await this.store.attemptByHookToken(token))?.deliveredId) this.wake(token);
     return waiting;
+  }
+
+  /** Tells everyone waiting on `token` that a delivery named its attempt. */
+  private wake(token: string): void {
+    for (const wake of this.waiters.get(token) ?? []) wake(true);
+    this.waiters.delete(token);
   }
 }

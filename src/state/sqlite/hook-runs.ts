@@ -85,14 +85,15 @@ export class HookRuns {
   }
 
   /**
-   * Records a hook about to start, durably (on disk before the command runs). A row of the same
+   * Records a hook about to start, in one transaction (the store's door makes it durable: on disk
+   * before the command runs — sqlite-store.ts hookBegin). A row of the same
    * hook and output still `running` belongs to a run that died: it becomes `interrupted` in the
    * same transaction, so the record says it was cut off and is being run again.
    */
   begin(hook: HookName, target: HookTarget | null, argv: readonly string[]): number {
     const now = this.store.clock.now();
     const where = { manifest: this.store.manifest, hook, job: target?.jobKey ?? null, idx: target?.outputIdx ?? null };
-    return this.store.durably(() => {
+    return this.store.atomically(() => {
       this.db
         .prepare(`UPDATE hook_runs SET state = 'interrupted', finished_at = @now, error = 'the run that started it ended before it did'
           WHERE manifest = @manifest AND hook = @hook AND job_key IS @job AND output_idx IS @idx AND state = 'running'`)
@@ -105,9 +106,9 @@ export class HookRuns {
     });
   }
 
-  /** Records how the command ended, durably. */
+  /** Records how the command ended (durably, through the store's door: sqlite-store.ts hookFinish). */
   finish(id: number, result: HookResult): HookRunRow {
-    this.store.durably(() =>
+    this.store.atomically(() =>
       this.db
         .prepare(`UPDATE hook_runs SET state = @state, finished_at = @now, exit_code = @exitCode, signal = @signal, timed_out = @timedOut,
           duration_ms = @durationMs, stdout_tail = @stdoutTail, stderr_tail = @stderrTail, error = @error WHERE id = @id`)

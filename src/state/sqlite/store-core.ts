@@ -33,8 +33,6 @@ export abstract class StoreCore {
    * decide whether a job is paid for twice; everything else settles for WAL's NORMAL.
    */
   durably<T>(fn: () => T): T {
-    // Inside a transaction already (the group commit's): that commit carries the durability.
-    if (this.db.inTransaction) return this.transact(fn) as T;
     statement(this.db, 'PRAGMA synchronous = FULL').run();
     try {
       return this.transact.immediate(fn) as T;
