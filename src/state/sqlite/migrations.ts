@@ -6,7 +6,14 @@ import { SCHEMA_V1_TO_V13 } from './schema-v1-v13.js';
 export interface Migration {
   version: number;
   name: string;
+  /** The change in SQLite's dialect. */
   sql: string;
+  /**
+   * The same change in PostgreSQL's dialect: every migration after the PostgreSQL baseline
+   * (postgres/pg-schema.ts, equal to SQLite's version 18) carries both texts, so the two schemas
+   * never drift apart.
+   */
+  postgres?: string;
   /**
    * The database is rewritten compactly (VACUUM) once the migration is applied, outside its
    * transaction: for a migration that empties most of a table's pages without freeing them.
