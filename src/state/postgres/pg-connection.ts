@@ -1,0 +1,152 @@
+import { hostname } from 'node:os';
+import pg from 'pg';
+import { CommitUnknownError, faultKind, pgFault } from './pg-faults.js';
+import { parsePgAddress, type PgAddress } from './pg-url.js';
+
+/** One statement's answer rows, as SQLite gives them: BIGINT and NUMERIC read back as numbers. */
+export type Rows<R> = R[];
+
+/** What a transaction's body is given: one statement at a time, on the transaction's connection. */
+export interface Tx {
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Rows<R>>;
+}
+
+/** How long the connection may be lost before a command gives up (exit 74). */
+const RECONNECT_BOUND_MS = 30_000;
+/** How long the first connection may take: an unreachable database ends the command (exit 74) inside 10 s. */
+const FIRST_CONNECT_BOUND_MS = 8_000;
+
+// Epoch milliseconds and counts are BIGINT, sums of them NUMERIC: read as numbers so rows compare
+// with SQLite's exactly. Safe: epoch ms and credit sums stay far below 2^53.
+const INT8 = 20;
+const NUMERIC = 1700;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 || oid === NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * A pool of connections to one PostgreSQL state, and the only code that sends it statements.
+ *
+ * Faults: a statement that fails because the link dropped (a server restart, a lost socket) is
+ * tried again on a fresh connection, for up to RECONNECT_BOUND_MS, when trying again is safe — a
+ * read, or a transaction whose COMMIT was not sent (PostgreSQL rolled it back). A COMMIT whose
+ * answer was lost is CommitUnknownError: the caller reads back. Past the bound, exit 74.
+ *
+ * Every round trip to the server is counted (`roundTrips`): the bench prints them per job.
+ */
+export class PgDb {
+  roundTrips = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly address: PgAddress,
+    private readonly sleep: (ms: number) => Promise<void>,
+  ) {}
+
+  /** Connects to the state at `location` (checked with one statement), or throws a located error: exit 2 or 74. */
+  static async connect(location: string, where = '--state', sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<PgDb> {
+    const address = parsePgAddress(location, where);
+    const ssl = address.params.get('sslmode');
+    const pool = new pg.Pool({
+      host: address.host,
+      port: address.port,
+      database: address.database,
+      ...(address.user !== undefined ? { user: address.user } : {}),
+      ...(address.password !== undefined ? { password: address.password } : {}),
+      ...(ssl && ssl !== 'disable' ? { ssl: ssl === 'require' || ssl === 'prefer' ? { rejectUnauthorized: false } : true } : {}),
+      max: 8,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 10_000,
+      statement_timeout: 30_000,
+      idle_in_transaction_session_timeout: 60_000,
+      application_name: `reelpipe/${hostname()}`.slice(0, 63),
+      types,
+    });
+    // A connection that dies while idle in the pool (a server restart) is dropped by the pool;
+    // without a handler its 'error' would end the process.
+    pool.on('error', () => undefined);
+    const db = new PgDb(pool, address, sleep);
+    try {
+      await db.retried('connecting', FIRST_CONNECT_BOUND_MS, () => pool.query('SELECT 1'));
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    return db;
+  }
+
+  /** The database as messages, logs and records name it: `postgres://user@host:port/db`. */
+  get shown(): string {
+    return this.address.shown;
+  }
+
+  /** One statement outside any transaction (a read, or a write that is whole in itself); retried on a dropped link. */
+  async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<Rows<R>> {
+    const result = await this.retried('reading the state', RECONNECT_BOUND_MS, () => {
+      this.roundTrips++;
+      return this.pool.query(sql, params as unknown[]);
+    });
+    return result.rows as R[];
+  }
+
+  /**
+   * Runs `body` in one transaction and commits it: durably (`synchronous_commit = on`, the commit
+   * on the server's disk before the answer) when `durable`, else asynchronously (as SQLite's
+   * NORMAL: a server crash may lose the last moments, a process crash nothing). A link lost before
+   * the COMMIT was sent runs it again on a fresh connection; lost during the COMMIT, CommitUnknownError.
+   */
+  async tx<T>(body: (tx: Tx) => Promise<T>, options: { durable?: boolean; doing?: string } = {}): Promise<T> {
+    const doing = options.doing ?? 'writing the state';
+    return this.retried(doing, RECONNECT_BOUND_MS, async () => {
+      const client = await this.pool.connect();
+      let committing = false;
+      let broken: unknown;
+      try {
+        this.roundTrips++;
+        await client.query(`BEGIN; SET LOCAL synchronous_commit = ${options.durable ? 'on' : 'off'}`);
+        const tx: Tx = {
+          query: async <R>(sql: string, params: readonly unknown[] = []) => {
+            this.roundTrips++;
+            return (await client.query(sql, params as unknown[])).rows as R[];
+          },
+        };
+        const value = await body(tx);
+        committing = true;
+        this.roundTrips++;
+        await client.query('COMMIT');
+        return value;
+      } catch (error) {
+        broken = error;
+        if (committing && faultKind(error) === 'link') {
+          throw new CommitUnknownError(`the state database ${this.shown} dropped the connection while ${doing} committed: read back before going on`, { cause: error });
+        }
+        if (!committing) await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release(broken !== undefined && faultKind(broken) === 'link' ? (broken as Error) : undefined);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  /** `step` again on a dropped link, with growing pauses, until `boundMs` has passed; then the located fault. */
+  private async retried<T>(doing: string, boundMs: number, step: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + boundMs;
+    for (let pause = 100; ; pause = Math.min(pause * 2, 2_000)) {
+      try {
+        return await step();
+      } catch (error) {
+        if (error instanceof CommitUnknownError) throw error;
+        if (faultKind(error) !== 'link' || this.closed || Date.now() + pause > deadline) throw pgFault(this.shown, error, doing);
+        await this.sleep(pause);
+      }
+    }
+  }
+}
