@@ -12,5 +12,8 @@ export default defineConfig({
     // vitest's default (cores - 1 = one worker) ran the suite one file at a time, ~9 of CI's minutes.
     maxWorkers: 3,
     reporters: ['default', new PlainSummaryReporter()],
+    // Installs what a fresh Debian machine lacks (chromium, postgresql-15), then starts the run's
+    // one PostgreSQL server with a migrated template database.
+    globalSetup: ['test/helpers/global-setup.ts'],
   },
 });
