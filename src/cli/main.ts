@@ -5,6 +5,7 @@ import { COMMANDS } from './commands/index.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { processIo } from './io.js';
+import { stateFromEnvironment } from './state-from-env.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -26,7 +27,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       writeOut: (text) => io.stdout(text),
       writeErr: (text) => io.stderr(text),
       outputError: (text, write) => write(`${text.trimEnd()}\n${hintFor(text)}`),
-    });
+    })
+    .hook('preAction', (_program, action) => stateFromEnvironment(action, io.env));
 
   for (const register of COMMANDS) {
     register(program, io, (result) => {

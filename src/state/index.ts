@@ -1,6 +1,6 @@
 // The state's public door: the Store (its operations, and how to open it), the StateReader (what
 // the commands that only look at it read), the rows they answer with, and the rules that hold
-// whatever store keeps them. What speaks SQL stays in ./sqlite/; tests of the SQLite store itself
+// whatever store keeps them. What speaks SQL stays in ./sqlite/ and ./postgres/; tests of a store itself
 // reach into it directly.
 export * from './store.js';
 export * from './open-store.js';
@@ -10,6 +10,7 @@ export * from './job-status.js';
 export * from './job-row.js';
 export * from './job-change.js';
 export * from './locate.js';
+export { isPostgresAddress, shownLocation } from './postgres/pg-url.js';
 export * from './outputs-owner.js';
 export * from './lock/lock-policy.js';
 export * from './lock/acquire-lock.js';

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { isPostgresAddress, parsePgAddress, rememberAddress } from './postgres/pg-url.js';
 
 /** Files that mark a project's root folder (where its `state/` lives). */
 const PROJECT_MARKERS = ['.git', 'package.json'];
@@ -35,12 +36,13 @@ export function projectRoot(manifestPath: string): string {
 }
 
 /**
- * The state database a command uses: `--state PATH` (relative to the working directory, as typed),
+ * The state database a command uses: `--state PATH` (relative to the working directory, as typed)
+ * or `--state postgres://…` (its shown form, without a password: see pg-url.ts rememberAddress),
  * else, in the manifest's project, `state/reelpipe.db` — `state/sandbox.db` for the embedded
  * sandbox's runs, `state/sandbox-HOST-PORT.db` for a standalone sandbox's (standaloneStateFile).
  */
 export function resolveStatePath(manifestPath: string, options: { cwd: string; statePath?: string; sandbox?: SandboxRuns }): string {
-  if (options.statePath !== undefined) return resolve(options.cwd, notAnAddress(options.statePath));
+  if (options.statePath !== undefined) return notAnAddress(options.statePath, options.cwd);
   const { sandbox } = options;
   const file = !sandbox ? STATE_FILE.real : sandbox === true ? STATE_FILE.sandbox : standaloneStateFile(sandbox.url);
   return join(projectRoot(manifestPath), 'state', file);
@@ -76,20 +78,30 @@ export interface StateFiles {
  * Where the files kept beside a state's runs go — their logs (`state/logs/`), the embedded
  * sandbox's journal — and the name that keeps two states' files apart. Policy: placed from the
  * manifest's project, never derived from the state's location, so a state that is no file (a
- * database server, next) needs nothing here; named for the state, since run ids count per state.
+ * PostgreSQL database) needs nothing here; named for the state, since run ids count per state.
  */
 export function stateFiles(manifestPath: string, stateLocation: string): StateFiles {
-  return { folder: join(projectRoot(manifestPath), 'state'), name: basename(stateLocation).replace(/\.db$/, '') };
+  return { folder: join(projectRoot(manifestPath), 'state'), name: stateName(stateLocation) };
+}
+
+/** A state's name for the files kept beside it: a file's own name, or `pg-HOST-PORT-DATABASE` for an address. */
+function stateName(location: string): string {
+  if (!isPostgresAddress(location)) return basename(location).replace(/\.db$/, '');
+  const { host, port, database } = parsePgAddress(location);
+  return `pg-${host}-${port}-${database}`.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
 /**
- * `--state` takes a file's path. Policy, why an address is refused rather than taken as a path:
- * `--state postgres://host/db` used to create an SQLite file in a folder named `postgres:` — a
- * state nobody else would find, and every job paid for again by the next run that looked in the
- * right place. Exit 2, nothing opened or created.
+ * `--state` takes a file's path or a PostgreSQL address (`postgres://…`, `postgresql://…`),
+ * checked here so a malformed one is refused (exit 2) before anything opens. Policy, why any other
+ * scheme is refused rather than taken as a path: `--state mysql://host/db` would create an SQLite
+ * file in a folder named `mysql:` — a state nobody else would find, and every job paid for again
+ * by the next run that looked in the right place. Exit 2, nothing opened or created; only the
+ * scheme is repeated (an address may carry a password).
  */
-function notAnAddress(statePath: string): string {
+function notAnAddress(statePath: string, cwd: string): string {
+  if (isPostgresAddress(statePath.trim())) return rememberAddress(statePath.trim());
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(statePath.trim())?.[1];
-  if (scheme === undefined) return statePath;
-  throw new UsageError(`--state ${scheme}://…: this reelpipe keeps its state in an SQLite file only; give --state a file's path (e.g. state/reelpipe.db)`);
+  if (scheme === undefined) return resolve(cwd, statePath);
+  throw new UsageError(`--state ${scheme}://…: a state is an SQLite file's path or a PostgreSQL address (postgres://USER@HOST:PORT/DATABASE)`);
 }

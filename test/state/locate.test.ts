@@ -34,11 +34,17 @@ test.each([
   expect(standaloneStateFile(url)).toBe(file);
 });
 
-test('--state with an address is refused, naming what it takes, with no secret of the address said', () => {
+test('--state with a PostgreSQL address is carried without its password; another scheme is refused, naming what it takes', () => {
   const where = (statePath: string) => () => resolveStatePath(join(dir, 'night.yaml'), { cwd: dir, statePath });
-  expect(where('postgres://reelpipe:s3cret@db.example.com:5432/reelpipe')).toThrow(/--state postgres:\/\/…: this reelpipe keeps its state in an SQLite file only; give --state a file's path/);
-  expect(where('postgresql://db/reelpipe')).toThrow(UsageError);
-  expect(() => where('postgres://reelpipe:s3cret@db.example.com/reelpipe')()).not.toThrow(/s3cret/);
+  expect(where('postgres://reelpipe:s3cret@db.example.com:5433/reelpipe?sslmode=require')()).toBe('postgres://reelpipe@db.example.com:5433/reelpipe');
+  expect(where('postgresql://db/reelpipe')()).toBe('postgres://db:5432/reelpipe');
+  expect(where('mysql://reelpipe:s3cret@db.example.com/reelpipe')).toThrow(/--state mysql:\/\/…: a state is an SQLite file's path or a PostgreSQL address/);
+  expect(() => where('mysql://reelpipe:s3cret@db.example.com/reelpipe')()).not.toThrow(/s3cret/);
+  // A malformed address: exit 2 (a usage error), saying what is accepted, never the password.
+  expect(where('postgres://reelpipe:s3cret@db.example.com:99999/reelpipe')).toThrow(/a PostgreSQL state address was given, but it is not a URL.*Accepted: postgres:\/\/USER@HOST:PORT\/DATABASE/);
+  expect(where('postgres://reelpipe:s3cret@db.example.com/')).toThrow(UsageError);
+  expect(() => where('postgres://reelpipe:s3cret@db.example.com/')()).not.toThrow(/s3cret/);
+  expect(where('postgres://db/reelpipe?password=x')).toThrow(/parameter "password" is not one of/);
   // A path that merely contains a colon is still a path.
   expect(where('state/a:b.db')()).toBe(join(dir, 'state', 'a:b.db'));
 });

@@ -23,19 +23,19 @@ export const registerForget: RegisterCommand = (program, io) => {
       .argument('<manifest>', 'the manifest YAML file')
       .argument('<job>', "the job's key or label, as `reelpipe status` shows it"),
   ).action(async (file: string, job: string, flags: StateFlags) => {
-    const { manifestPath, statePath } = await locateManifestState(file, io, flags);
+    const { manifestId, statePath } = await locateManifestState(file, io, flags);
     const [{ existsSync }, state] = await Promise.all([import('node:fs'), import('../../state/index.js')]);
-    if (!existsSync(statePath)) throw new UsageError(`${job}: the state database ${statePath} does not exist, so it records no job to forget`);
+    if (!state.isPostgresAddress(statePath) && !existsSync(statePath)) throw new UsageError(`${job}: the state database ${statePath} does not exist, so it records no job to forget`);
     const plan = await planOf(file, io, flags);
-    const store = (await state.openStore(statePath)).useManifest(manifestPath);
+    const store = (await state.openStore(statePath)).useManifest(manifestId);
     try {
       const named = await store.job(job);
       const key = keyOf(job, plan, () => named !== undefined);
       // Held while the rows go, so no run of this manifest is working on the job meanwhile.
-      const lock = await state.acquireLock(store, { name: manifestPath });
+      const lock = await state.acquireLock(store, { name: manifestId });
       try {
         const result = await store.forget(key, { ...state.whoAmI(), command: 'forget' });
-        if (!result) throw new UsageError(`${job}: ${statePath} records no job ${key} of ${manifestPath}`);
+        if (!result) throw new UsageError(`${job}: ${statePath} records no job ${key} of ${manifestId}`);
         if ('refused' in result) throw new UsageError(refusedText(job, result.refused, file));
         io.stdout(forgottenText(job, result.forgotten, plan));
       } finally {

@@ -21,17 +21,17 @@ export const registerUnlock: RegisterCommand = (program, io) => {
       .argument('<manifest>', 'the manifest YAML file')
       .option('--force', 'break the lock (the holder, if alive, stops at its next heartbeat with exit 75)'),
   ).action(async (file: string, flags: StateFlags & { force?: boolean }) => {
-    const { manifestPath, statePath } = await locateManifestState(file, io, flags);
-    const [{ existsSync }, { openStore, readLockHolder, forceUnlock }] = await Promise.all([import('node:fs'), import('../../state/index.js')]);
-    if (!existsSync(statePath)) {
-      io.stdout(`no lock on ${manifestPath}: there is no state database at ${statePath}\n`);
+    const { manifestId, statePath } = await locateManifestState(file, io, flags);
+    const [{ existsSync }, { openStore, readLockHolder, forceUnlock, isPostgresAddress }] = await Promise.all([import('node:fs'), import('../../state/index.js')]);
+    if (!isPostgresAddress(statePath) && !existsSync(statePath)) {
+      io.stdout(`no lock on ${manifestId}: there is no state database at ${statePath}\n`);
       return;
     }
-    const store = (await openStore(statePath)).useManifest(manifestPath);
+    const store = (await openStore(statePath)).useManifest(manifestId);
     try {
-      const holder = await readLockHolder(store, manifestPath);
+      const holder = await readLockHolder(store, manifestId);
       if (!holder) {
-        io.stdout(`no lock on ${manifestPath} (state: ${statePath})\n`);
+        io.stdout(`no lock on ${manifestId} (state: ${statePath})\n`);
         return;
       }
       io.stdout(describeHolder(holder, statePath));

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { CommitUnknownError, faultKind, pgFault } from './pg-faults.js';
-import { parsePgAddress, type PgAddress } from './pg-url.js';
+import { addressToOpen, parsePgAddress, type PgAddress } from './pg-url.js';
 
 /** One statement's answer rows, as SQLite gives them: BIGINT and NUMERIC read back as numbers. */
 export type Rows<R> = R[];
@@ -47,7 +47,7 @@ export class PgDb {
 
   /** Connects to the state at `location` (checked with one statement), or throws a located error: exit 2 or 74. */
   static async connect(location: string, where = '--state', sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<PgDb> {
-    const address = parsePgAddress(location, where);
+    const address = parsePgAddress(addressToOpen(location), where);
     const ssl = address.params.get('sslmode');
     const pool = new pg.Pool({
       host: address.host,

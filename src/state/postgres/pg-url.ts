@@ -55,6 +55,27 @@ export function parsePgAddress(location: string, where = '--state'): PgAddress {
   return { user, password, host, port, database, params, shown };
 }
 
+/**
+ * The addresses given this process, by the form shown. Why: a location travels through the whole
+ * program — messages, logs, run records, the outputs folder's owner file, the report — and any of
+ * them could print it. So the address is turned into its shown form (no password, no parameters)
+ * where it enters (state/locate.ts), and only the connection (pg-connection.ts) looks the given
+ * form up again to connect.
+ */
+const given = new Map<string, string>();
+
+/** Keeps the address as given and returns its shown form: the location the rest of the program carries. */
+export function rememberAddress(location: string, where = '--state'): string {
+  const address = parsePgAddress(location, where);
+  given.set(address.shown, location);
+  return address.shown;
+}
+
+/** The address to connect to for a location: as given when it entered as `shown`, else the location itself. */
+export function addressToOpen(location: string): string {
+  return given.get(location) ?? location;
+}
+
 /** How a state's location may be shown anywhere: a path as it is, an address without its password. */
 export function shownLocation(location: string): string {
   if (!isPostgresAddress(location)) return location;
