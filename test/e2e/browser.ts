@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 
-/** Debian's chromium, which `.ci/run` installs when it is missing. */
+/** Debian's chromium, which the test command's setup (test/helpers/global-setup.ts) installs when it is missing and it can. */
 export const CHROMIUM = '/usr/bin/chromium';
 
 /**
@@ -51,7 +51,7 @@ const CSP_LISTENER = `document.addEventListener('securitypolicyviolation', funct
  */
 export async function openBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} not found: install it (apt-get install -y chromium; .ci/run does) to run the report test`);
+    throw new Error(`${CHROMIUM} not found: install it (apt-get install -y chromium; `npm test` does as root) to run the report test`);
   }
   const profile = mkdtempSync(join(tmpdir(), 'reelpipe-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
