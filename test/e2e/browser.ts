@@ -51,7 +51,7 @@ const CSP_LISTENER = `document.addEventListener('securitypolicyviolation', funct
  */
 export async function openBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} not found: install it (apt-get install -y chromium; `npm test` does as root) to run the report test`);
+    throw new Error(`${CHROMIUM} not found: install it (apt-get install -y chromium; npm test does, as root) to run the report test`);
   }
   const profile = mkdtempSync(join(tmpdir(), 'reelpipe-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
