@@ -11,9 +11,10 @@ import { defineConfig } from 'rolldown';
  *
  * Left outside (loaded from node_modules as before): better-sqlite3 (a native addon), pino and the
  * packages it starts in worker threads by file name, undici (loaded on the first request through
- * createRequire) and execa (loaded when a hook runs).
+ * createRequire), execa (loaded when a hook runs) and pg (a CommonJS package, loaded only for a
+ * PostgreSQL state).
  */
-const EXTERNAL = ['better-sqlite3', 'pino', 'pino-pretty', 'thread-stream', 'sonic-boom', 'undici', 'execa'];
+const EXTERNAL = ['better-sqlite3', 'pino', 'pino-pretty', 'thread-stream', 'sonic-boom', 'undici', 'execa', 'pg'];
 
 export default defineConfig({
   input: 'dist/cli/main.js',

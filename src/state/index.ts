@@ -20,17 +20,21 @@ export type { EventType, EventRow } from './sqlite/events.js';
 export { scrubSecrets, readEvents } from './sqlite/events.js';
 export { isLocalFault } from './sqlite/local-fault.js';
 export { FORGET_REFUSED, type ForgetResult } from './sqlite/forget-job.js';
-export type { HookName, HookResult, HookRunRow, HookRunState, HookTarget } from './sqlite/hook-runs.js';
-export type { JobItemRow } from './sqlite/job-items.js';
-export type { CreditPair, MoneyTotals } from './sqlite/money.js';
-export type { RecordedJobMoney, JobMoneyRow } from './sqlite/job-money.js';
-export type { CachedCatalogue } from './sqlite/catalogue-cache.js';
+export type { HookName, HookResult, HookRunRow, HookRunState, HookTarget } from './hook-run-rows.js';
+export type { JobItemRow } from './item-rows.js';
+export type { CreditPair, MoneyTotals } from './money-sums.js';
+export type { RecordedJobMoney, JobMoneyRow } from './recorded-money.js';
+export type { CachedCatalogue } from './catalogue-rows.js';
 export type { RefusedStart } from './sqlite/refused-start.js';
-export type { AttemptRecord } from './sqlite/attempt-history.js';
-export { slotOf, type FactsRead as StateFacts, type FactsRow, type RecordedOutput } from './sqlite/facts-reads.js';
+export type { AttemptRecord } from './attempt-records.js';
+export { slotOf } from './plan-scope.js';
+export type { FactsRead as StateFacts, FactsRow, RecordedOutput } from './facts-rows.js';
 export type { RunListRow, RunRecord } from './sqlite/run-reads.js';
 export type { RunWork } from './sqlite/run-work.js';
 // Kept for the tests and tools that inspect an SQLite state file directly.
 export { MIGRATIONS, migrate, SCHEMA_VERSION } from './sqlite/migrations.js';
 export { openStateDb, openStateDbReadOnly } from './sqlite/open-db.js';
 export { readAttemptsByJob } from './sqlite/attempt-history.js';
+// `reelpipe state copy`: a whole state, table by table, from one store to another.
+export { copyState, type CopyReport } from './copy/copy-state.js';
+export { openTables } from './copy/open-tables.js';

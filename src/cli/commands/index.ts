@@ -13,6 +13,7 @@ import { registerRun } from './run.js';
 import { registerRuns } from './runs.js';
 import { registerSandbox } from './sandbox.js';
 import { registerSchema } from './schema.js';
+import { registerState } from './state.js';
 import { registerStatus } from './status.js';
 import { registerUnlock } from './unlock.js';
 import { registerValidate } from './validate.js';
@@ -26,5 +27,5 @@ export type RegisterCommand = (program: Command, io: CliIo, setExit: (code: numb
 /** Every command, in the order `reelpipe --help` lists them. */
 export const COMMANDS: RegisterCommand[] = [
   registerInit, registerValidate, registerPlan, registerSchema, registerSandbox, registerRun, registerStatus, registerRetry, registerReport,
-  registerRuns, registerLogs, registerDoubt, registerResolve, registerCatalogue, registerUnlock, registerForget,
+  registerRuns, registerLogs, registerDoubt, registerResolve, registerCatalogue, registerUnlock, registerForget, registerState,
 ];
