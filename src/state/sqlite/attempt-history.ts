@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { AttemptState } from './job-row.js';
 import type { JobStatus } from '../job-status.js';
-import { costOf } from './money.js';
+import { ATTEMPT_RECORD_COLUMNS, attemptRecordOf, type AttemptEnd, type AttemptRecord, type AttemptValues } from '../attempt-records.js';
+import { byJob } from '../by-job.js';
 import { statement } from './statements.js';
 
 /**
@@ -14,27 +14,7 @@ import { statement } from './statements.js';
  * Written inside the store's transaction that moves the job (store.ts), never on its own.
  */
 
-/** The statuses an attempt's remote job may end in (the job's status at that moment). */
-export type AttemptEnd = Extract<JobStatus, 'done' | 'failed' | 'rejected' | 'partly_failed'>;
-
-/** One attempt as the state database records it, with its charge's figures. */
-export interface AttemptRecord {
-  id: number;
-  jobKey: string;
-  runId: number | null;
-  state: AttemptState;
-  intentAt: number;
-  /** The remote job it made: the answer's id, or the one a webhook delivery named. */
-  remoteId: string | null;
-  /** Why the request itself went wrong (in doubt, refused, not sent). */
-  error: string | null;
-  ended: AttemptEnd | null;
-  endedReason: string | null;
-  /** The run that resubmitted the job automatically after this attempt (`retries`); null if none did. */
-  retriedInRun: number | null;
-  /** Its charge's cost (null: not known yet, or never reported), and refunds; null without a charge (before migration 14). */
-  charge: { credits: number | null; refunded: number } | null;
-}
+export type { AttemptEnd, AttemptRecord } from '../attempt-records.js';
 
 /** Statuses the job is in while an attempt's remote job may be under way (or in doubt). */
 const SENT: readonly JobStatus[] = ['submitting', 'submitted', 'running', 'in_doubt'];
@@ -67,25 +47,9 @@ export function retriesInRun(db: Database.Database, manifest: string, key: strin
     .get(manifest, key, runId) as number;
 }
 
-type AttemptValues = [
-  jobKey: string, id: number, runId: number | null, state: AttemptState, intentAt: number, remoteId: string | null, error: string | null,
-  ended: AttemptEnd | null, endedReason: string | null, retriedInRun: number | null, chargeState: string | null, charged: number | null, refunded: number | null,
-];
-
-const SELECT_ATTEMPTS = `SELECT a.job_key, a.id, a.run_id, a.state, a.intent_at, coalesce(a.remote_id, a.delivered_id), a.error,
-  a.ended, a.ended_reason, a.retried_in_run, c.state, c.charged, c.refunded
-  FROM attempts a LEFT JOIN charges c ON c.attempt_id = a.id WHERE a.manifest = ? ORDER BY a.id`;
+const SELECT_ATTEMPTS = `SELECT ${ATTEMPT_RECORD_COLUMNS} FROM attempts a LEFT JOIN charges c ON c.attempt_id = a.id WHERE a.manifest = ? ORDER BY a.id`;
 
 /** Every attempt of the manifest's jobs, oldest first, by job key: one query (status and the report read them all). */
 export function readAttemptsByJob(db: Database.Database, manifest: string): Map<string, AttemptRecord[]> {
-  const byJob = new Map<string, AttemptRecord[]>();
-  for (const values of statement(db, SELECT_ATTEMPTS, { raw: true }).iterate(manifest) as Iterable<AttemptValues>) {
-    const [jobKey, id, runId, state, intentAt, remoteId, error, ended, endedReason, retriedInRun, chargeState, charged, refunded] = values;
-    const charge = chargeState === null ? null : { credits: costOf(chargeState, charged), refunded: refunded ?? 0 };
-    const list = byJob.get(jobKey);
-    const record: AttemptRecord = { id, jobKey, runId, state, intentAt, remoteId, error, ended, endedReason, retriedInRun, charge };
-    if (list) list.push(record);
-    else byJob.set(jobKey, [record]);
-  }
-  return byJob;
+  return byJob(statement(db, SELECT_ATTEMPTS, { raw: true }).iterate(manifest) as Iterable<AttemptValues>, (values) => [values[0], attemptRecordOf(values)]);
 }

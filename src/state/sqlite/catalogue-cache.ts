@@ -1,19 +1,9 @@
 import type Database from 'better-sqlite3';
+import { cachedCatalogueOf, plannedItemsOf, type CachedCatalogue } from '../catalogue-rows.js';
 import { openStateDb, openStateDbReadOnly } from './open-db.js';
 import { statement } from './statements.js';
 
-/**
- * The service's catalogues (its HTML ad styles…) as last read, by the service's address and the
- * catalogue's name: what offline commands check a manifest against, naming the date it was read.
- * A catalogue is the service's truth; this is only the last copy of it seen.
- */
-export interface CachedCatalogue {
-  service: string;
-  name: string;
-  fetchedAt: number;
-  /** The list as the service gave it. */
-  body: unknown;
-}
+export type { CachedCatalogue } from '../catalogue-rows.js';
 
 export function writeCatalogue(db: Database.Database, service: string, name: string, body: unknown, at: number): void {
   statement(db, `INSERT INTO catalogues (service, name, fetched_at, body) VALUES (?, ?, ?, ?)
@@ -22,7 +12,7 @@ export function writeCatalogue(db: Database.Database, service: string, name: str
 
 export function readCatalogue(db: Database.Database, service: string, name: string): CachedCatalogue | undefined {
   const row = statement(db, 'SELECT fetched_at AS fetchedAt, body FROM catalogues WHERE service = ? AND name = ?').get(service, name) as { fetchedAt: number; body: string } | undefined;
-  return row && { service, name, fetchedAt: row.fetchedAt, body: JSON.parse(row.body) as unknown };
+  return cachedCatalogueOf(service, name, row);
 }
 
 /**
@@ -46,17 +36,9 @@ export function readCachedCatalogue(dbPath: string, service: string, name: strin
  * jobs already sent as they were. Jobs still planned (never sent) are left out: theirs may change.
  */
 export function readPlannedItems(db: Database.Database, manifest: string): Map<string, string[][]> {
-  const byFrom = new Map<string, string[][]>();
   const rows = statement(db, "SELECT planned_items FROM jobs WHERE manifest = ? AND planned_items IS NOT NULL AND status <> 'planned' ORDER BY rowid", { pluck: true })
     .all(manifest) as string[];
-  for (const text of rows) {
-    const { from, items } = JSON.parse(text) as { from?: string; items: string[] };
-    if (from === undefined) continue;
-    const list = byFrom.get(from);
-    if (list) list.push(items);
-    else byFrom.set(from, [items]);
-  }
-  return byFrom;
+  return plannedItemsOf(rows);
 }
 
 /** readPlannedItems of the state database at `dbPath` (read-only, never migrating: see readCachedCatalogue); empty without one. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { AttemptState } from './job-row.js';
+import { slotOf } from '../plan-scope.js';
 import { statement } from './statements.js';
 
 /**
@@ -109,6 +110,3 @@ export class Charges {
     for (const key of superseded) if (keys.has(key)) unmark.run(manifest, key);
   }
 }
-
-/** A job's place among its step's outputs: two jobs in one place are versions of one row. */
-export const slotOf = (step: string, outputName: string | null): string => `${step}\u0000${outputName ?? ''}`;

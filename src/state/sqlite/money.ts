@@ -1,134 +1,23 @@
 import type Database from 'better-sqlite3';
-import { slotOf } from './charges.js';
+import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneyTotals } from '../money-sums.js';
+import type { PlanScope } from '../plan-scope.js';
 import { statement } from './statements.js';
 
-/**
- * Every figure of money is a sum over the charges table (state/sqlite/charges.ts), read here: a job's own
- * cost, the manifest's totals, a run's share, what counts against the cap. Unknown is never 0: a
- * charge still open, or settled without a reported cost, is counted apart as unknown.
- */
+/** The money of a manifest in SQLite: its charges (charges.ts) read here, summed by money-sums.ts. */
 
-/** Known credits summed, and how many charges are of unknown cost (left out of `known`). */
-export interface CreditPair {
-  known: number;
-  unknown: number;
-}
+export { chargeStanding, costOf, type ChargeStanding, type CreditPair, type MoneyTotals } from '../money-sums.js';
+export { planScope, type PlanScope } from '../plan-scope.js';
 
-/**
- * Where a charge stands against the plan a view is made for:
- *   current      a charge of a job of the plan (its own figure)
- *   retried      an earlier, failed attempt of a job of the plan (still its own figure)
- *   superseded   a job outside the plan in the place (step, output name) of a job of the plan: an edited row's earlier version
- *   removed      a job outside the plan in no place of it: its row or step left the manifest
- *   forgotten    `reelpipe forget` dropped its job
- */
-export type ChargeStanding = 'current' | 'retried' | 'superseded' | 'removed' | 'forgotten';
+const SELECT_CHARGES = `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = ?`;
 
-/** The manifest's money, over every charge it ever had. */
-export interface MoneyTotals {
-  /** What the service charged, every charge of the manifest (net of refunds). */
-  used: CreditPair;
-  /** Of `used`, the known part of each standing that is not a job's own (shown apart). */
-  apart: { superseded: number; removed: number; forgotten: number };
-  /** Refunds recorded (failed items), and how much of that was derived from the price rule. */
-  refunded: { total: number; derived: number };
-  /**
-   * What the budget counts as spent: known costs, and a settled cost the service never reported at
-   * its reservation (assuming a job was free is the one mistake that can pass a cap unseen).
-   */
-  counted: number;
-  /** Reservations of charges still open (jobs at the service, or in doubt), by job key. */
-  held: Map<string, number>;
-}
+const chargesOf = (db: Database.Database, manifest: string) => statement(db, SELECT_CHARGES, { raw: true }).iterate(manifest) as Iterable<ChargeValues>;
 
-/** What a view knows of the plan it shows: its job keys, and the places (step, output name) they fill. */
-export interface PlanScope {
-  keys: ReadonlySet<string>;
-  slots: ReadonlySet<string>;
-}
-
-export function planScope(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): PlanScope {
-  const keys = new Set<string>();
-  const slots = new Set<string>();
-  for (const job of jobs) {
-    keys.add(job.key);
-    slots.add(slotOf(job.step, job.outputName));
-  }
-  return { keys, slots };
-}
-
-type ChargeValues = [jobKey: string, step: string, outputName: string | null, state: string, reserved: number, charged: number | null, refunded: number, derived: number, lapsed: string | null, runId: number | null];
-
-const SELECT_CHARGES = 'SELECT job_key, step, output_name, state, reserved, charged, refunded, refund_derived, lapsed, run_id FROM charges WHERE manifest = ?';
-
-/** How `lapsed` and the plan place one charge (see ChargeStanding). */
-export function chargeStanding(values: ChargeValues, scope: PlanScope): ChargeStanding {
-  const [jobKey, step, outputName, , , , , , lapsed] = values;
-  if (lapsed === 'forgotten') return 'forgotten';
-  if (scope.keys.has(jobKey)) return lapsed === 'retried' ? 'retried' : 'current';
-  return scope.slots.has(slotOf(step, outputName)) ? 'superseded' : 'removed';
-}
-
-/** A charge's known cost, or null: open, or settled without a reported cost. */
-export const costOf = (state: string, charged: number | null): number | null => (state === 'none' ? 0 : state === 'settled' ? charged : null);
-
-/**
- * The manifest's totals, and each job's own figure (null: some charge of it is of unknown cost),
- * the plan's and its earlier versions' alike; a forgotten job has none (its spend is apart).
- */
+/** The manifest's totals and each job's own figure (money-sums.ts sumMoney). */
 export function readMoney(db: Database.Database, manifest: string, scope: PlanScope): { totals: MoneyTotals; byJob: Map<string, number | null> } {
-  const totals: MoneyTotals = { used: { known: 0, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 }, refunded: { total: 0, derived: 0 }, counted: 0, held: new Map() };
-  const byJob = new Map<string, number | null>();
-  for (const values of statement(db, SELECT_CHARGES, { raw: true }).iterate(manifest) as Iterable<ChargeValues>) {
-    const [jobKey, , , state, reserved, charged, refunded, derived] = values;
-    const cost = costOf(state, charged);
-    add(totals.used, cost);
-    if (state === 'open') totals.held.set(jobKey, (totals.held.get(jobKey) ?? 0) + reserved);
-    else totals.counted += cost ?? reserved;
-    totals.refunded.total += refunded;
-    if (derived) totals.refunded.derived += refunded;
-    const standing = chargeStanding(values, scope);
-    if (standing !== 'forgotten') {
-      const before = byJob.has(jobKey) ? byJob.get(jobKey)! : 0;
-      byJob.set(jobKey, before === null || cost === null ? null : before + cost);
-    }
-    if (standing !== 'current' && standing !== 'retried' && cost !== null) totals.apart[standing] += cost;
-  }
-  return { totals: roundTotals(totals), byJob: roundEach(byJob) };
+  return sumMoney(chargesOf(db, manifest), scope);
 }
 
-/** What each run of the manifest was charged for the remote jobs it sent (whenever they settled). */
+/** What each run of the manifest was charged for the remote jobs it sent (money-sums.ts sumRunCredits). */
 export function readRunCredits(db: Database.Database, manifest: string): Map<number, CreditPair> {
-  const byRun = new Map<number, CreditPair>();
-  for (const values of statement(db, SELECT_CHARGES, { raw: true }).iterate(manifest) as Iterable<ChargeValues>) {
-    const [, , , state, , charged] = values;
-    const runId = values[9];
-    if (runId === null) continue;
-    const pair = byRun.get(runId) ?? { known: 0, unknown: 0 };
-    add(pair, costOf(state, charged));
-    byRun.set(runId, pair);
-  }
-  for (const pair of byRun.values()) pair.known = round(pair.known);
-  return byRun;
-}
-
-function add(pair: CreditPair, cost: number | null): void {
-  if (cost === null) pair.unknown++;
-  else pair.known += cost;
-}
-
-const round = (n: number) => Math.round(n * 100) / 100;
-
-function roundTotals(t: MoneyTotals): MoneyTotals {
-  t.used.known = round(t.used.known);
-  t.counted = round(t.counted);
-  t.refunded = { total: round(t.refunded.total), derived: round(t.refunded.derived) };
-  t.apart = { superseded: round(t.apart.superseded), removed: round(t.apart.removed), forgotten: round(t.apart.forgotten) };
-  for (const [key, held] of t.held) t.held.set(key, round(held));
-  return t;
-}
-
-function roundEach(byJob: Map<string, number | null>): Map<string, number | null> {
-  for (const [key, value] of byJob) if (value !== null) byJob.set(key, round(value));
-  return byJob;
+  return sumRunCredits(chargesOf(db, manifest));
 }

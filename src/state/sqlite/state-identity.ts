@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import { openStateDbReadOnly } from './open-db.js';
 import type { StateIdentity } from '../outputs-owner.js';
+import { stateIdentityOf } from '../state-identity.js';
 
 /**
  * The identity the open database `db` (at `path`) holds: the id it was made with, when, and how
- * many jobs of `manifest` it knows. A database older than its identity (schema 8), or not yet
- * migrated, has a new identity (never one an outputs folder records) and knows no job.
+ * many jobs of `manifest` it knows (outputs-owner.ts stateIdentityOf).
  */
 export function identityOf(db: Database.Database, path: string, manifest: string): StateIdentity {
   const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
@@ -13,7 +13,7 @@ export function identityOf(db: Database.Database, path: string, manifest: string
     ? new Map((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]))
     : new Map<string, string>();
   const jobsKnown = tables.has('jobs') ? (db.prepare('SELECT count(*) FROM jobs WHERE manifest = ?').pluck().get(manifest) as number) : 0;
-  return { id: meta.get('state_id') ?? '', path, createdAt: meta.get('created_at') ?? 'at an unknown time', jobsKnown };
+  return stateIdentityOf(path, meta, jobsKnown);
 }
 
 /**
@@ -23,7 +23,7 @@ export function identityOf(db: Database.Database, path: string, manifest: string
  */
 export function readStateIdentity(path: string, manifest: string): StateIdentity {
   const db = openStateDbReadOnly(path);
-  if (!db) return { id: '', path, createdAt: 'at an unknown time', jobsKnown: 0 };
+  if (!db) return stateIdentityOf(path);
   try {
     return identityOf(db, path, manifest);
   } finally {
