@@ -10,7 +10,7 @@ export * from './job-status.js';
 export * from './job-row.js';
 export * from './job-change.js';
 export * from './locate.js';
-export { isPostgresAddress, shownLocation } from './postgres/pg-url.js';
+export { isPostgresAddress, rememberAddress, shownLocation } from './postgres/pg-url.js';
 export * from './outputs-owner.js';
 export * from './lock/lock-policy.js';
 export * from './lock/acquire-lock.js';
