@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { postgresMigrations, PG_SCHEMA_VERSION } from '../../../src/state/postgres/pg-migrate.js';
