@@ -7,11 +7,15 @@ const LOCAL = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOMEM|PERM)/;
 /** The same faults as Node's file system reports them. */
 const LOCAL_ERRNO = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EACCES', 'EPERM']);
 
-/** Whether `error` (or anything in its cause chain) is a local disk or database fault. */
+/**
+ * Whether `error` (or anything in its cause chain) is a local disk or database fault — also a
+ * LocalFaultError already made (code LOCAL_FAULT): a PostgreSQL state that cannot be reached
+ * within its bound (postgres/pg-faults.ts).
+ */
 export function isLocalFault(error: unknown): boolean {
   for (let cause = error, depth = 0; cause !== null && typeof cause === 'object' && depth < 8; cause = (cause as { cause?: unknown }).cause, depth++) {
     const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && (LOCAL.test(code) || LOCAL_ERRNO.has(code))) return true;
+    if (typeof code === 'string' && (LOCAL.test(code) || LOCAL_ERRNO.has(code) || code === 'LOCAL_FAULT')) return true;
   }
   return false;
 }
