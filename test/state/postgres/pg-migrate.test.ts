@@ -56,7 +56,7 @@ test('a database that does not exist, or a user the server refuses: exit 2, sayi
   await expect(PgDb.connect(missing)).rejects.toThrow(UsageError);
   await expect(PgDb.connect(missing)).rejects.toThrow(/the database does not exist \(create it first/);
   const stranger = pgServerUrl().replace('postgres@', 'nobody_here:pw@');
-  const refused = await PgDb.connect(stranger).catch((error: unknown) => error as Error);
+  const refused = (await PgDb.connect(stranger).then(() => new Error('connected'), (error: unknown) => error)) as Error;
   expect(refused).toBeInstanceOf(UsageError);
   expect(refused.message).not.toContain(':pw@');
 });
