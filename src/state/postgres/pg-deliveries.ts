@@ -1,0 +1,24 @@
+import type { AttemptRow } from '../job-row.js';
+import { toAttempt } from '../sqlite/job-row.js';
+import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
+import { appendEvents, type OpScope } from './pg-events.js';
+
+/**
+ * A webhook delivery to the attempt whose address carries `token` (of this manifest): the remote
+ * id it names is kept on an attempt whose answer is not recorded — the first named wins — and
+ * logged. The attempt's row is locked as it is read, so an answer recorded meanwhile is seen.
+ * Answers the attempt as it was, or undefined for a token none of the manifest's attempts carries.
+ */
+export async function recordDelivery(tx: StoreTx, scope: OpScope & { manifest: string }, token: string, delivery: { id?: string | undefined; status?: string | undefined }): Promise<AttemptRow | undefined> {
+  const [read] = await tx.query<Record<string, unknown>>(
+    `SELECT ${TX_MARK_COLUMNS}, a.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM attempts WHERE hook_token = $1 AND manifest = $2 FOR UPDATE) a ON true`,
+    [token, scope.manifest],
+  );
+  tx.marked(markOf([read!]));
+  if (read!.id === null) return undefined;
+  const attempt = toAttempt(read!);
+  if (!delivery.id || attempt.remoteId || attempt.deliveredId) return attempt;
+  await tx.query('UPDATE attempts SET delivered_id = $2 WHERE id = $1 AND delivered_id IS NULL', [attempt.id, delivery.id]);
+  await appendEvents(tx, scope, [{ key: attempt.jobKey, type: 'job:delivered', data: { attempt: attempt.id, remoteId: delivery.id, remoteStatus: delivery.status ?? null } }]);
+  return attempt;
+}

@@ -1,0 +1,52 @@
+/**
+ * One statement's text and parameters, built together: each value becomes the next `$n`. A list
+ * of rows travels as ONE parameter, a JSON array read back with `jsonb_to_recordset` (typed by
+ * its column list), so a wave of a hundred jobs is one statement with a handful of parameters.
+ * Why JSON and not one array per column: rows whose columns are optional stay one object each,
+ * and a double read from JSON text converts exactly (shortest round-trip digits both ways).
+ */
+export class Sql {
+  readonly params: unknown[] = [];
+  private readonly parts: string[] = [];
+  private readonly named = new Map<string, string>();
+
+  /** The placeholder of `value`, cast to `type` when given (a parameter in a SELECT list has no type of its own). */
+  $(value: unknown, type?: string): string {
+    this.params.push(value);
+    return type === undefined ? `$${this.params.length}` : `$${this.params.length}::${type}`;
+  }
+
+  /**
+   * The placeholder of a value many parts of the statement use (the manifest, the time), made on
+   * first use: a parameter no part uses would have no type, and PostgreSQL refuses it.
+   */
+  shared(name: string, value: unknown, type: string): string {
+    let placeholder = this.named.get(name);
+    if (placeholder === undefined) this.named.set(name, (placeholder = this.$(value, type)));
+    return placeholder;
+  }
+
+  /** `rows` as a table `alias(columns)`: `columns` is the record's definition, e.g. `key text, idx bigint`. */
+  rows(rows: readonly object[], columns: string, alias = 'v'): string {
+    return `jsonb_to_recordset(${this.$(JSON.stringify(rows))}::jsonb) AS ${alias}(${columns})`;
+  }
+
+  /** Adds a data-modifying CTE (`name AS (sql)`) to the statement. */
+  with(name: string, sql: string): this {
+    this.parts.push(`${name} AS (${sql})`);
+    return this;
+  }
+
+  /** Whether any CTE was added. */
+  get empty(): boolean {
+    return this.parts.length === 0;
+  }
+
+  /** The statement: the CTEs added, then `main`. */
+  text(main: string): string {
+    return this.parts.length === 0 ? main : `WITH ${this.parts.join(',\n')}\n${main}`;
+  }
+}
+
+/** `values` without repeats, in first-seen order. */
+export const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];

@@ -1,0 +1,363 @@
+import { StateError } from '../../errors.js';
+import type { StepKind } from '../../step-kinds.js';
+import { systemClock, type Clock } from '../../util/clock.js';
+import type { HookName, HookResult, HookTarget } from '../hook-run-rows.js';
+import type { NewJob } from '../job-change.js';
+import { interruptedWrite } from '../job-moves.js';
+import type { JobRow } from '../job-row.js';
+import type { JobStatus } from '../job-status.js';
+import type { LockTaker } from '../lock/lock-policy.js';
+import { StaleWriteError } from '../stale-write.js';
+import type { EventType } from '../sqlite/events.js';
+import type { DownloadedRecord, Intent, JobWrite, Store, Written } from '../store.js';
+import { transact, TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
+import { PgDb } from './pg-connection.js';
+import { claimReady } from './pg-claims.js';
+import { recordDelivery } from './pg-deliveries.js';
+import { moveOutput } from './pg-downloads.js';
+import type { OpScope } from './pg-events.js';
+import { forgetJob } from './pg-forget.js';
+import { hookBegin, hookFinish, hookLatest, retryFailedHooks } from './pg-hooks.js';
+import { finishDownloadOp, fileOp, hooksRetryOp, intentOp, noteOp, planAgainOp, retryInRunOp, writeAllOp, writeOp } from './pg-job-write.js';
+import { beatLock, forceUnlock, lockRow, releaseLock, takeLock } from './pg-lock.js';
+import { migrateDb } from './pg-migrate.js';
+import { syncPlan } from './pg-plan.js';
+import { PgQueue, type WriteScope } from './pg-queue.js';
+import { PgReads } from './pg-reads.js';
+import { finishRun, startRun } from './pg-runs.js';
+import { unique } from './pg-sql.js';
+import { runWave, type Outcome, type WaveOp } from './pg-wave.js';
+
+/**
+ * The Store (src/state/store.ts) on PostgreSQL, shared by many processes on many hosts. Every
+ * operation is one transaction (pg-commit.ts: its outcome known even when the COMMIT's answer is
+ * lost), taken in the order asked for (pg-queue.ts): the job writes of one turn of the event loop
+ * go as one wave (pg-wave.ts: rows locked, guards checked on them, parts written by multi-row
+ * statements), durably (`synchronous_commit = on`) when any asks — an intent, a remote id, a
+ * settlement, a hook, a recovery. Reads are single statements of committed state (pg-reads.ts).
+ * Times are the injected clock's, but for the run lock's (pg-lock.ts).
+ */
+export class PgStore implements Store {
+  private scope: string | null = null;
+  private run: number | null = null;
+  private closed = false;
+  private readonly queue: PgQueue;
+  private readonly reads: PgReads;
+
+  private constructor(
+    private readonly db: PgDb,
+    readonly clock: Clock,
+  ) {
+    this.queue = new PgQueue((scope, ops, durable) => this.inTx((tx) => runWave(tx, this.opScope(scope), ops), durable));
+    this.reads = new PgReads(db, () => this.manifest);
+  }
+
+  /** Connects to the state at `location` and brings it to this build's schema (pg-migrate.ts). */
+  static async open(location: string, clock: Clock = systemClock): Promise<PgStore> {
+    const db = await PgDb.connect(location);
+    try {
+      await migrateDb(db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return new PgStore(db, clock);
+  }
+
+  /** Round trips to the server so far (the bench prints them per job). */
+  get roundTrips(): number {
+    return this.db.roundTrips;
+  }
+
+  get runId(): number | null {
+    return this.run;
+  }
+
+  get manifest(): string {
+    if (this.scope === null) throw new StateError('no manifest chosen: call useManifest or syncPlan first');
+    return this.scope;
+  }
+
+  useManifest(manifest: string): this {
+    this.scope = manifest;
+    return this;
+  }
+
+  forRun(runId: number | null): this {
+    this.run = runId;
+    return this;
+  }
+
+  // ── runs ──
+  startRun(host: string, pid: number, maxCredits: number | null): Promise<number> {
+    return this.alone(async (tx, scope) => {
+      const id = await startRun(tx, withManifest(scope), host, pid, maxCredits);
+      this.run = id;
+      return id;
+    });
+  }
+
+  async finishRun(outcome: string, summary: Record<string, unknown>, refusal: string | null = null): Promise<void> {
+    const runId = this.run;
+    if (runId === null) return;
+    await this.alone((tx, scope) => finishRun(tx, { ...scope, runId }, outcome, summary, refusal));
+  }
+
+  note(type: EventType, jobKey: string | null, data?: Record<string, unknown>): Promise<void> {
+    return this.wave(noteOp(type, jobKey, data), false);
+  }
+
+  // ── the plan ──
+  syncPlan(manifest: string, jobs: readonly NewJob[]): Promise<{ added: number; known: number }> {
+    this.scope = manifest;
+    return this.alone((tx, scope) => syncPlan(tx, withManifest(scope), jobs));
+  }
+
+  recoverInterrupted(keys: ReadonlySet<string>, why: string): Promise<JobRow[]> {
+    return this.alone(async (tx, scope) => {
+      const manifest = withManifest(scope).manifest;
+      const found = await tx.query<{ key: string | null; tx_xid: string; tx_pid: number }>(
+        `SELECT ${TX_MARK_COLUMNS}, j.key FROM (SELECT 1) one LEFT JOIN jobs j ON j.manifest = $1 AND j.status = 'submitting' ORDER BY j.key COLLATE "C"`,
+        [manifest],
+      );
+      tx.marked(markOf(found));
+      const orphans = found.flatMap((row) => (row.key !== null && keys.has(row.key) ? [row.key] : []));
+      // Guarded: a job another process moved since the scan is left where it is now.
+      const written = await answers<Written>(runWave(tx, scope, orphans.map((key) => writeOp({ ...interruptedWrite(key, why), onlyFrom: ['submitting'] }))));
+      return written.filter((w) => w.moved).map((w) => w.row);
+    }, true);
+  }
+
+  claim(limit: number, scope: ReadonlySet<string>): Promise<{ key: string; status: JobStatus }[]> {
+    // A store acting for no run claims as run 0: claims then count once per store, as a run's do.
+    return this.alone((tx, op) => claimReady(tx, withManifest(op).manifest, op.runId ?? 0, limit, scope));
+  }
+
+  // ── a job's moves ──
+  recordIntent(intent: Intent): Promise<number> {
+    return this.wave(intentOp(intent), true);
+  }
+
+  write(write: JobWrite): Promise<Written> {
+    return this.wave(writeOp(write), write.durable ?? false);
+  }
+
+  writeAll(writes: readonly JobWrite[], options: { durable?: boolean; allOrNothing?: boolean } = {}): Promise<Written[]> {
+    const durable = options.durable ?? writes.some((w) => w.durable);
+    const allOrNothing = options.allOrNothing ?? false;
+    if (unique(writes.map((w) => w.key)).length === writes.length) return this.wave(writeAllOp(writes, allOrNothing), durable);
+    // A job written twice in one list: its writes one after another, in a transaction of their own.
+    return this.alone(async (tx, scope) => {
+      const written: Written[] = [];
+      for (const write of writes) {
+        const [w] = await answers<Written>(runWave(tx, scope, [writeOp(write)]));
+        if (allOrNothing && !w!.moved) throw new StaleWriteError(w!.row);
+        written.push(w!);
+      }
+      return written;
+    }, durable);
+  }
+
+  planAgain(keys: readonly string[], from: readonly JobStatus[], data: Record<string, unknown> = {}): Promise<JobRow[]> {
+    return this.wave(planAgainOp(unique(keys), from, data), false);
+  }
+
+  retryInRun(key: string, data: Record<string, unknown> = {}): Promise<JobRow | undefined> {
+    return this.wave(retryInRunOp(key, data), false);
+  }
+
+  forget(key: string, by: Record<string, unknown>) {
+    return this.alone((tx, scope) => forgetJob(tx, withManifest(scope), key, by));
+  }
+
+  recordDelivery(token: string, delivery: { id?: string | undefined; status?: string | undefined }) {
+    return this.alone((tx, scope) => recordDelivery(tx, withManifest(scope), token, delivery));
+  }
+
+  // ── files ──
+  recordDownload(key: string, idx: number, file: DownloadedRecord): Promise<void> {
+    return this.wave(fileOp(key, idx, file), false);
+  }
+
+  recordVerified(key: string, idx: number, statStamp: string): Promise<void> {
+    return this.wave(fileOp(key, idx, { statStamp }), false);
+  }
+
+  moveOutput(key: string, idx: number, path: string | null, why: string): Promise<void> {
+    return this.alone((tx, scope) => moveOutput(tx, withManifest(scope), key, idx, path, why));
+  }
+
+  finishDownload(key: string, last: { idx: number; file: DownloadedRecord } | undefined, files: number) {
+    return this.wave(finishDownloadOp(key, last, files), false);
+  }
+
+  // ── hooks ──
+  hookBegin(hook: HookName, target: HookTarget | null, argv: readonly string[]): Promise<number> {
+    return this.alone((tx, scope) => hookBegin(tx, withManifest(scope), hook, target, argv), true);
+  }
+
+  hookFinish(id: number, result: HookResult) {
+    return this.alone((tx, scope) => hookFinish(tx, scope.now, id, result), true);
+  }
+
+  async hookLatest(jobKey: string) {
+    return hookLatest(this.db, this.manifest, jobKey);
+  }
+
+  retryFailedHooks(keys: readonly string[]): Promise<{ jobs: number; hooks: number }> {
+    return this.alone(async (tx, scope) => {
+      const ordered = unique(keys);
+      const moved = await answers<boolean>(runWave(tx, scope, ordered.map(hooksRetryOp)));
+      const jobs = ordered.filter((_, i) => moved[i]);
+      return { jobs: jobs.length, hooks: await retryFailedHooks(tx, withManifest(scope).manifest, jobs) };
+    });
+  }
+
+  // ── the run lock ──
+  takeLock(taker: LockTaker & { name: string; token: string; pid: number }): Promise<void> {
+    return this.alone((tx, scope) => takeLock(tx, scope, this.clock, taker));
+  }
+
+  /** A no-op once the store is closed (the heartbeat's last tick may fall after the close). */
+  async beatLock(name: string, token: string): Promise<boolean> {
+    if (this.closed) return true;
+    return this.alone((tx, scope) => beatLock(tx, scope, this.clock, name, token));
+  }
+
+  /** A no-op once the store is closed: a lock released after its store closed went with the process's end. */
+  async releaseLock(name: string, token: string): Promise<void> {
+    if (this.closed) return;
+    await this.alone((tx, scope) => releaseLock(tx, scope, name, token));
+  }
+
+  async lockRow(name: string) {
+    return lockRow(this.db, name);
+  }
+
+  forceUnlock(name: string, token: string | null, data: Record<string, unknown>): Promise<boolean> {
+    return this.alone((tx, scope) => forceUnlock(tx, scope, name, token, data));
+  }
+
+  // ── reads ──
+  job(key: string) {
+    return this.reads.job(key);
+  }
+
+  jobs(keys: readonly string[]) {
+    return this.reads.jobs(keys);
+  }
+
+  jobStates() {
+    return this.reads.jobStates();
+  }
+
+  jobsWithStatus(statuses: readonly JobStatus[]) {
+    return this.reads.jobsWithStatus(statuses);
+  }
+
+  inDoubtNamedByDelivery() {
+    return this.reads.inDoubtNamedByDelivery();
+  }
+
+  lastAttempt(key: string) {
+    return this.reads.lastAttempt(key);
+  }
+
+  attempts(key: string) {
+    return this.reads.attempts(key);
+  }
+
+  attemptByHookToken(token: string) {
+    return this.reads.attemptByHookToken(token);
+  }
+
+  outputs(key: string) {
+    return this.reads.outputs(key);
+  }
+
+  allOutputs() {
+    return this.reads.allOutputs();
+  }
+
+  outputsAtPath(path: string) {
+    return this.reads.outputsAtPath(path);
+  }
+
+  items(key: string) {
+    return this.reads.items(key);
+  }
+
+  allItems() {
+    return this.reads.allItems();
+  }
+
+  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>) {
+    return this.reads.money(jobs);
+  }
+
+  runCredits() {
+    return this.reads.runCredits();
+  }
+
+  retriesInRun(key: string) {
+    // A run without a row (the runner used as a library) counts as run 0, as its retries do.
+    return this.reads.retriesInRun(key, this.run ?? 0);
+  }
+
+  remoteIdsKnown(kind: StepKind, ids: readonly string[]) {
+    return this.reads.remoteIdsKnown(kind, ids);
+  }
+
+  remoteIdOwner(remoteId: string, exceptAttempt: number | null = null) {
+    return this.reads.remoteIdOwner(remoteId, exceptAttempt);
+  }
+
+  identity(location: string) {
+    return this.reads.identity(location);
+  }
+
+  /** Commits what is queued, then closes the pool; a second close does nothing. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.queue.alone(async () => undefined);
+    } finally {
+      await this.db.close();
+    }
+  }
+
+  /** What an operation writes for: the manifest and run as it was asked for, the time as it runs. */
+  private opScope(scope: WriteScope): OpScope {
+    return { ...scope, now: this.clock.now() };
+  }
+
+  /** One transaction of the store, durable when asked (pg-commit.ts). */
+  private inTx<T>(body: (tx: StoreTx) => Promise<T>, durable: boolean): Promise<T> {
+    return transact(this.db, body, { durable });
+  }
+
+  /** An operation in a transaction of its own, at its place among the queued writes. */
+  private alone<T>(body: (tx: StoreTx, scope: OpScope) => Promise<T>, durable = false): Promise<T> {
+    const scope = { manifest: this.scope, runId: this.run };
+    return this.queue.alone(() => this.inTx((tx) => body(tx, this.opScope(scope)), durable));
+  }
+
+  private wave<T>(op: WaveOp<T>, durable: boolean): Promise<T> {
+    return this.queue.wave(op, { manifest: this.scope, runId: this.run }, durable);
+  }
+}
+
+/** `scope` with its manifest, or StateError when none was chosen. */
+function withManifest(scope: OpScope): OpScope & { manifest: string } {
+  if (scope.manifest === null) throw new StateError('no manifest chosen: call useManifest or syncPlan first');
+  return scope as OpScope & { manifest: string };
+}
+
+/** The values of a wave run inside an operation: the first error rejects the operation (and its transaction) whole. */
+async function answers<T>(outcomes: Promise<Outcome[]>): Promise<T[]> {
+  return (await outcomes).map((outcome) => {
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value as T;
+  });
+}

@@ -1,0 +1,164 @@
+import { StateError } from '../../errors.js';
+import { JOB_ROWS, type RawJobRow } from '../sqlite/job-row.js';
+import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
+import type { LinkedOutput } from './pg-downloads.js';
+import { emit } from './pg-emit.js';
+import type { OpScope } from './pg-events.js';
+import { addParts, noParts, type Parts } from './pg-parts.js';
+import { unique } from './pg-sql.js';
+
+/**
+ * A wave: the job writes queued in one turn of the event loop (pg-queue.ts), applied in one
+ * transaction with as few statements as the rows allow. Why: every job commits its intent before
+ * its POST and its remote id after it; one round trip per row per table made a wave of 64 jobs
+ * hundreds of round trips. Here a wave is a few ROUNDS, each of at most one operation per job:
+ *
+ *   1. lock: the jobs it touches are read `FOR UPDATE`, in key order (two writers never deadlock
+ *      on them); whatever another process changed is seen here, and nothing changes them until
+ *      this transaction ends — so a decision on a row read here cannot go stale
+ *   2. look: for operations that need them, the jobs' recorded files and items, read AFTER the
+ *      lock (a statement's snapshot is taken when it starts: read in the locking statement they
+ *      could predate a writer we waited for)
+ *   3. plan: each operation checks its guard and the machine of job-status.ts on those rows and
+ *      plans its parts (pg-parts.ts); one that throws is rejected alone, nothing of it written
+ *   4. write: the round's parts, each kind one multi-row statement (pg-emit.ts)
+ *
+ * A job that two operations of the wave touch is written by the first in one round and by the
+ * second in the next, so writes of one turn apply in the order they were made.
+ */
+
+/** One operation of a wave. */
+export interface WaveOp<T = unknown> {
+  /** The jobs it touches, each once. */
+  keys: readonly string[];
+  /** Whether its jobs are locked and read first (a note, or a file's record, needs neither). */
+  locks: boolean;
+  /** Whether it needs its jobs' recorded files and items (pg-downloads.ts LinkedOutput, WaveItem). */
+  looks: boolean;
+  /** Plans its parts on the rows read; throws to be rejected alone. Answers once the round is written. */
+  plan(view: WaveView, parts: Parts): (written: WaveWritten) => T;
+}
+
+/** What an operation plans on. */
+export interface WaveView {
+  readonly scope: OpScope;
+  /** The manifest written, or StateError when none was chosen. */
+  manifest(): string;
+  /** The job as locked (undefined: unknown). */
+  row(key: string): RawJobRow | undefined;
+  outputs(key: string): LinkedOutput[];
+  items(key: string): WaveItem[];
+}
+
+/** A job's item as a wave reads it. */
+export interface WaveItem {
+  idx: number;
+  state: string;
+  url: string | null;
+}
+
+/** What an operation answers from, once its round is written. */
+export interface WaveWritten {
+  /** The job's row now (with its last read). */
+  row(key: string): RawJobRow;
+  /** The attempt its intent opened. */
+  attemptId(key: string): number;
+}
+
+export type Outcome = { value: unknown } | { error: unknown };
+
+/** Applies `ops` in the caller's transaction: each answers its value, or the error that rejected it alone. */
+export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  let pending = ops.map((op, i) => ({ op, i }));
+  while (pending.length > 0) {
+    const round: typeof pending = [];
+    const later: typeof pending = [];
+    const taken = new Set<string>();
+    for (const entry of pending) {
+      // An operation behind one on the same job waits for the next round, and so does any behind it.
+      (entry.op.keys.some((key) => taken.has(key)) ? later : round).push(entry);
+      for (const key of entry.op.keys) taken.add(key);
+    }
+    const answers = await runRound(tx, scope, round.map((e) => e.op));
+    round.forEach((entry, n) => (outcomes[entry.i] = answers[n]!));
+    pending = later;
+  }
+  return outcomes;
+}
+
+async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[]): Promise<Outcome[]> {
+  const rows = await lock(tx, scope.manifest, unique(ops.filter((op) => op.locks && scope.manifest !== null).flatMap((op) => op.keys)));
+  const looked = await look(tx, scope.manifest, unique(ops.filter((op) => op.looks).flatMap((op) => op.keys)));
+  const view: WaveView = {
+    scope,
+    manifest: () => manifestOf(scope),
+    row: (key) => rows.get(key),
+    outputs: (key) => looked.get(key)?.outputs ?? [],
+    items: (key) => looked.get(key)?.items ?? [],
+  };
+  const parts = noParts();
+  const outcomes: Outcome[] = [];
+  const answers: [number, (written: WaveWritten) => unknown][] = [];
+  ops.forEach((op, i) => {
+    const draft = noParts();
+    try {
+      answers.push([i, op.plan(view, draft)]);
+      addParts(parts, draft);
+    } catch (error) {
+      outcomes[i] = { error };
+    }
+  });
+  const emitted = answers.length === 0 ? undefined : await emit(tx, scope, parts);
+  const written: WaveWritten = {
+    row: (key) => {
+      const moved = emitted?.moved.get(key);
+      const read = rows.get(key);
+      if (!moved) return read!;
+      const result = parts.results.find((r) => r.key === key);
+      return { ...moved, last_read: result ? result.result : (read?.last_read ?? null) };
+    },
+    attemptId: (key) => emitted!.attempts.get(key)!,
+  };
+  for (const [i, answer] of answers) {
+    try {
+      outcomes[i] = { value: answer(written) };
+    } catch (error) {
+      outcomes[i] = { error };
+    }
+  }
+  return outcomes;
+}
+
+function manifestOf(scope: OpScope): string {
+  if (scope.manifest === null) throw new StateError('no manifest chosen: call useManifest or syncPlan first');
+  return scope.manifest;
+}
+
+/** Step 1: the jobs of `keys`, locked and read in key order; with the transaction's mark (pg-commit.ts) while it has none. */
+async function lock(tx: StoreTx, manifest: string | null, keys: readonly string[]): Promise<Map<string, RawJobRow>> {
+  if (keys.length === 0 && tx.isMarked) return new Map();
+  const found = await tx.query<RawJobRow & { tx_xid: string; tx_pid: number }>(
+    `SELECT ${TX_MARK_COLUMNS}, j.* FROM (SELECT 1) one LEFT JOIN LATERAL (
+       ${JOB_ROWS} WHERE manifest = $1 AND key = ANY($2::text[]) ORDER BY key COLLATE "C" FOR UPDATE OF jobs) j ON true`,
+    [manifest, keys],
+  );
+  tx.marked(markOf(found));
+  return new Map(found.filter((row) => row.key !== null).map((row) => [row.key, row]));
+}
+
+/** Step 2: the recorded files and items of the jobs of `keys`, read after their lock. */
+async function look(tx: StoreTx, manifest: string | null, keys: readonly string[]): Promise<Map<string, { outputs: LinkedOutput[]; items: WaveItem[] }>> {
+  if (keys.length === 0 || manifest === null) return new Map();
+  const rows = await tx.query<{ key: string; outputs: [number, string, string | null, string | null][]; items: [number, string, string | null][] }>(
+    `SELECT k AS key,
+       coalesce((SELECT json_agg(json_build_array(idx, url, path, sha256) ORDER BY idx) FROM outputs WHERE manifest = $1 AND job_key = k), '[]') AS outputs,
+       coalesce((SELECT json_agg(json_build_array(idx, state, url) ORDER BY idx) FROM job_items WHERE manifest = $1 AND job_key = k), '[]') AS items
+     FROM unnest($2::text[]) AS k`,
+    [manifest, keys],
+  );
+  return new Map(rows.map((row) => [row.key, {
+    outputs: row.outputs.map(([idx, url, path, sha256]) => ({ idx, url, path, sha256 })),
+    items: row.items.map(([idx, state, url]) => ({ idx, state, url })),
+  }]));
+}
