@@ -101,6 +101,11 @@ export class PgDb {
     const doing = options.doing ?? 'writing the state';
     return this.retried(doing, RECONNECT_BOUND_MS, async () => {
       const client = await this.pool.connect();
+      // A link that drops while the client is checked out is also emitted as an 'error' event, which
+      // the pool listens for only on idle clients: unheard, it would end the process. The statement
+      // on its way rejects with it, and that is where it is handled.
+      const heard = (): void => undefined;
+      client.on('error', heard);
       let committing = false;
       let broken: unknown;
       try {
@@ -125,6 +130,7 @@ export class PgDb {
         if (!committing) await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
+        client.off('error', heard);
         client.release(broken !== undefined && faultKind(broken) === 'link' ? (broken as Error) : undefined);
       }
     });
