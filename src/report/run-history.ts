@@ -18,6 +18,8 @@ export interface PastRun {
   outcome: string | null;
   host: string;
   pid: number;
+  /** The manifest file it was started from (its real path); null for a run recorded before runs kept it. */
+  manifestPath: string | null;
   /** The manifest's jobs per state when it ended (from its end record); null without one. */
   jobs: Partial<Record<StateWord, number>> | null;
   /**
@@ -57,6 +59,7 @@ function pastRun(row: RunListRow): PastRun {
     outcome: row.outcome,
     host: row.host,
     pid: row.pid,
+    manifestPath: row.manifestPath,
     jobs: row.endCounts ? wordCountsOf(row.endCounts) : null,
     credits: { used: row.charged?.known ?? 0, unknown: row.charged?.unknown ?? 0 },
     refusal: row.refusal,

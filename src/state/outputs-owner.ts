@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StateMismatchError } from '../errors.js';
+import { shownLocation } from './postgres/pg-url.js';
 
 /** The file in an outputs folder naming the state database that owns it. */
 export const OWNER_FILE = '.reelpipe-state.json';
@@ -8,7 +9,20 @@ export const OWNER_FILE = '.reelpipe-state.json';
 /** Entries an outputs folder may hold that say nothing about earlier runs. */
 const NOT_OUTPUTS = new Set([OWNER_FILE, 'report']);
 
+/**
+ * The owner record: the state's id, where the state is — an SQLite file's path, or a database's
+ * address without its password (shownLocation) — and the identity of the manifest that filled the
+ * folder (`project/name`: manifest/identity.ts), never its path: the same manifest from another
+ * checkout fills the same folder.
+ */
 interface OwnerRecord {
+  stateId: string;
+  state: string;
+  identity: string;
+}
+
+/** As an older reelpipe wrote it (still read): the state's path and the manifest's real path. */
+interface OlderOwnerRecord {
   stateId: string;
   statePath: string;
   manifest: string;
@@ -38,10 +52,10 @@ export interface StateIdentity {
  *     a database that knows no job of the manifest → refuse (an older reelpipe's folder, or a lost state)
  *   - no owner otherwise                        → claim it
  */
-export function claimOutputs(outputsDir: string, manifest: string, state: StateIdentity): void {
+export function claimOutputs(outputsDir: string, identity: string, state: StateIdentity): void {
   if (checkOutputs(outputsDir, state) === 'owned') return;
   mkdirSync(outputsDir, { recursive: true });
-  const record: OwnerRecord = { stateId: state.id, statePath: state.path, manifest };
+  const record: OwnerRecord = { stateId: state.id, state: shownLocation(state.path), identity };
   const temp = join(outputsDir, `.${OWNER_FILE}.${process.pid}.part`);
   writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`);
   renameSync(temp, join(outputsDir, OWNER_FILE));
@@ -67,8 +81,8 @@ export function checkOutputs(outputsDir: string, state: StateIdentity): 'owned' 
   return 'unclaimed';
 }
 
-function mismatch(outputsDir: string, owner: OwnerRecord, state: StateIdentity): string {
-  if (owner.statePath === state.path) {
+function mismatch(outputsDir: string, owner: { state: string }, state: StateIdentity): string {
+  if (owner.state === shownLocation(state.path)) {
     return (
       `the state database ${state.path} is not the one that filled ${outputsDir}: ` +
       `${state.jobsKnown === 0 ? 'it knows no job of this manifest' : `it was made ${state.createdAt}`}, ` +
@@ -77,13 +91,14 @@ function mismatch(outputsDir: string, owner: OwnerRecord, state: StateIdentity):
     );
   }
   return (
-    `${outputsDir} belongs to the state database ${owner.statePath}, but this command uses ${state.path}: ` +
-    `running would pay again for jobs that database knows. Pass --state ${owner.statePath}, ` +
+    `${outputsDir} belongs to the state database ${owner.state}, but this command uses ${shownLocation(state.path)}: ` +
+    `running would pay again for jobs that database knows. Pass --state ${owner.state}, ` +
     `or, if that database is gone for good, move ${outputsDir} away to start over.`
   );
 }
 
-function readOwner(outputsDir: string): OwnerRecord | undefined {
+/** The owner's id and where its state is, from a record of either form; undefined when the folder has none. */
+function readOwner(outputsDir: string): { stateId: string; state: string } | undefined {
   let text: string;
   try {
     text = readFileSync(join(outputsDir, OWNER_FILE), 'utf8');
@@ -91,8 +106,9 @@ function readOwner(outputsDir: string): OwnerRecord | undefined {
     return undefined;
   }
   try {
-    const record = JSON.parse(text) as Partial<OwnerRecord>;
-    if (typeof record.stateId === 'string' && typeof record.statePath === 'string') return record as OwnerRecord;
+    const record = JSON.parse(text) as Partial<OwnerRecord & OlderOwnerRecord>;
+    const state = typeof record.state === 'string' ? record.state : record.statePath;
+    if (typeof record.stateId === 'string' && typeof state === 'string') return { stateId: record.stateId, state };
   } catch {
     // fall through: an unreadable owner file is not an owner, but it is not nothing either
   }

@@ -13,14 +13,34 @@ import { sqliteReader } from './sqlite/sqlite-reader.js';
 type PlanJobs = readonly { key: string; step: string; outputName: string | null }[];
 
 /**
+ * What adoptIdentity did with the rows an older reelpipe keyed by a manifest's real path:
+ *   - `adopted: null` — none of them map to this identity: nothing was written;
+ *   - `adopted` — the rows of `path` are the identity's now (its runs remember they ran from it);
+ *   - `refused: 'paths'` — two paths or more map to this identity, each with rows of its own:
+ *     which is which only a `project:` can tell; nothing was written;
+ *   - `refused: 'jobs'` — the identity already has rows, and some of its jobs are also jobs of
+ *     `path` (`keys`, a few of them): two manifests' records of one job; nothing was written.
+ *     `identityPath`: where the identity last ran from, when its runs say;
+ *   - `refused: 'locked'` — a run keyed by `path` holds its lock and is beating (an older reelpipe
+ *     still running): re-keying its rows under it would lose its writes; nothing was written.
+ */
+export type Adoption =
+  | { adopted: null }
+  | { adopted: { path: string; jobs: number; runs: number } }
+  | { refused: 'paths'; paths: string[] }
+  | { refused: 'jobs'; path: string; keys: string[]; identityPath: string | null }
+  | { refused: 'locked'; path: string; host: string; pid: number };
+
+/**
  * The state as the commands that only look at it see it (`status`, the report, `runs`, `logs`,
  * `doubt`, `plan`, and a run's checks before it starts): each read is of committed state, takes
  * no lock, works while a run is going, and finds a missing state empty. Async like the Store, so
  * a state behind a server fits the same door. The SQLite reader opens the file read-only for each
  * read (migrated first when an older reelpipe left it) and closes it.
  *
- * Two writes live here too, for the moments before a run's Store is open: a catalogue read from
- * the service (kept for the commands that work offline), and a start refused before it began.
+ * Three writes live here too, for the moments before a run's Store is open: a catalogue read from
+ * the service (kept for the commands that work offline), a start refused before it began, and the
+ * re-keying of a manifest's rows from its path to its identity (adoptIdentity).
  */
 export interface StateReader {
   /** Where the state is, as the commands say it. */
@@ -49,6 +69,16 @@ export interface StateReader {
   cacheCatalogue(service: string, name: string, body: unknown, at: number): Promise<void>;
   /** Records a start refused before it began, when the state exists (refused-start.ts says why only then). */
   recordRefusedStart(start: RefusedStart, clock: Clock): Promise<boolean>;
+  /**
+   * Re-keys to `identity` (`project/name`) the rows an older reelpipe kept under a manifest's real
+   * path — every table's `manifest`, the run lock's name — in one transaction, paying nothing
+   * again: what the first command that loads the manifest does (run/adopt-identity.ts). The paths
+   * considered: `path` (where the manifest was read from this time), and every other path-keyed
+   * manifest of the state that `identityOf` maps to `identity` (asked before the transaction,
+   * never inside it; it answers undefined for a key it cannot map). Nothing is written unless
+   * rows are re-keyed; a state that does not exist is not created. See Adoption for the answers.
+   */
+  adoptIdentity(identity: string, path: string, identityOf: (key: string) => Promise<string | undefined>, clock: Clock): Promise<Adoption>;
 }
 
 /** The reader of the state at `location` (today an SQLite file's path). */

@@ -58,8 +58,12 @@ export interface Store {
   forRun(runId: number | null): this;
 
   // ── runs ──────────────────────────────────────────────────────────────────────────────────────
-  /** A run's row, as it starts: the store writes for it from here. */
-  startRun(host: string, pid: number, maxCredits: number | null): Promise<number>;
+  /**
+   * A run's row, as it starts: the store writes for it from here. `from`: the manifest file it was
+   * started from (its real path), kept with the host (a manifest is known by its identity, and runs
+   * from any path or host that has it).
+   */
+  startRun(host: string, pid: number, maxCredits: number | null, from?: string | null): Promise<number>;
   /** How the run ended; `refusal` says why its start was refused (run/refusals.ts). No-op without a run. */
   finishRun(outcome: string, summary: Record<string, unknown>, refusal?: string | null): Promise<void>;
   /** Appends an event to the log (secrets scrubbed). */

@@ -31,7 +31,7 @@ async function send(key: string, cost?: number | null): Promise<void> {
 
 describe('past runs of a manifest', () => {
   test('a finished run: its outcome, its jobs per state in the vocabulary, and what its jobs were charged', async () => {
-    await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null);
+    await store.useManifest(MANIFEST).startRun(hostname(), process.pid, null, '/srv/app/m.yaml');
     await send('a', 7.5);
     await send('b', 5);
     clock.advance(60_000);
@@ -41,7 +41,7 @@ describe('past runs of a manifest', () => {
     expect(runs).toEqual([
       {
         id: 1, startedAt: Date.UTC(2026, 10, 23), finishedAt: Date.UTC(2026, 10, 23, 0, 1), state: 'finished', outcome: 'JOBS_FAILED', host: hostname(), pid: process.pid,
-        jobs: { done: 2, finished: 1, failed: 1, rejected: 1 }, credits: { used: 12.5, unknown: 0 }, refusal: null,
+        manifestPath: '/srv/app/m.yaml', jobs: { done: 2, finished: 1, failed: 1, rejected: 1 }, credits: { used: 12.5, unknown: 0 }, refusal: null,
       },
     ]);
   });

@@ -14,7 +14,7 @@ export const LOCK_STALE_AFTER_MS = 60_000;
 
 /** Options of acquireLock. */
 export interface LockOptions {
-  /** The lock's name: one run per state database and manifest, so the manifest's absolute path. */
+  /** The lock's name: one run per state database and manifest, so the manifest's identity (`project/name`: manifest/identity.ts). */
   name: string;
   /** @default os.hostname() */
   host?: string;

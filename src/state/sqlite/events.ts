@@ -37,7 +37,9 @@ export type EventType =
   | 'lock:broken'
   | 'lock:lost'
   | 'lock:released'
-  | 'lock:forced';
+  | 'lock:forced'
+  | 'manifest:adopted'
+  | 'manifest:moved';
 
 export interface EventRow {
   id: number;

@@ -94,11 +94,12 @@ export class StateStore extends StoreCore {
     return this.batch.add(fn, options.durable);
   }
 
-  startRun(manifest: string, host: string, pid: number, maxCredits: number | null): number {
-    const info = statement(this.db, 'INSERT INTO runs (manifest, host, pid, started_at, max_credits) VALUES (?, ?, ?, ?, ?)')
-      .run(manifest, host, pid, this.clock.now(), maxCredits);
+  /** `from`: the manifest file the run was started from (its real path), when known. */
+  startRun(manifest: string, host: string, pid: number, maxCredits: number | null, from: string | null = null): number {
+    const info = statement(this.db, 'INSERT INTO runs (manifest, host, pid, started_at, max_credits, manifest_path) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(manifest, host, pid, this.clock.now(), maxCredits, from);
     this.runId = Number(info.lastInsertRowid);
-    this.event('run:started', null, { manifest, host, pid, maxCredits });
+    this.event('run:started', null, { manifest, host, pid, maxCredits, ...(from === null ? {} : { from }) });
     return this.runId;
   }
 

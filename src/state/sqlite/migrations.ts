@@ -156,6 +156,24 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN claim_run INTEGER;
     `,
   },
+  {
+    version: 19,
+    name: 'runs.manifest_path: the file a run was started from; runs_by_manifest',
+    // Why: a manifest is known by its identity (`project/name`, manifest/identity.ts), not by its
+    // file's path, so one manifest runs from several checkouts and hosts; each run keeps the path
+    // it ran from (beside its host), and a run from another path than the last says so. Null for
+    // a run recorded before, until its rows are re-keyed from the path they were kept under
+    // (state/sqlite/adopt-identity.ts fills it then). The index: a manifest's runs, newest first,
+    // without reading every run of every manifest (and the manifests a state holds, listed).
+    sql: `
+      ALTER TABLE runs ADD COLUMN manifest_path TEXT;
+      CREATE INDEX runs_by_manifest ON runs (manifest, id);
+    `,
+    postgres: `
+      ALTER TABLE runs ADD COLUMN manifest_path TEXT;
+      CREATE INDEX runs_by_manifest ON runs (manifest, id);
+    `,
+  },
 ];
 
 /**

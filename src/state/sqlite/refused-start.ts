@@ -4,8 +4,10 @@ import { StateStore } from './job-store.js';
 
 /** A start refused before the run opened its state database: whose, where from, and why. */
 export interface RefusedStart {
-  /** The manifest's identity (its real path), as its runs are recorded. */
+  /** The manifest's identity (`project/name`: manifest/identity.ts), as its runs are recorded. */
   manifest: string;
+  /** The file it was started from (its real path). */
+  from?: string;
   host: string;
   pid: number;
   /** The error's code, as a run's outcome is recorded. */
@@ -25,7 +27,7 @@ export function recordRefusedStart(statePath: string, start: RefusedStart, clock
   if (!existsSync(statePath)) return false;
   const store = StateStore.open(statePath, clock).useManifest(start.manifest);
   try {
-    store.startRun(start.manifest, start.host, start.pid, null);
+    store.startRun(start.manifest, start.host, start.pid, null, start.from ?? null);
     store.finishRun(start.outcome, {}, start.refusal);
     return true;
   } finally {

@@ -21,6 +21,8 @@ export interface RunListRow {
   outcome: string | null;
   host: string;
   pid: number;
+  /** The manifest file it was started from (its real path); null for a run recorded before runs kept it. */
+  manifestPath: string | null;
   refusal: string | null;
   /** The jobs per status its end recorded; undefined without an end. */
   endCounts: Partial<Record<JobStatus, number>> | undefined;
@@ -29,14 +31,14 @@ export interface RunListRow {
   charged: CreditPair | undefined;
 }
 
-interface RunRow { id: number; started_at: number; finished_at: number | null; outcome: string | null; host: string; pid: number; refusal: string | null }
+interface RunRow { id: number; started_at: number; finished_at: number | null; outcome: string | null; host: string; pid: number; manifest_path: string | null; refusal: string | null }
 
 /** The newest `limit` runs of `manifest`, newest first; refused starts only with `all` (counted apart). */
 export function readRunList(dbPath: string, manifest: string, limit: number, all: boolean): { rows: RunListRow[]; runs: number; refused: number } {
   return withDb(dbPath, { rows: [], runs: 0, refused: 0 }, (db) => {
     const counts = db.prepare('SELECT count(*) AS runs, count(refusal) AS refused FROM runs WHERE manifest = ?').get(manifest) as { runs: number; refused: number };
     const rows = db
-      .prepare('SELECT id, started_at, finished_at, outcome, host, pid, refusal FROM runs WHERE manifest = ? AND (? OR refusal IS NULL) ORDER BY id DESC LIMIT ?')
+      .prepare('SELECT id, started_at, finished_at, outcome, host, pid, manifest_path, refusal FROM runs WHERE manifest = ? AND (? OR refusal IS NULL) ORDER BY id DESC LIMIT ?')
       .all(manifest, all ? 1 : 0, limit) as RunRow[];
     // Run-level events have no job key: the (manifest, job_key) index finds them without reading the jobs' events.
     const ends = db.prepare("SELECT run_id, data FROM events WHERE manifest = ? AND job_key IS NULL AND type = 'run:finished' AND run_id >= ?");
@@ -49,7 +51,8 @@ export function readRunList(dbPath: string, manifest: string, limit: number, all
       rows: rows.map((row) => {
         const lock = locks.find((l) => l.run_id === row.id);
         return {
-          id: row.id, startedAt: row.started_at, finishedAt: row.finished_at, outcome: row.outcome, host: row.host, pid: row.pid, refusal: row.refusal,
+          id: row.id, startedAt: row.started_at, finishedAt: row.finished_at, outcome: row.outcome, host: row.host, pid: row.pid,
+          manifestPath: row.manifest_path, refusal: row.refusal,
           endCounts: finished.get(row.id), lock: lock ? { host: lock.host, pid: lock.pid } : undefined, charged: charged.get(row.id),
         };
       }),

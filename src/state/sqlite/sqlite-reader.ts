@@ -1,4 +1,5 @@
 import type { StateReader } from '../state-reader.js';
+import { adoptIdentityAt } from './adopt-identity.js';
 import { cacheCatalogueAt, readCachedCatalogue, readPlannedItemsAt } from './catalogue-cache.js';
 import { readFactsAt } from './facts-reads.js';
 import { readEarlierRequestsAt } from './job-history.js';
@@ -25,5 +26,6 @@ export function sqliteReader(path: string): StateReader {
     plannedItems: async (manifest) => readPlannedItemsAt(path, manifest),
     cacheCatalogue: async (service, name, body, at) => cacheCatalogueAt(path, service, name, body, at),
     recordRefusedStart: async (start, clock) => recordRefusedStart(path, start, clock),
+    adoptIdentity: (identity, manifestPath, identityOf, clock) => adoptIdentityAt(path, identity, manifestPath, identityOf, clock),
   };
 }

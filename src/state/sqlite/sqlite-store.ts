@@ -58,8 +58,8 @@ export class SqliteStore implements Store {
   }
 
   // ── runs ──
-  startRun(host: string, pid: number, maxCredits: number | null): Promise<number> {
-    return this.soon(() => this.engine.startRun(this.manifest, host, pid, maxCredits), false);
+  startRun(host: string, pid: number, maxCredits: number | null, from: string | null = null): Promise<number> {
+    return this.soon(() => this.engine.startRun(this.manifest, host, pid, maxCredits, from), false);
   }
 
   finishRun(outcome: string, summary: Record<string, unknown>, refusal: string | null = null): Promise<void> {

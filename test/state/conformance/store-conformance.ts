@@ -1,4 +1,5 @@
 import { describe } from 'vitest';
+import { adoptIdentity } from './adopt-identity.js';
 import { subjectOf, type OpenStore } from './harness.js';
 import { lockAndClaims } from './lock-and-claims.js';
 import { planAndMoves } from './plan-and-moves.js';
@@ -27,5 +28,6 @@ export function storeConformance(name: string, open: OpenStore): void {
     readers(subject);
     retriesAndHooks(subject);
     lockAndClaims(subject);
+    adoptIdentity(subject);
   });
 }
