@@ -64,13 +64,17 @@ export function statePathOf(manifestPath: string, io: Pick<CliIo, 'cwd'>, flags:
 }
 
 /**
- * The manifest's identity — its real path: the scope of its jobs, the name of its lock — and the
- * state database the flags choose, found from the manifest whatever the working directory. The
- * manifest is not read: its runs, logs and lock must be reachable when it no longer loads (or is
- * gone: then it is named by the path it had).
+ * The manifest's key — its identity (`project/name`): the scope of its jobs, the name of its lock —
+ * its file's real path, and the state database the flags choose, found from the manifest whatever
+ * the working directory. The manifest is not loaded, only its `name:` and `project:` read: its
+ * runs, logs and lock must be reachable when it no longer loads (or is gone: then it is named by
+ * the path it had, as an older reelpipe keyed it). Rows still keyed by its path are re-keyed to its
+ * identity first (run/adopt-identity.ts), said on stderr.
  */
-export async function locateManifestState(file: string, io: CliIo, flags: StateFlags): Promise<{ manifestPath: string; statePath: string }> {
-  const { manifestIdentity } = await import('../manifest/identity.js');
-  const manifestPath = await manifestIdentity(file, io.cwd);
-  return { manifestPath, statePath: await statePathOf(manifestPath, io, flags) };
+export async function locateManifestState(file: string, io: CliIo, flags: StateFlags): Promise<{ manifestId: string; manifestPath: string; statePath: string }> {
+  const [{ manifestKeyOf }, { adoptIdentity }] = await Promise.all([import('../manifest/identity.js'), import('../run/adopt-identity.js')]);
+  const key = await manifestKeyOf(file, io.cwd);
+  const statePath = await statePathOf(key.path, io, flags);
+  await adoptIdentity(statePath, key, (line) => io.stderr(`${line}\n`));
+  return { manifestId: key.id, manifestPath: key.path, statePath };
 }

@@ -1,4 +1,5 @@
 /** Manifests: the YAML a user writes, loaded, checked and expanded into request bodies. */
+export { manifestId, manifestKeyOf, manifestRealPath, readManifestId, type ManifestKey } from './identity.js';
 export { loadManifest, MAX_REPORTED_ISSUES, type LoadOptions } from './load.js';
 export { catalogueIssues, expandManifest, type Expansion, type StepInstance } from './expand/expand.js';
 export { ALL_STYLES, chunks, type StyleCatalogue } from './expand/html-ads.js';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { InvalidInputError, type InputIssue } from '../errors.js';
 import type { StepKind } from '../step-kinds.js';
 import { buildStep } from './check/build-step.js';
-import { manifestIdentity } from './identity.js';
+import { manifestId, manifestRealPath } from './identity.js';
 import { expandManifest, expandSteps } from './expand/expand.js';
 import { MAX_MANIFEST_MB, MB, type Limits } from './syntax/limits.js';
 import { readCsv, readJsonl, type RowSet } from './read/rows.js';
@@ -34,7 +34,7 @@ export interface LoadOptions {
 export const MAX_REPORTED_ISSUES = 200;
 
 export async function loadManifest(file: string, options: LoadOptions): Promise<Manifest> {
-  const absolute = await manifestIdentity(file, options.cwd);
+  const absolute = await manifestRealPath(file, options.cwd);
   const read = await readTextFile(absolute, MAX_MANIFEST_MB * MB, 'write bulk data in a CSV or JSONL file (for_each) instead');
   if ('problem' in read) {
     const { problem } = read;
@@ -113,6 +113,7 @@ function assemble(
     file: absolute,
     displayFile: file,
     name: input.name,
+    identity: manifestId(input.name, input.project),
     budget: { maxCredits: input.budget?.max_credits ?? null },
     concurrency: input.concurrency,
     kindConcurrency: (input.kind_concurrency ?? {}) as Partial<Record<StepKind, number>>,

@@ -83,6 +83,12 @@ export interface Manifest {
   /** The path as the user gave it: every issue and message uses this form. */
   displayFile: string;
   name: string;
+  /**
+   * How the state knows it: `project/name`, or `name` without a `project:` (manifest/identity.ts).
+   * Its jobs, runs and lock are keyed by it, not by `file`: the same manifest from another path is
+   * the same manifest.
+   */
+  identity: string;
   description?: string;
   budget: { maxCredits: number | null };
   concurrency: number;

@@ -54,6 +54,7 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
   return {
     name: manifest.name,
     manifestPath: manifest.file,
+    manifestId: manifest.identity,
     outputsDir: options.sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir,
     concurrency: manifest.concurrency,
     kindConcurrency: manifest.kindConcurrency,

@@ -76,7 +76,10 @@ export interface StepPlan {
 
 export interface Plan {
   name: string;
+  /** The manifest file's real path (where it was read from this time). */
   manifestPath: string;
+  /** The manifest's identity (`project/name` or `name`): what its rows in the state are keyed by. */
+  manifestId: string;
   outputsDir: string;
   concurrency: number;
   kindConcurrency: Partial<Record<StepKind, number>>;

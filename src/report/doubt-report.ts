@@ -40,7 +40,7 @@ export interface DoubtEntry {
  */
 export async function buildDoubtReport(plan: Plan, dbPath: string, manifestShown: string): Promise<DoubtEntry[]> {
   const entries: DoubtEntry[] = [];
-  for (const { row, attempt } of await stateAt(dbPath).inDoubt(plan.manifestPath)) {
+  for (const { row, attempt } of await stateAt(dbPath).inDoubt(plan.manifestId)) {
     const job = plan.jobs.find((j) => j.key === row.key);
     const { webhook_url: _hook, ...asked } = attempt?.request ?? row.request;
     const label = job?.label ?? row.key;

@@ -72,12 +72,12 @@ export interface FactsRead {
  * `known`: the plan's rows as a run read them from this database at its end, after its last
  * write; when they cover every job of the plan, the jobs are not read again (only their files).
  */
-export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestPath' | 'jobs'>, known?: readonly Row[]): Promise<FactsRead> {
+export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'>, known?: readonly Row[]): Promise<FactsRead> {
   const facts = new Map<string, JobFacts>();
   const rows = new Map<string, Row>();
   for (const row of known ?? []) rows.set(row.key, row);
   // A plan job missing from them may be `changed`, which only the other rows of the database say.
-  const read = await stateAt(dbPath).facts(plan.manifestPath, plan.jobs, !(known && plan.jobs.every((job) => rows.has(job.key))));
+  const read = await stateAt(dbPath).facts(plan.manifestId, plan.jobs, !(known && plan.jobs.every((job) => rows.has(job.key))));
   if (!read) {
     for (const job of plan.jobs) facts.set(job.key, UNRECORDED);
     return { facts, money: NO_MONEY };

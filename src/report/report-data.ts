@@ -106,9 +106,9 @@ export interface ReportInput {
 /** The report's data: the plan joined with what the state database holds. Reads only. */
 export async function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: known }: ReportInput): Promise<ReportData> {
   const { facts, money } = await readJobFacts(statePath, plan, known);
-  const run = await readRun(statePath, plan.manifestPath, runId);
-  const hooks = await readHookFacts(statePath, plan.manifestPath);
-  const lastWork = await readLastWork(statePath, plan.manifestPath);
+  const run = await readRun(statePath, plan.manifestId, runId);
+  const hooks = await readHookFacts(statePath, plan.manifestId);
+  const lastWork = await readLastWork(statePath, plan.manifestId);
   const jobs = plan.jobs.map((job): ReportJob => {
     const f = facts.get(job.key) as JobFacts;
     return {

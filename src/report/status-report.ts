@@ -99,7 +99,7 @@ export interface StatusReport {
 /** Reads (never writes, never locks) the state of every job of `plan`. */
 export async function buildStatusReport(plan: Plan, dbPath: string): Promise<StatusReport> {
   const { facts, money } = await readJobFacts(dbPath, plan);
-  const hooks = await readHookFacts(dbPath, plan.manifestPath);
+  const hooks = await readHookFacts(dbPath, plan.manifestId);
   const waiting = waitingOnDoubt(plan, facts);
   const jobs: JobStatusLine[] = plan.jobs.map((job) => {
     const f = facts.get(job.key);

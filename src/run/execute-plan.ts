@@ -85,7 +85,7 @@ export function toNewJobs(plan: Plan): NewJob[] {
  */
 export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): Promise<RunResult> {
   // Recording the plan also scopes the store to this manifest: every read below is of its jobs.
-  await deps.store.syncPlan(plan.manifestPath, toNewJobs(plan));
+  await deps.store.syncPlan(plan.manifestId, toNewJobs(plan));
   // Every job's state and files as the run starts, read in two light queries: the budget ledger
   // and each job's first look at itself come from here, not from a query per job (a finished
   // 10,000-job manifest re-runs with two queries, not 20,000).

@@ -34,7 +34,7 @@ export async function planWithState(manifest: Manifest, options: StatePlanOption
   const { statePath, service, live, embedded, ...rest } = options;
   const state = stateAt(statePath);
   const styles = live ?? (embedded ? SANDBOX_STYLES : service === undefined ? undefined : cachedStyles(await state.cachedCatalogue(serviceKey(service), STYLES_CATALOGUE)));
-  return planManifest(manifest, { ...rest, ...(styles ? { styles } : {}), plannedItems: await state.plannedItems(manifest.file) });
+  return planManifest(manifest, { ...rest, ...(styles ? { styles } : {}), plannedItems: await state.plannedItems(manifest.identity) });
 }
 
 /** The embedded sandbox's catalogue: it is that sandbox's live one (and needs no network). */

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { ReelpipeError, type ErrorCode } from '../errors.js';
-import { manifestIdentity } from '../manifest/identity.js';
+import { manifestKeyOf } from '../manifest/identity.js';
 import { resolveStatePath, stateAt, type SandboxRuns } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import { redactSecrets, SECRET_ENV_VARS } from '../util/logger.js';
@@ -56,10 +56,11 @@ export async function recordEarlyRefusal(choice: StateChoice, error: unknown, cl
   const refusal = refusalOf(error, choice.env);
   if (refusal === null) return;
   try {
-    const manifest = await manifestIdentity(choice.manifestFile, choice.cwd);
-    if (!(await stat(manifest)).isFile()) return;
-    const statePath = resolveStatePath(manifest, { cwd: choice.cwd, statePath: choice.statePath, sandbox: choice.sandbox });
-    await stateAt(statePath).recordRefusedStart({ manifest, host: hostname(), pid: process.pid, outcome: (error as ReelpipeError).code, refusal }, clock);
+    const manifest = await manifestKeyOf(choice.manifestFile, choice.cwd);
+    if (!(await stat(manifest.path)).isFile()) return;
+    const statePath = resolveStatePath(manifest.path, { cwd: choice.cwd, statePath: choice.statePath, sandbox: choice.sandbox });
+    const start = { manifest: manifest.id, from: manifest.path, host: hostname(), pid: process.pid, outcome: (error as ReelpipeError).code, refusal };
+    await stateAt(statePath).recordRefusedStart(start, clock);
   } catch {
     // Not recorded: see above.
   }

@@ -14,6 +14,7 @@ import { killHookFromEnv } from './kill-hook.js';
 import { openService, resolveSandbox, sandboxRuns, standaloneSandboxClient, type SandboxChoice, type SandboxTarget } from './open-service.js';
 import { runOutcome } from './outcome.js';
 import { recordEarlyRefusal, refusalOf } from './refusals.js';
+import { adoptIdentity } from './adopt-identity.js';
 import { limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
 import { observeRateLimits } from './submit/retry-observer.js';
 import { StopState } from './run-context.js';
@@ -93,17 +94,17 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     await recordEarlyRefusal(choice, error, clock);
     throw error;
   });
-  const store = (await openStore(statePath, clock)).useManifest(plan.manifestPath);
+  const store = (await openStore(statePath, clock)).useManifest(plan.manifestId);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   // Until the plan is driven, an error refuses the start (the lock, credentials, the live styles…).
   let driving = false;
   try {
     // A folder another state database filled is refused: running would pay for its jobs again.
-    claimOutputs(plan.outputsDir, plan.manifestPath, await store.identity(statePath));
+    claimOutputs(plan.outputsDir, plan.manifestId, await store.identity(statePath));
     // Read before this run's row is added: what the header says this run resumes.
-    const previous = await previousRun(statePath, plan.manifestPath);
+    const { previous, from } = await previousRun(statePath, plan.manifestId);
     // The run row first, so the lock (and a refused run's message) names the run holding it.
-    const runId = await store.startRun(hostname(), process.pid, options.maxCredits);
+    const runId = await store.startRun(hostname(), process.pid, options.maxCredits, manifest.file);
     const files = stateFiles(manifest.file, statePath);
     const log = input.openLog?.({ id: runId, files });
     if (log) closers.unshift(() => log.close());
@@ -112,6 +113,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
       expectedCredits: plan.totals.credits?.expected ?? null, unknownJobs: plan.totals.unknownJobs, maxCredits: options.maxCredits,
       concurrency: options.concurrency, sandbox: sandbox !== undefined, previous,
     });
+    await sayMoved(store, input.progress, plan.manifestId, manifest.file, from);
     const held: Held = { store, statePath, files, clock, stop, closers, outputHooks: OutputHooks.of(manifest, input.env), ...(sandbox ? { sandbox } : {}), ...(log ? { logger: log.logger } : {}) };
     const deps = await startLocked(input, plan, options, held);
     driving = true;
@@ -139,12 +141,14 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   const sandboxUrl = input.sandbox && 'url' in input.sandbox ? input.sandbox.url : undefined;
   const statePath = resolveStatePath(manifest.file, { cwd: input.cwd, statePath: input.statePath, sandbox: sandboxRuns(input.sandbox) });
   input.progress.emit('run:note', { message: `state: ${statePath}` });
+  // Rows an older reelpipe keyed by the manifest's path become its identity's, before any is read.
+  await adoptIdentity(statePath, { id: manifest.identity, path: manifest.file }, (message) => input.progress.emit('run:note', { message }), input.clock);
   // The outputs folder's owner first, read-only, in the order `plan` gives its verdicts: a budget
   // weighed against the wrong (or an emptied) database means nothing, and it is left unwritten.
-  checkOutputs(input.sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir, await stateAt(statePath).identity(manifest.file));
+  checkOutputs(input.sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir, await stateAt(statePath).identity(manifest.identity));
   // A standalone sandbox is asked its speed (and refused if it is none) before anything is sent.
   const sandbox = input.sandbox && (await resolveSandbox(input.sandbox));
-  const statuses = await stateAt(statePath).jobStatuses(manifest.file);
+  const statuses = await stateAt(statePath).jobStatuses(manifest.identity);
   const saved = input.planFile === undefined ? undefined : await readSavedPlan(input.planFile);
   // A saved plan of some steps is run as it was saved: its steps are the selection.
   const steps = saved && saved.steps.length < manifest.steps.length ? saved.steps : input.steps;
@@ -169,7 +173,7 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   // weighed against what the database says is spent or held — the same verdict `plan` prints.
   // Without a cap the verdict is "no cap" whatever was spent: nothing to read for it.
   // The jobs' money is read only where it decides something: a cap to weigh.
-  const recorded = options.maxCredits === null ? undefined : await stateAt(statePath).jobMoney(manifestPlan.manifestPath, manifestPlan.jobs);
+  const recorded = options.maxCredits === null ? undefined : await stateAt(statePath).jobMoney(manifestPlan.manifestId, manifestPlan.jobs);
   assertBudget(plan, budgetView(plan, options.maxCredits, recorded));
   if (options.webhook) for (const message of ownWebhookUrlWarnings(manifest, plan)) input.progress.emit('run:note', { message });
   return { manifest, manifestPlan, plan, statePath, options, sandbox };
@@ -196,8 +200,8 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
     if (stop.stop(reason, message)) input.progress.emit('run:stopping', { reason, message });
   };
   const lock = await acquireLockWaiting(store, {
-    name: plan.manifestPath,
-    onLost: () => halt('lock-lost', `the lock on ${plan.manifestPath} was taken by another run (this run's heartbeat looked stale)`),
+    name: plan.manifestId,
+    onLost: () => halt('lock-lost', `the lock on ${plan.manifestId} was taken by another run (this run's heartbeat looked stale)`),
     onFault: (error) => halt('local-fault', `the state database ${held.statePath} could not be written (${error.message}); nothing more can be recorded safely`),
     waitMs: options.waitForLockMs,
     signal: stop.controller.signal,
@@ -222,10 +226,26 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
   };
 }
 
-/** The manifest's newest run that started (a refused start moved nothing), as `reelpipe runs` lists it; null for a manifest's first run. */
-async function previousRun(statePath: string, manifest: string): Promise<PreviousRun | null> {
+/**
+ * The manifest's newest run that started (a refused start moved nothing), as `reelpipe runs` lists
+ * it, and the file and host it ran from (when its row says); null for a manifest's first run.
+ */
+async function previousRun(statePath: string, manifest: string): Promise<{ previous: PreviousRun | null; from: { path: string; host: string } | null }> {
   const [run] = (await readRunHistory(statePath, manifest, 1)).runs;
-  return run && run.state !== 'refused' ? { runId: run.id, state: run.state, outcome: run.outcome } : null;
+  if (!run || run.state === 'refused') return { previous: null, from: null };
+  return { previous: { runId: run.id, state: run.state, outcome: run.outcome }, from: run.manifestPath === null ? null : { path: run.manifestPath, host: run.host } };
+}
+
+/**
+ * Said once, when this run's file is not the one its manifest last ran from (another checkout,
+ * another host): "NAME was last run from PATH on HOST", on the run's output and as an event
+ * (`manifest:moved`). It is the same manifest — its jobs are not paid for again — but whoever reads
+ * the output should know where its last run was.
+ */
+async function sayMoved(store: Store, events: RunEvents, identity: string, file: string, from: { path: string; host: string } | null): Promise<void> {
+  if (from === null || from.path === file) return;
+  events.emit('run:note', { message: `${identity} was last run from ${from.path} on ${from.host}` });
+  await store.note('manifest:moved', null, { from: from.path, host: from.host, to: file });
 }
 
 /** Opens the state database; a machine that cannot (a full disk, no permission) is a local fault, exit 74. */

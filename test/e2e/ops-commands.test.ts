@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { STARTER_FILES } from '../../src/init/starter-files.js';
+import { readManifestId } from '../../src/manifest/index.js';
 import { acquireLock, openStateDb, openStore } from '../../src/state/index.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
@@ -95,10 +96,10 @@ describe('reelpipe catalogue', () => {
 describe('reelpipe unlock', () => {
   test('shows the holder and leaves the lock without --force (exit 2); with --force breaks it and says so', async () => {
     project = await openProject();
-    const manifest = project.write('m.yaml', SHORTS);
+    project.write('m.yaml', SHORTS);
     const store = await openStore(join(project.dir, 'state', 'reelpipe.db'));
-    const runId = await store.useManifest(realpathSync(manifest)).startRun('build-7', 4242, null);
-    await acquireLock(store, { name: realpathSync(manifest), host: 'build-7', pid: 4242 });
+    const runId = await store.useManifest('shorts').startRun('build-7', 4242, null);
+    await acquireLock(store, { name: 'shorts', host: 'build-7', pid: 4242 });
     await store.close();
 
     const shown = await project.cli(['unlock', 'm.yaml']);
@@ -123,7 +124,7 @@ describe('reelpipe unlock', () => {
     project.write('m.yaml', SHORTS);
     const result = await project.cli(['unlock', 'm.yaml']);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/^no lock on .*m\.yaml: there is no state database at /);
+    expect(result.stdout).toMatch(/^no lock on shorts: there is no state database at /);
     expect(existsSync(join(project.dir, 'state'))).toBe(false);
   });
 });
@@ -170,7 +171,7 @@ describe('reelpipe forget', () => {
     const manifest = project.write('m.yaml', SHORTS);
     expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
     const store = await openStore(join(project.dir, 'state', 'reelpipe.db'));
-    const lock = await acquireLock(store, { name: realpathSync(manifest) });
+    const lock = await acquireLock(store, { name: (await readManifestId(manifest))! });
     try {
       const result = await project.cli(['forget', 'm.yaml', 'TR2-RED']);
       expect(result.exitCode).toBe(75);

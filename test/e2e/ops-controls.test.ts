@@ -1,6 +1,6 @@
-import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { readManifestId } from '../../src/manifest/index.js';
 import { acquireLock, openStore } from '../../src/state/index.js';
 import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
 
@@ -159,7 +159,7 @@ describe('--wait-for-lock', () => {
   /** Holds the manifest's lock from this process, as a live run on this host would. */
   async function holdLock(p: Project, manifest: string, host?: string) {
     const store = await openStore(join(p.dir, 'state', 'reelpipe.db'));
-    const lock = await acquireLock(store, { name: realpathSync(manifest), ...(host ? { host } : {}) });
+    const lock = await acquireLock(store, { name: (await readManifestId(manifest))!, ...(host ? { host } : {}) });
     return {
       release: async () => {
         await lock.release();
@@ -179,7 +179,7 @@ describe('--wait-for-lock', () => {
     await holder.release();
     const result = await run;
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/another run \(pid \d+ on .+\) is working on .*m\.yaml; try again when it has finished; waiting up to 1m00s for it \(--wait-for-lock\)/);
+    expect(result.stderr).toMatch(/another run \(pid \d+ on .+\) is working on shorts; try again when it has finished; waiting up to 1m00s for it \(--wait-for-lock\)/);
   });
 
   test('gives up when the wait is over: exit 75, saying how long it waited, nothing sent', async () => {

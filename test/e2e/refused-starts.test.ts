@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { readManifestId } from '../../src/manifest/index.js';
 import { acquireLock, openStore } from '../../src/state/index.js';
 import { CHAIN_MANIFEST } from '../helpers/chain-manifest.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
@@ -56,7 +57,7 @@ async function runsOf(p: Project, ...flags: string[]): Promise<Listed> {
 /** Holds m.yaml's lock as a live run of this process would. */
 async function holdLock(p: Project): Promise<() => Promise<void>> {
   const store = await openStore(join(p.dir, 'state', 'reelpipe.db'));
-  const lock = await acquireLock(store, { name: realpathSync(join(p.dir, 'm.yaml')) });
+  const lock = await acquireLock(store, { name: (await readManifestId(join(p.dir, 'm.yaml')))! });
   return async () => {
     await lock.release();
     await store.close();
@@ -74,7 +75,7 @@ interface SetUp { env?: Record<string, string>; args?: string[]; undo?: () => Pr
 
 /** Each refusal: the manifest, what is set up first (the environment and flags to run with, what to undo), the exit code, outcome and recorded line. */
 const REFUSALS: [string, string, (p: Project) => Promise<SetUp>, number, string, RegExp][] = [
-  ['another run holds the lock', SHORT, async (p) => ({ undo: await holdLock(p) }), 75, 'LOCKED', /^another run \(pid \d+ on .+\) is working on .*m\.yaml; try again when it has finished$/],
+  ['another run holds the lock', SHORT, async (p) => ({ undo: await holdLock(p) }), 75, 'LOCKED', /^another run \(pid \d+ on .+\) is working on one; try again when it has finished$/],
   ['the credentials are missing', SHORT, async () => ({ env: { REELPIPE_API_KEY: '' } }), 2, 'MISSING_CONFIG', /^REELPIPE_API_KEY is not set: the account API key/],
   ['the manifest does not validate', SHORT.replace('style: 3D', 'style: Watercolour'), async () => ({}), 2, 'INVALID_INPUT', /^m\.yaml: 1 problem$/],
   ['its data file does not validate', ROWS, async (p) => (p.write('rows.csv', 'sku,script\nTR-1,"Every trail starts here."\nTR-2\n'), {}), 2, 'INVALID_INPUT', /^m\.yaml: 1 problem$/],
@@ -87,7 +88,7 @@ describe('a refused start', () => {
   test.each(REFUSALS)('when %s: said on the terminal, recorded as refused, hidden from runs but by --all', async (_, manifest, setUp, exit, outcome, refusal) => {
     project = await openProject();
     // The project's state database exists: another manifest ran in it.
-    project.write('first.yaml', SHORT);
+    project.write('first.yaml', SHORT.replace('name: one', 'name: first'));
     expect((await project.cli(['run', 'first.yaml', '--time-scale', TIME_SCALE])).exitCode).toBe(0);
     project.write('m.yaml', manifest);
     const { env, args = [], undo } = await setUp(project);
@@ -149,7 +150,7 @@ describe('a refused start', () => {
     expect((await project.cli(['run', 'first.yaml', '--time-scale', TIME_SCALE])).exitCode).toBe(0);
     const missing = await project.cli(['run', 'nightly.yaml', '--time-scale', TIME_SCALE]);
     expect([missing.exitCode, missing.stderr]).toEqual([2, 'reelpipe: nightly.yaml: 1 problem\nnightly.yaml  manifest not found']);
-    expect(project.query<{ manifest: string }>('SELECT manifest FROM runs').map((r) => r.manifest)).toEqual([realpathSync(join(project.dir, 'first.yaml'))]);
+    expect(project.query<{ manifest: string }>('SELECT manifest FROM runs').map((r) => r.manifest)).toEqual(['one']);
   });
 
   test('its recorded line never holds a credential, even where the message does', async () => {

@@ -126,8 +126,8 @@ describe('sandbox runs', () => {
     expect(run.stdout).toContain(`outputs: ${join(project.dir, 'out', 'spring.sandbox')}`);
     expect(existsSync(join(project.dir, 'out', 'spring.sandbox', 'shorts'))).toBe(true);
     expect(existsSync(join(project.dir, 'out', 'spring'))).toBe(false);
-    const owner = JSON.parse(readFileSync(join(project.dir, 'out', 'spring.sandbox', '.reelpipe-state.json'), 'utf8')) as { statePath: string };
-    expect(owner.statePath).toBe(join(project.dir, 'state', 'sandbox.db'));
+    const owner = JSON.parse(readFileSync(join(project.dir, 'out', 'spring.sandbox', '.reelpipe-state.json'), 'utf8')) as { state: string; identity: string };
+    expect(owner).toMatchObject({ state: join(project.dir, 'state', 'sandbox.db'), identity: 'spring' });
   });
 });
 

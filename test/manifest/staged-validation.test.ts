@@ -16,7 +16,7 @@ const STYLES = '; did you mean Cinematic? (accepted: 4K realistic, 3D, Cinematic
 describe('staged validation reports everything that can be checked', () => {
   test('an unknown top-level key does not hide a request problem in a step', async () => {
     expect(await problems(manifest(short('a', '', 'Cinema'), 'concurency: 8\n'))).toEqual([
-      'manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, description, budget, concurrency, kind_concurrency, retries, outputs, limits, defaults, hooks, notify, steps)',
+      'manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, project, description, budget, concurrency, kind_concurrency, retries, outputs, limits, defaults, hooks, notify, steps)',
       `manifest.yaml:7:61  steps.0.with.style: "Cinema" is not accepted${STYLES}`,
     ]);
   });

@@ -22,7 +22,7 @@ describe('YAML and the manifest shape', () => {
     ['a duplicate key', 'version: 1\nversion: 1\nname: t\nsteps: []\n', ['manifest.yaml:2:1  YAML: Map keys must be unique', YAML_NOTE]],
     ['a wrong version', head(SHORT).replace('version: 1', 'version: 2'), ['manifest.yaml:1:10  version: must be 1, got 2']],
     ['a missing name', `version: 1\nsteps:\n${SHORT}`, ['manifest.yaml:1:1  name: is required']],
-    ['an unknown top-level key', head(SHORT, 'concurency: 8\n'), ['manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, description, budget, concurrency, kind_concurrency, retries, outputs, limits, defaults, hooks, notify, steps)']],
+    ['an unknown top-level key', head(SHORT, 'concurency: 8\n'), ['manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, project, description, budget, concurrency, kind_concurrency, retries, outputs, limits, defaults, hooks, notify, steps)']],
     ['a concurrency out of range', head(SHORT, 'concurrency: 0\n'), ['manifest.yaml:3:14  concurrency: must be at least 1, got 0']],
     ['a negative budget', head(SHORT, 'budget: { max_credits: -5 }\n'), ['manifest.yaml:3:24  budget.max_credits: must be above 0, got -5']],
     ['an unknown kind', head(SHORT.replace('ai_short', 'ai_shorts')), ['manifest.yaml:5:11  steps.0.kind: "ai_shorts" is not accepted; did you mean ai_short? (accepted: ai_short, ai_editing, product_regen, persona, persona_delete, voice_clone, link, link_with_params, link_update, html_ads, lipsync_v2, boreal, ad_clone, text_generation, asset_generation, custom_template, music)', stopped('steps.0 (shorts)')]],

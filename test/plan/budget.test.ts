@@ -84,7 +84,7 @@ describe('the budget', () => {
 });
 
 const planManifestless = {
-  name: 'x', manifestPath: '', outputsDir: '', concurrency: 1, kindConcurrency: {}, budget: { maxCredits: null },
+  name: 'x', manifestPath: '', manifestId: 'x', outputsDir: '', concurrency: 1, kindConcurrency: {}, budget: { maxCredits: null },
   steps: [], jobs: [], totals: { jobs: 0, credits: { low: 0, expected: 1e9, high: 1e9 }, unknownJobs: 0 }, duplicates: [], warnings: [],
 };
 

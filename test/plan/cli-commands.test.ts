@@ -98,7 +98,7 @@ describe('reelpipe plan', () => {
     const store = await openStore(path.join(dir, 'state/reelpipe.db'));
     try {
       // The first job has been sent; the second was recorded under an older key (its script was edited since).
-      await store.syncPlan(plan.manifestPath, [recorded(first), recorded(second, 'shorts:000000000000')]);
+      await store.syncPlan(plan.manifestId, [recorded(first), recorded(second, 'shorts:000000000000')]);
       await store.write({ key: first.key, move: { to: 'submitting', type: 'job:intent' } });
     } finally {
       await store.close();
@@ -107,10 +107,14 @@ describe('reelpipe plan', () => {
     expect(result.stdout).toMatch(/^shorts .* {2}1 changed, 1 submitting$/m);
     const elsewhere = await runCli(['plan', 'manifest.yaml', '--state', 'other.db'], { cwd: dir });
     expect(elsewhere.stdout).toMatch(/^shorts .* {2}2 not submitted$/m);
-    // Each manifest owns its jobs: an identical copy of the manifest has sent nothing yet.
+    // A manifest is known by its name, not its file: an identical copy is the same manifest…
     writeFileSync(path.join(dir, 'copy.yaml'), named);
     const copy = await runCli(['plan', 'copy.yaml'], { cwd: dir });
-    expect(copy.stdout).toMatch(/^shorts .* {2}2 not submitted$/m);
+    expect(copy.stdout).toMatch(/^shorts .* {2}1 changed, 1 submitting$/m);
+    // …and one of another project is another manifest, which has sent nothing yet.
+    writeFileSync(path.join(dir, 'other.yaml'), named.replace(/^name: cli$/m, 'name: cli\nproject: other'));
+    const other = await runCli(['plan', 'other.yaml'], { cwd: dir });
+    expect(other.stdout).toMatch(/^shorts .* {2}2 not submitted$/m);
   });
 
   test('a bad --max-credits is a usage error', async () => {

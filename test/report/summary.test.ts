@@ -14,7 +14,7 @@ describe('the summary', () => {
     const plan = planManifest(await load({ 'manifest.yaml': manifestWith([{ id: 'teaser', kind: 'boreal', with: { prompt: 'waves', resolution: '720p', duration: 10 } }]) }));
     const store = await openStore(join(plan.outputsDir, '..', 'state', 'reelpipe.db'));
     try {
-      await store.syncPlan(plan.manifestPath, toNewJobs(plan));
+      await store.syncPlan(plan.manifestId, toNewJobs(plan));
       const key = plan.jobs[0]!.key;
       await store.write({ key, move: { to: 'submitting', type: 'job:intent' } });
       await store.write({ key, move: { to: 'rejected', change: { failedReason: HTML_500 }, type: 'job:rejected' } });

@@ -21,8 +21,8 @@ async function recordedRun(): Promise<{ plan: Plan; statePath: string; clock: Ma
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const store = await openStore(statePath, clock);
   try {
-    await store.syncPlan(plan.manifestPath, toNewJobs(plan));
-    await store.useManifest(plan.manifestPath).startRun('host', 1, null);
+    await store.syncPlan(plan.manifestId, toNewJobs(plan));
+    await store.useManifest(plan.manifestId).startRun('host', 1, null);
     const [a, b] = plan.jobs;
     const t = clock.now();
     await store.recordIntent({ key: a!.key, request: a!.request, hookToken: null, pathId: a!.pathId ?? null, creditsReserved: 0 });
@@ -73,7 +73,7 @@ describe('writeRunReport', () => {
   test('names a run the manifest does not have, and the runs it has', async () => {
     const { plan, statePath } = await recordedRun();
     await expect(writeRunReport({ plan, statePath, runId: 9 })).rejects.toThrow(UsageError);
-    await expect(writeRunReport({ plan, statePath, runId: 9 })).rejects.toThrow(/--run 9: no such run of .*manifest\.yaml; its runs are 1/);
+    await expect(writeRunReport({ plan, statePath, runId: 9 })).rejects.toThrow(/--run 9: no such run of test; its runs are 1/);
   });
 
   test('without a state database, every job is not submitted and nothing is in the gallery', async () => {
@@ -87,7 +87,7 @@ describe('writeRunReport', () => {
     const endRead = async (statePath: string, plan: Plan): Promise<JobState[]> => {
       const store = await openStore(statePath, new ManualClock(Date.UTC(2026, 0, 1)));
       try {
-        return await store.useManifest(plan.manifestPath).jobStates();
+        return await store.useManifest(plan.manifestId).jobStates();
       } finally {
         await store.close();
       }

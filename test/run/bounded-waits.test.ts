@@ -42,7 +42,7 @@ steps:
 `);
   const plan = planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
   const job = plan.jobs[0]!;
-  await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
+  await store.syncPlan(plan.manifestId, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
   // As an earlier run left it: sent, answered, still rendering.
   await store.write({ key: job.key, move: { to: 'submitting', change: {}, type: 'job:intent' } });
   await store.write({ key: job.key, move: { to: 'submitted', change: { remoteId: ID, submittedAt: Date.now() }, type: 'job:answered' } });

@@ -115,7 +115,7 @@ steps:
     with: { script: "Second.", style: 3D, aspect_ratio: 9x16 }
 `);
     const [a, b] = plan.jobs;
-    await store.syncPlan(plan.manifestPath, plan.jobs.map((j) => ({ key: j.key, step: j.step, kind: j.kind, request: j.request, creditsEstimated: 5 })));
+    await store.syncPlan(plan.manifestId, plan.jobs.map((j) => ({ key: j.key, step: j.step, kind: j.kind, request: j.request, creditsEstimated: 5 })));
     // As an earlier run left it: `a` failed at the service (after `b` was sent), `b` answered running.
     await store.write({ key: a!.key, move: { to: 'submitting', change: {}, type: 'job:intent' } });
     await store.write({ key: a!.key, move: { to: 'submitted', change: { remoteId: '99999999-2222-4333-8444-555555555555' }, type: 'job:answered' } });

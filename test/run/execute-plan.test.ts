@@ -88,7 +88,7 @@ describe('tracking against a scripted service', () => {
   test('a job found submitting at start-up is in doubt; an unsearchable kind is held, not resent', async () => {
     const plan = await planOf(SHORT);
     const [job] = plan.jobs;
-    await store.syncPlan(plan.manifestPath, [{ key: job!.key, step: 's', kind: 'ai_short', request: job!.request, creditsEstimated: 5 }]);
+    await store.syncPlan(plan.manifestId, [{ key: job!.key, step: 's', kind: 'ai_short', request: job!.request, creditsEstimated: 5 }]);
     // As a run killed between its intent and the answer leaves it.
     await store.recordIntent({ key: job!.key, request: job!.request, hookToken: null, pathId: null, creditsReserved: 0 });
     const result = await executePlan(plan, { store, client: clientFor(server.url) }, options(plan));

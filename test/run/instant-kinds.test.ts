@@ -62,7 +62,7 @@ describe('a kind finished at creation whose answer could not be recorded', () =>
   test('an id kept by an older reelpipe without its answer: held in doubt with the reason, nothing sent', async () => {
     const plan = await planOf(VOICE);
     const job = plan.jobs[0]!;
-    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
+    await store.syncPlan(plan.manifestId, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
     await store.recordIntent({ key: job.key, request: job.request, hookToken: null, pathId: null, creditsReserved: 5 });
     await store.write({ key: job.key, move: { to: 'in_doubt', change: { remoteId: ACCENT, doubtReason: 'answered, but recording the answer failed' }, type: 'job:in-doubt' } });
     const result = await run(plan);
@@ -76,7 +76,7 @@ describe('the tracker never polls a kind it cannot read', () => {
   /** A voice left `submitted` by an older reelpipe (its recorded id adopted, its answer lost). */
   async function submittedVoice(plan: Plan, result: Record<string, unknown> | null): Promise<string> {
     const job = plan.jobs[0]!;
-    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
+    await store.syncPlan(plan.manifestId, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
     await store.recordIntent({ key: job.key, request: job.request, hookToken: null, pathId: null, creditsReserved: 5 });
     await store.write({ key: job.key, move: { to: 'submitted', change: { remoteId: ACCENT, result }, type: 'job:answered' } });
     return job.key;

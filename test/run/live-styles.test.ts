@@ -90,7 +90,7 @@ describe('style_ids: all keeps the jobs already sent as they were', () => {
     expect(first.jobs.map((j) => (j.request.style_ids as string[]).length)).toEqual([20, 4]);
     const store = await openStore(statePath, clock);
     try {
-      await store.syncPlan(first.manifestPath, toNewJobs(first));
+      await store.syncPlan(first.manifestId, toNewJobs(first));
       for (const job of first.jobs) await store.write({ key: job.key, move: { to: 'submitting', change: {}, type: 'job:intent' } });
     } finally {
       await store.close();

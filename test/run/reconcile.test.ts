@@ -53,7 +53,7 @@ describe('reconciling an in-doubt job', () => {
   test('after retry, the job\'s own old (failed) remote job is never adopted: absent, resubmitted once', async () => {
     const plan = await planOf(LIPSYNC);
     const job = plan.jobs[0]!;
-    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
+    await store.syncPlan(plan.manifestId, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
     // Its first life: submitted, answered with OLD, failed remotely; then `reelpipe retry`.
     const first = await store.recordIntent({ key: job.key, request: job.request, hookToken: null, pathId: null, creditsReserved: 0 });
     await store.write({ key: job.key, attempt: { id: first, state: 'answered', remoteId: OLD }, move: { to: 'submitted', change: { remoteId: OLD }, type: 'job:answered' } });
@@ -83,7 +83,7 @@ describe('a list that cannot be read does not hold the run forever', () => {
   ])('%s, with the reason, and nothing is resent', async (_case, replies, lists, reason) => {
     const plan = await planOf(LIPSYNC);
     const job = plan.jobs[0]!;
-    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
+    await store.syncPlan(plan.manifestId, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 1 }]);
     await crashMidPost(job);
     server.script('GET', '/api/lipsyncs_v2/', ...replies);
     const result = await run(plan, { inDoubtSettleMs: 0 });
@@ -127,7 +127,7 @@ steps:
   test('resent after a crash mid-DELETE, a 404 means the earlier DELETE did it: done', async () => {
     const plan = await planOf(DELETE);
     const job = plan.jobs[0]!;
-    await store.syncPlan(plan.manifestPath, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, pathId: PERSONA, creditsEstimated: 0 }]);
+    await store.syncPlan(plan.manifestId, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, pathId: PERSONA, creditsEstimated: 0 }]);
     await crashMidPost(job);
     server.script('DELETE', `/api/personas/${PERSONA}/`, notFound);
     const result = await run(plan);

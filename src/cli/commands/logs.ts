@@ -39,8 +39,8 @@ export const registerLogs: RegisterCommand = (program, io) => {
     ]);
     const minLevel = LEVEL_VALUES[flags.level.trim().toLowerCase()];
     if (minLevel === undefined) throw new UsageError(`--level ${flags.level}: not a level; use one of ${Object.keys(LEVEL_VALUES).join(', ')}`);
-    const { manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
-    const run = await readRun(dbPath, manifest, flags.run);
+    const { manifestId, manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
+    const run = await readRun(dbPath, manifestId, flags.run);
     if (!run) throw new UsageError(`${file} has no runs in ${dbPath} yet: there is no log to read`);
     const log = runLogPath(stateFiles(manifest, dbPath), run.id);
     if (!existsSync(log)) throw new UsageError(`run ${run.id} of ${file} has no log: ${log} does not exist (runs before logs were kept, or the file was removed)`);

@@ -85,10 +85,10 @@ async function stateOf(plan: Plan, io: CliIo, flags: PlanFlags) {
   ]);
   const dbPath = await statePathOf(plan.manifestPath, io, flags);
   const state = stateAt(dbPath);
-  checkOutputs(plan.outputsDir, await state.identity(plan.manifestPath));
+  checkOutputs(plan.outputsDir, await state.identity(plan.manifestId));
   return {
-    dbPath, facts: (await readJobFacts(dbPath, plan)).facts, money: await state.jobMoney(plan.manifestPath, plan.jobs),
-    earlier: await state.earlierRequests(plan.manifestPath, plan.jobs),
+    dbPath, facts: (await readJobFacts(dbPath, plan)).facts, money: await state.jobMoney(plan.manifestId, plan.jobs),
+    earlier: await state.earlierRequests(plan.manifestId, plan.jobs),
   };
 }
 

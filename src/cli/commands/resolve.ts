@@ -94,10 +94,10 @@ async function underLock<T>(
   fn: (store: Store, client: ServiceClient | undefined) => Promise<T>,
 ): Promise<T> {
   const [{ acquireLock, openStore, stateFiles }, { openService, resolveSandbox }] = await Promise.all([import('../../state/index.js'), import('../../run/open-service.js')]);
-  const store = (await openStore(target.statePath)).useManifest(target.plan.manifestPath);
+  const store = (await openStore(target.statePath)).useManifest(target.plan.manifestId);
   const closers: (() => unknown)[] = [() => store.close()];
   try {
-    const lock = await acquireLock(store, { name: target.plan.manifestPath });
+    const lock = await acquireLock(store, { name: target.plan.manifestId });
     closers.unshift(() => lock.release());
     const choice = target.sandbox === true ? { speed: DEFAULT_SANDBOX_SPEED } : target.sandbox || undefined;
     const sandbox = needsService && choice ? { sandbox: await resolveSandbox(choice) } : {};

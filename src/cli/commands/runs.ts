@@ -24,12 +24,12 @@ export const registerRuns: RegisterCommand = (program, io) => {
       .option('--limit <n>', 'how many of the newest runs', wholePositive('--limit'), DEFAULT_LIMIT)
       .option('--all', 'also the refused starts (another run held the lock, credentials missing, invalid input…)'),
   ).action(async (file: string, flags: StateFlags & { json?: boolean; limit: number; all?: boolean }) => {
-    const { manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
+    const { manifestId, manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
     const [{ readRunHistory }, { runLogPath }, { renderRuns }, { stateFiles }] = await Promise.all([
       import('../../report/run-history.js'), import('../../report/run-log.js'), import('../../report/render-runs.js'), import('../../state/locate.js'),
     ]);
     const files = stateFiles(manifest, dbPath);
-    const { runs, total, refusedHidden } = await readRunHistory(dbPath, manifest, flags.limit, flags.all === true);
+    const { runs, total, refusedHidden } = await readRunHistory(dbPath, manifestId, flags.limit, flags.all === true);
     const listed = runs.map((run: PastRun) => ({ ...run, exitCode: exitCodeForOutcome(run.outcome), log: runLogPath(files, run.id) }));
     if (flags.json) printJson(io, { manifest, stateDb: dbPath, total, refusedHidden, runs: listed });
     else io.stdout(renderRuns(manifest, dbPath, listed, total, refusedHidden));

@@ -16,12 +16,15 @@ export async function manifestTarget(io: CliIo, file: string, flags: StateFlags)
 }
 
 /**
- * The manifest's plan as every command makes it: with what the state database says of the
+ * The manifest's plan as every command makes it, once the state's rows of its path are its
+ * identity's (run/adopt-identity.ts): with what the state database says of the
  * service's catalogue and the jobs already sent (run/plan-with-state.ts). With --sandbox-url, the
  * standalone sandbox is the service whose catalogue counts; with --sandbox, the embedded one's own.
  */
 export async function planFromState(manifest: Manifest, io: CliIo, flags: StateFlags & { maxCredits?: number }, statePath: string): Promise<Plan> {
-  const { planWithState } = await import('../../run/plan-with-state.js');
+  const [{ planWithState }, { adoptIdentity }] = await Promise.all([import('../../run/plan-with-state.js'), import('../../run/adopt-identity.js')]);
+  // Rows an older reelpipe keyed by the manifest's path become its identity's, before any is read.
+  await adoptIdentity(statePath, { id: manifest.identity, path: manifest.file }, (line) => io.stderr(`${line}\n`));
   const maxCredits = flags.maxCredits === undefined ? {} : { maxCredits: flags.maxCredits };
   const service = flags.sandboxUrl ?? (io.env.REELPIPE_BASE_URL?.trim() || undefined);
   return planWithState(manifest, { sandbox: inSandbox(flags), embedded: flags.sandbox === true, statePath, service, ...maxCredits });

@@ -13,8 +13,13 @@ import { MAX_RETRIES } from './retry-limit.js';
 
 /** A step id is used in placeholders (`{{ steps.ID.FIELD }}`) and job keys (`ID:hash`). */
 export const STEP_ID_PATTERN = /^[a-z][a-z0-9_-]*$/;
-/** A manifest name becomes the default output folder `out/<name>`. */
+/**
+ * A manifest name becomes the default output folder `out/<name>`; with its `project:` (the same
+ * form) it is the manifest's identity in the state (manifest/identity.ts): never a `/`, so
+ * `project/name` reads one way only.
+ */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const NAME_RULE = 'must be letters, digits, ., _ or -, starting with a letter or digit';
 export const CUSTOM_TEMPLATE_MODES = ['preview', 'render', 'both'] as const;
 export type CustomTemplateMode = (typeof CUSTOM_TEMPLATE_MODES)[number];
 
@@ -75,7 +80,13 @@ export type StepInput = z.infer<typeof StepSchema>;
 export const ManifestSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z.literal(1),
-  name: z.string().regex(NAME_PATTERN, 'must be letters, digits, ., _ or -, starting with a letter or digit').max(100),
+  name: z.string().regex(NAME_PATTERN, NAME_RULE).max(100),
+  project: z
+    .string()
+    .regex(NAME_PATTERN, NAME_RULE)
+    .max(100)
+    .optional()
+    .describe('the project the manifest belongs to: with name, how the state knows it (project/name); tells apart manifests of one name sharing a state'),
   description: z.string().optional(),
   budget: z.strictObject({ max_credits: z.number().positive() }).optional(),
   concurrency: z.int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),

@@ -31,7 +31,7 @@ export async function afterRun(input: AfterRunInput): Promise<void> {
   const summary = buildRunSummary(output, input.exitCode, input.report, env);
   let store: Store | undefined;
   try {
-    store = (await openStore(output.statePath)).useManifest(output.plan.manifestPath).forRun(output.runId);
+    store = (await openStore(output.statePath)).useManifest(output.plan.manifestId).forRun(output.runId);
     const finished = await runFinishHook(manifest, store, summary, env).catch((error: Error) => {
       say(`reelpipe: the on_finish hook could not be run or recorded: ${error.message}\n`);
       return null;
