@@ -120,10 +120,9 @@ function hasColumn(db: Database.Database, table: string, column: string): boolea
 /** `read` on the state at `dbPath` opened read-only; undefined without one. */
 function readOnly<T>(dbPath: string, read: (db: Database.Database) => T): T | undefined {
   const db = openStateDbReadOnly(dbPath);
-  if (!db) return undefined;
   try {
-    return read(db);
+    return db && read(db);
   } finally {
-    db.close();
+    db?.close();
   }
 }
