@@ -29,10 +29,11 @@ export interface AttemptRecord {
 
 /**
  * An AttemptRecord's columns, of `attempts a LEFT JOIN charges c ON c.attempt_id = a.id`, in the
- * order AttemptValues holds them: the same text in every store's SELECT.
+ * order AttemptValues holds them: the same text in every store's SELECT. Each column has a name of
+ * its own, so a row read as an object (PostgreSQL's) keeps every value.
  */
-export const ATTEMPT_RECORD_COLUMNS = `a.job_key, a.id, a.run_id, a.state, a.intent_at, coalesce(a.remote_id, a.delivered_id), a.error,
-  a.ended, a.ended_reason, a.retried_in_run, c.state, c.charged, c.refunded`;
+export const ATTEMPT_RECORD_COLUMNS = `a.job_key, a.id, a.run_id, a.state, a.intent_at, coalesce(a.remote_id, a.delivered_id) AS remote_id, a.error,
+  a.ended, a.ended_reason, a.retried_in_run, c.state AS charge_state, c.charged, c.refunded`;
 
 export type AttemptValues = [
   jobKey: string, id: number, runId: number | null, state: AttemptState, intentAt: number, remoteId: string | null, error: string | null,

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { AttemptRow, JobRow } from '../job-row.js';
-import type { JobStatus } from '../job-status.js';
 import { readHookRuns, type HookRunRow } from './hook-runs.js';
 import { StateStore } from './job-store.js';
-import { readRunCredits, type CreditPair } from './money.js';
+import { RUN_LIST_COLUMNS, RUN_RECORD_COLUMNS, runListOf, type ListedRun, type RecordedRun, type RunListRow, type RunRecord } from '../run-rows.js';
+import { readRunCredits } from './money.js';
 import { openStateDbCurrent } from './open-db.js';
 import { readRunWork, type RunWork } from './run-work.js';
 
@@ -13,74 +13,36 @@ import { readRunWork, type RunWork } from './run-work.js';
  * work while a run is going; a missing database reads as empty.
  */
 
-/** A run's row as `reelpipe runs` lists it, with its recorded end, its lock (if held) and its charges. */
-export interface RunListRow {
-  id: number;
-  startedAt: number;
-  finishedAt: number | null;
-  outcome: string | null;
-  host: string;
-  pid: number;
-  /** The manifest file it was started from (its real path); null for a run recorded before runs kept it. */
-  manifestPath: string | null;
-  refusal: string | null;
-  /** The jobs per status its end recorded; undefined without an end. */
-  endCounts: Partial<Record<JobStatus, number>> | undefined;
-  /** The lock row held under its id, if any. */
-  lock: { host: string; pid: number } | undefined;
-  charged: CreditPair | undefined;
-}
-
-interface RunRow { id: number; started_at: number; finished_at: number | null; outcome: string | null; host: string; pid: number; manifest_path: string | null; refusal: string | null }
+export type { RunListRow, RunRecord } from '../run-rows.js';
 
 /** The newest `limit` runs of `manifest`, newest first; refused starts only with `all` (counted apart). */
 export function readRunList(dbPath: string, manifest: string, limit: number, all: boolean): { rows: RunListRow[]; runs: number; refused: number } {
   return withDb(dbPath, { rows: [], runs: 0, refused: 0 }, (db) => {
     const counts = db.prepare('SELECT count(*) AS runs, count(refusal) AS refused FROM runs WHERE manifest = ?').get(manifest) as { runs: number; refused: number };
     const rows = db
-      .prepare('SELECT id, started_at, finished_at, outcome, host, pid, manifest_path, refusal FROM runs WHERE manifest = ? AND (? OR refusal IS NULL) ORDER BY id DESC LIMIT ?')
-      .all(manifest, all ? 1 : 0, limit) as RunRow[];
+      .prepare(`SELECT ${RUN_LIST_COLUMNS} FROM runs WHERE manifest = ? AND (? OR refusal IS NULL) ORDER BY id DESC LIMIT ?`)
+      .all(manifest, all ? 1 : 0, limit) as ListedRun[];
     // Run-level events have no job key: the (manifest, job_key) index finds them without reading the jobs' events.
-    const ends = db.prepare("SELECT run_id, data FROM events WHERE manifest = ? AND job_key IS NULL AND type = 'run:finished' AND run_id >= ?");
-    const finished = new Map((ends.all(manifest, rows.at(-1)?.id ?? 0) as { run_id: number; data: string | null }[]).map((e) => [e.run_id, countsOf(e.data)]));
+    const ends = db.prepare("SELECT run_id, data FROM events WHERE manifest = ? AND job_key IS NULL AND type = 'run:finished' AND run_id >= ?")
+      .all(manifest, rows.at(-1)?.id ?? 0) as { run_id: number; data: string | null }[];
     const locks = db.prepare('SELECT run_id, host, pid FROM locks WHERE name = ?').all(manifest) as { run_id: number | null; host: string; pid: number }[];
-    const charged = readRunCredits(db, manifest);
-    return {
-      runs: counts.runs,
-      refused: counts.refused,
-      rows: rows.map((row) => {
-        const lock = locks.find((l) => l.run_id === row.id);
-        return {
-          id: row.id, startedAt: row.started_at, finishedAt: row.finished_at, outcome: row.outcome, host: row.host, pid: row.pid,
-          manifestPath: row.manifest_path, refusal: row.refusal,
-          endCounts: finished.get(row.id), lock: lock ? { host: lock.host, pid: lock.pid } : undefined, charged: charged.get(row.id),
-        };
-      }),
-    };
+    return { runs: counts.runs, refused: counts.refused, rows: runListOf(rows, ends, locks, readRunCredits(db, manifest)) };
   });
 }
 
 /** One run of `manifest` (default: its newest that started) with the jobs its events name; `ids`: its newest runs, when there is no such run. */
-export type RunRecord =
-  | { run: { id: number; startedAt: number; finishedAt: number | null; outcome: string | null; maxCredits: number | null }; jobKeys: Set<string>; charged: CreditPair | undefined }
-  | { missing: true; ids: number[] };
-
 export function readRunRecord(dbPath: string, manifest: string, runId?: number): RunRecord | null | undefined {
   return withDb<RunRecord | null | undefined>(dbPath, undefined, (db) => {
-    const select = 'SELECT id, started_at, finished_at, outcome, max_credits FROM runs WHERE manifest = ?';
-    const row = (runId === undefined
+    const select = `SELECT ${RUN_RECORD_COLUMNS} FROM runs WHERE manifest = ?`;
+    const run = (runId === undefined
       ? db.prepare(`${select} AND refusal IS NULL ORDER BY id DESC LIMIT 1`).get(manifest)
-      : db.prepare(`${select} AND id = ?`).get(manifest, runId)) as { id: number; started_at: number; finished_at: number | null; outcome: string | null; max_credits: number | null } | undefined;
-    if (!row) {
+      : db.prepare(`${select} AND id = ?`).get(manifest, runId)) as RecordedRun | undefined;
+    if (!run) {
       if (runId === undefined) return null;
       return { missing: true, ids: db.prepare('SELECT id FROM runs WHERE manifest = ? ORDER BY id DESC LIMIT 10').pluck().all(manifest) as number[] };
     }
-    const keys = db.prepare('SELECT DISTINCT job_key FROM events WHERE run_id = ? AND manifest = ? AND job_key IS NOT NULL').pluck().all(row.id, manifest) as string[];
-    return {
-      run: { id: row.id, startedAt: row.started_at, finishedAt: row.finished_at, outcome: row.outcome, maxCredits: row.max_credits },
-      jobKeys: new Set(keys),
-      charged: readRunCredits(db, manifest).get(row.id),
-    };
+    const keys = db.prepare('SELECT DISTINCT job_key FROM events WHERE run_id = ? AND manifest = ? AND job_key IS NOT NULL').pluck().all(run.id, manifest) as string[];
+    return { run, jobKeys: new Set(keys), charged: readRunCredits(db, manifest).get(run.id) };
   });
 }
 
@@ -109,14 +71,5 @@ function withDb<T>(dbPath: string, none: T, read: (db: Database.Database) => T):
     return read(db);
   } finally {
     db.close();
-  }
-}
-
-function countsOf(data: string | null): Partial<Record<JobStatus, number>> | undefined {
-  if (!data) return undefined;
-  try {
-    return (JSON.parse(data) as { counts?: Partial<Record<JobStatus, number>> }).counts;
-  } catch {
-    return undefined;
   }
 }
