@@ -38,14 +38,16 @@ export const TX_MARK_COLUMNS = 'pg_current_xact_id()::text AS tx_xid, pg_backend
 const RUN_AGAIN = new Set(['40P01', '40001']);
 const RUNS = 5;
 
-export async function transact<T>(db: PgDb, body: (tx: StoreTx) => Promise<T>, options: { durable?: boolean; doing?: string } = {}): Promise<T> {
+export async function transact<T>(db: PgDb, body: (tx: StoreTx) => Promise<T>, options: { durable?: boolean; doing?: string; lead?: string | undefined } = {}): Promise<T> {
   for (let run = 1; ; run++) {
     let mark: TxMark | undefined;
     let value: T | undefined;
     try {
+      const { lead, ...rest } = options;
       return await db.tx(async (tx) => {
         mark = undefined;
         const storeTx: StoreTx = {
+          ...(tx.led ? { led: tx.led } : {}),
           query: (sql, params) => tx.query(sql, params),
           marked: (m) => (mark = m),
           get isMarked() {
@@ -55,7 +57,7 @@ export async function transact<T>(db: PgDb, body: (tx: StoreTx) => Promise<T>, o
         value = await body(storeTx);
         mark ??= markOf(await tx.query(`SELECT ${TX_MARK_COLUMNS}`));
         return value;
-      }, options);
+      }, lead === undefined ? rest : { ...rest, lead });
     } catch (error) {
       if (error instanceof CommitUnknownError && mark) {
         const outcome = await outcomeOf(db, mark);

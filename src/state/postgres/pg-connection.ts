@@ -9,6 +9,8 @@ export type Rows<R> = R[];
 /** What a transaction's body is given: one statement at a time, on the transaction's connection. */
 export interface Tx {
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Rows<R>>;
+  /** The rows of the statement sent with BEGIN (`tx`'s `lead`), when one was. */
+  readonly led?: Rows<Record<string, unknown>>;
 }
 
 /** How long the connection may be lost before a command gives up (exit 74). */
@@ -96,8 +98,11 @@ export class PgDb {
    * on the server's disk before the answer) when `durable`, else asynchronously (as SQLite's
    * NORMAL: a server crash may lose the last moments, a process crash nothing). A link lost before
    * the COMMIT was sent runs it again on a fresh connection; lost during the COMMIT, CommitUnknownError.
+   * `lead`: a statement without parameters (its values written in, escaped) sent in the same round
+   * trip as BEGIN, its rows given as `tx.led` — a transaction that starts by locking its rows saves
+   * a round trip.
    */
-  async tx<T>(body: (tx: Tx) => Promise<T>, options: { durable?: boolean; doing?: string } = {}): Promise<T> {
+  async tx<T>(body: (tx: Tx) => Promise<T>, options: { durable?: boolean; doing?: string; lead?: string } = {}): Promise<T> {
     const doing = options.doing ?? 'writing the state';
     return this.retried(doing, RECONNECT_BOUND_MS, async () => {
       const client = await this.pool.connect();
@@ -110,8 +115,9 @@ export class PgDb {
       let broken: unknown;
       try {
         this.roundTrips++;
-        await client.query(`BEGIN; SET LOCAL synchronous_commit = ${options.durable ? 'on' : 'off'}`);
+        const begun = await client.query(`BEGIN; SET LOCAL synchronous_commit = ${options.durable ? 'on' : 'off'}${options.lead ? `; ${options.lead}` : ''}`);
         const tx: Tx = {
+          ...(options.lead ? { led: (begun as unknown as pg.QueryResult[]).at(-1)!.rows as Record<string, unknown>[] } : {}),
           query: async <R>(sql: string, params: readonly unknown[] = []) => {
             this.roundTrips++;
             return (await client.query(sql, params as unknown[])).rows as R[];

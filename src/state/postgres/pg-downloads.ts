@@ -26,8 +26,7 @@ export interface LinkedOutput {
  * never taken as done on the old record. Places no longer linked are dropped.
  */
 export function planLinks(parts: Parts, key: string, current: readonly LinkedOutput[], urls: readonly string[], places: readonly number[]): void {
-  // The same links as recorded (every download after the first look): nothing to write.
-  if (current.length === urls.length && current.every((row, i) => row.idx === places[i] && row.url === urls[i])) return;
+  if (sameLinks(current, urls, places)) return;
   const recorded = new Map(current.map((row) => [row.idx, row.url]));
   const wanted = new Map(urls.map((url, i) => [places[i] ?? i, url]));
   for (const [idx, url] of wanted) {
@@ -37,6 +36,10 @@ export function planLinks(parts: Parts, key: string, current: readonly LinkedOut
   }
   for (const idx of recorded.keys()) if (!wanted.has(idx)) parts.unlinked.push({ key, idx });
 }
+
+/** The same links as recorded, each at its place (every download after the first look): nothing to write. */
+export const sameLinks = (current: readonly { idx: number; url: string }[], urls: readonly string[], places: readonly number[]): boolean =>
+  current.length === urls.length && current.every((row, i) => row.idx === places[i] && row.url === urls[i]);
 
 /** The columns a download fills, forgotten when a link names another file. */
 const DOWNLOADED = ['path', 'bytes', 'sha256', 'content_type', 'downloaded_at', 'mtime_ns', 'stat_stamp'];

@@ -29,17 +29,34 @@ export class PgQueue {
   private queue: Entry[] = [];
   private draining = false;
   private scheduled = false;
+  /** Job writes not answered yet, by job; operations alone not answered yet. */
+  private readonly writing = new Map<string, number>();
+  private alones = 0;
 
   constructor(private readonly runWave: WaveRunner) {}
 
   /** Queues a job write; resolves once the transaction holding it committed. */
   wave<T>(op: WaveOp<T>, scope: WriteScope, durable: boolean): Promise<T> {
-    return new Promise<T>((resolve, reject) => this.push({ wave: op, scope: { ...scope }, durable, resolve: resolve as (value: unknown) => void, reject }));
+    for (const key of op.keys) this.writing.set(key, (this.writing.get(key) ?? 0) + 1);
+    const written = new Promise<T>((resolve, reject) => this.push({ wave: op, scope: { ...scope }, durable, resolve: resolve as (value: unknown) => void, reject }));
+    return settled(written, () => {
+      for (const key of op.keys) {
+        const left = this.writing.get(key)! - 1;
+        if (left === 0) this.writing.delete(key);
+        else this.writing.set(key, left);
+      }
+    });
   }
 
   /** Queues an operation that runs its own transaction, after everything queued before it. */
   alone<T>(run: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => this.push({ alone: run, resolve: resolve as (value: unknown) => void, reject }));
+    this.alones++;
+    return settled(new Promise<T>((resolve, reject) => this.push({ alone: run, resolve: resolve as (value: unknown) => void, reject })), () => this.alones--);
+  }
+
+  /** Whether a write asked for earlier may still change job `key` (one of its writes, or any operation alone, not answered yet). */
+  busy(key: string): boolean {
+    return this.alones > 0 || this.writing.has(key);
   }
 
   private push(entry: Entry): void {
@@ -89,6 +106,11 @@ export class PgQueue {
       else entry.resolve(outcome.value);
     });
   }
+}
+
+/** `promise`, once `after` ran on its settling. */
+function settled<T>(promise: Promise<T>, after: () => void): Promise<T> {
+  return promise.finally(after);
 }
 
 /** The queue cut where a wave cannot go on: an operation alone, or a write for another manifest or run. */

@@ -7,7 +7,7 @@ import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type Credit
 import type { StateIdentity } from '../outputs-owner.js';
 import { planScope, type PlanJob } from '../plan-scope.js';
 import { stateIdentityOf } from '../state-identity.js';
-import { JOB_ROWS, OUTPUT_COLUMNS, STATE_COLUMNS, outputFromValues, toAttempt, toJobRow, toJobState, type RawJobRow } from '../sqlite/job-row.js';
+import { JOB_ROWS, lastReadOf, OUTPUT_COLUMNS, STATE_COLUMNS, outputFromValues, toAttempt, toJobRow, toJobState, type RawJobRow } from '../sqlite/job-row.js';
 import type { PgDb } from './pg-connection.js';
 import { shownLocation } from './pg-url.js';
 
@@ -37,6 +37,17 @@ export class PgReads {
       const raw = byKey.get(key);
       return raw ? [toJobRow(raw)] : [];
     });
+  }
+
+  /** The job, with the links recorded for its files (idx, url), in their places' order. */
+  async jobWithLinks(key: string): Promise<{ row: JobRow; links: { idx: number; url: string }[] } | undefined> {
+    const [raw] = await this.db.query<RawJobRow & { links: [number, string][] | null }>(
+      `SELECT jobs.*, ${lastReadOf('jobs')} AS last_read,
+         (SELECT json_agg(json_build_array(idx, url) ORDER BY idx) FROM outputs o WHERE o.manifest = jobs.manifest AND o.job_key = jobs.key) AS links
+       FROM jobs WHERE manifest = $1 AND key = $2`,
+      [this.manifest(), key],
+    );
+    return raw && { row: toJobRow(raw), links: (raw.links ?? []).map(([idx, url]) => ({ idx, url })) };
   }
 
   async jobStates(): Promise<JobState[]> {

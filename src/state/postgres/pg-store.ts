@@ -14,7 +14,7 @@ import { transact, TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js'
 import { PgDb } from './pg-connection.js';
 import { claimReady } from './pg-claims.js';
 import { recordDelivery } from './pg-deliveries.js';
-import { moveOutput } from './pg-downloads.js';
+import { moveOutput, sameLinks } from './pg-downloads.js';
 import type { OpScope } from './pg-events.js';
 import { forgetJob } from './pg-forget.js';
 import { hookBegin, hookFinish, hookLatest, retryFailedHooks } from './pg-hooks.js';
@@ -26,7 +26,7 @@ import { PgQueue, type WriteScope } from './pg-queue.js';
 import { PgReads } from './pg-reads.js';
 import { finishRun, startRun } from './pg-runs.js';
 import { unique } from './pg-sql.js';
-import { runWave, type Outcome, type WaveOp } from './pg-wave.js';
+import { leadLock, runWave, type Outcome, type WaveOp } from './pg-wave.js';
 
 /**
  * The Store (src/state/store.ts) on PostgreSQL, shared by many processes on many hosts. Every
@@ -48,7 +48,7 @@ export class PgStore implements Store {
     private readonly db: PgDb,
     readonly clock: Clock,
   ) {
-    this.queue = new PgQueue((scope, ops, durable) => this.inTx((tx) => runWave(tx, this.opScope(scope), ops), durable));
+    this.queue = new PgQueue((scope, ops, durable) => transact(db, (tx) => runWave(tx, this.opScope(scope), ops), { durable, lead: leadLock(scope, ops) }));
     this.reads = new PgReads(db, () => this.manifest);
   }
 
@@ -139,6 +139,19 @@ export class PgStore implements Store {
   }
 
   write(write: JobWrite): Promise<Written> {
+    const { key, outputs, ...rest } = write;
+    if (typeof outputs === 'object' && Object.keys(rest).every((part) => part === 'durable') && !this.queue.busy(key)) return this.relink(write, outputs);
+    return this.wave(writeOp(write), write.durable ?? false);
+  }
+
+  /**
+   * A write of a job's links alone, when no earlier write of it is still on its way: answered
+   * from one read when the links are those recorded (as they are before a download: the job's end
+   * recorded them) — nothing to write, no transaction; else written as any write.
+   */
+  private async relink(write: JobWrite, links: { urls: readonly string[]; places: readonly number[] }): Promise<Written> {
+    const read = await this.reads.jobWithLinks(write.key);
+    if (read && sameLinks(read.links, links.urls, links.places)) return { row: read.row, moved: true };
     return this.wave(writeOp(write), write.durable ?? false);
   }
 

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { StateError } from '../../errors.js';
 import { JOB_ROWS, type RawJobRow } from '../sqlite/job-row.js';
 import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
@@ -70,6 +71,8 @@ export type Outcome = { value: unknown } | { error: unknown };
 /** Applies `ops` in the caller's transaction: each answers its value, or the error that rejected it alone. */
 export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[]): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
+  // The first round's rows were locked with BEGIN when the transaction was started with leadLock's statement.
+  let led = tx.led as (RawJobRow & Mark)[] | undefined;
   let pending = ops.map((op, i) => ({ op, i }));
   while (pending.length > 0) {
     const round: typeof pending = [];
@@ -80,15 +83,16 @@ export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[
       (entry.op.keys.some((key) => taken.has(key)) ? later : round).push(entry);
       for (const key of entry.op.keys) taken.add(key);
     }
-    const answers = await runRound(tx, scope, round.map((e) => e.op));
+    const answers = await runRound(tx, scope, round.map((e) => e.op), led);
+    led = undefined;
     round.forEach((entry, n) => (outcomes[entry.i] = answers[n]!));
     pending = later;
   }
   return outcomes;
 }
 
-async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[]): Promise<Outcome[]> {
-  const rows = await lock(tx, scope.manifest, unique(ops.filter((op) => op.locks && scope.manifest !== null).flatMap((op) => op.keys)));
+async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led: (RawJobRow & Mark)[] | undefined): Promise<Outcome[]> {
+  const rows = led ? locked(tx, led) : await lock(tx, scope.manifest, lockKeys(scope, ops));
   const looked = await look(tx, scope.manifest, unique(ops.filter((op) => op.looks).flatMap((op) => op.keys)));
   const view: WaveView = {
     scope,
@@ -135,14 +139,33 @@ function manifestOf(scope: OpScope): string {
   return scope.manifest;
 }
 
-/** Step 1: the jobs of `keys`, locked and read in key order; with the transaction's mark (pg-commit.ts) while it has none. */
+type Mark = { tx_xid: string; tx_pid: number };
+
+/** The jobs the operations lock (none without a manifest: those operations fail alone). */
+const lockKeys = (scope: OpScope, ops: readonly WaveOp[]): string[] => (scope.manifest === null ? [] : unique(ops.filter((op) => op.locks).flatMap((op) => op.keys)));
+
+/** Step 1's statement: the jobs of `keys` locked and read in key order, with the transaction's mark (pg-commit.ts). */
+const lockSql = (manifest: string, keys: string): string => `SELECT ${TX_MARK_COLUMNS}, j.* FROM (SELECT 1) one LEFT JOIN LATERAL (
+  ${JOB_ROWS} WHERE manifest = ${manifest} AND key = ANY(${keys}) ORDER BY key COLLATE "C" FOR UPDATE OF jobs) j ON true`;
+
+/**
+ * Step 1 of a wave's first round as a statement to send with BEGIN (PgDb.tx `lead`), its values
+ * written in: the jobs every operation of the wave locks (the first round's, and any later
+ * round's, which stay locked anyway). Undefined when the wave locks nothing.
+ */
+export function leadLock(scope: OpScope | { manifest: string | null }, ops: readonly WaveOp[]): string | undefined {
+  const keys = lockKeys(scope as OpScope, ops);
+  if (keys.length === 0 || scope.manifest === null) return undefined;
+  return lockSql(pg.escapeLiteral(scope.manifest), `ARRAY[${keys.map((key) => pg.escapeLiteral(key)).join(', ')}]::text[]`);
+}
+
+/** Step 1, in a statement of its own: with the transaction's mark while it has none. */
 async function lock(tx: StoreTx, manifest: string | null, keys: readonly string[]): Promise<Map<string, RawJobRow>> {
   if (keys.length === 0 && tx.isMarked) return new Map();
-  const found = await tx.query<RawJobRow & { tx_xid: string; tx_pid: number }>(
-    `SELECT ${TX_MARK_COLUMNS}, j.* FROM (SELECT 1) one LEFT JOIN LATERAL (
-       ${JOB_ROWS} WHERE manifest = $1 AND key = ANY($2::text[]) ORDER BY key COLLATE "C" FOR UPDATE OF jobs) j ON true`,
-    [manifest, keys],
-  );
+  return locked(tx, await tx.query<RawJobRow & Mark>(lockSql('$1', '$2::text[]'), [manifest, keys]));
+}
+
+function locked(tx: StoreTx, found: (RawJobRow & Mark)[]): Map<string, RawJobRow> {
   tx.marked(markOf(found));
   return new Map(found.filter((row) => row.key !== null).map((row) => [row.key, row]));
 }
