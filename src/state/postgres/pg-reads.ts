@@ -3,12 +3,14 @@ import { byJob } from '../by-job.js';
 import { ITEM_COLUMNS, itemOf, type ItemValues, type JobItemRow } from '../item-rows.js';
 import type { AttemptRow, JobRow, JobState, OutputRow } from '../job-row.js';
 import type { JobStatus } from '../job-status.js';
-import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneyTotals } from '../money-sums.js';
+import type { CreditPair, MoneyTotals } from '../money-sums.js';
 import type { StateIdentity } from '../outputs-owner.js';
 import { planScope, type PlanJob } from '../plan-scope.js';
-import { stateIdentityOf } from '../state-identity.js';
 import { JOB_ROWS, lastReadOf, OUTPUT_COLUMNS, STATE_COLUMNS, outputFromValues, toAttempt, toJobRow, toJobState, type RawJobRow } from '../sqlite/job-row.js';
 import type { PgDb } from './pg-connection.js';
+import { readPgMoney, readPgRunCredits } from './pg-money.js';
+import { readPgIdentity } from './pg-reads-jobs.js';
+import { valuesOf } from './pg-reads-open.js';
 import { shownLocation } from './pg-url.js';
 
 /**
@@ -87,15 +89,12 @@ export class PgReads {
 
   async outputs(key: string): Promise<OutputRow[]> {
     const rows = await this.db.query(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = $1 AND job_key = $2 ORDER BY idx`, [this.manifest(), key]);
-    return rows.map((row) => outputFromValues(Object.values(row)));
+    return valuesOf<unknown[]>(rows).map(outputFromValues);
   }
 
   async allOutputs(): Promise<Map<string, OutputRow[]>> {
     const rows = await this.db.query(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = $1 ORDER BY job_key COLLATE "C", idx`, [this.manifest()]);
-    return byJob(rows, (row) => {
-      const output = outputFromValues(Object.values(row));
-      return [output.jobKey, output];
-    });
+    return byJob(valuesOf<unknown[]>(rows).map(outputFromValues), (output) => [output.jobKey, output]);
   }
 
   async outputsAtPath(path: string): Promise<{ jobKey: string; idx: number }[]> {
@@ -104,23 +103,20 @@ export class PgReads {
 
   async items(key: string): Promise<JobItemRow[]> {
     const rows = await this.db.query(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = $1 AND job_key = $2 ORDER BY idx`, [this.manifest(), key]);
-    return rows.map((row) => itemOf(Object.values(row) as ItemValues));
+    return valuesOf<ItemValues>(rows).map(itemOf);
   }
 
   async allItems(): Promise<Map<string, JobItemRow[]>> {
     const rows = await this.db.query(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = $1 ORDER BY job_key COLLATE "C", idx`, [this.manifest()]);
-    return byJob(rows, (row) => {
-      const item = itemOf(Object.values(row) as ItemValues);
-      return [item.jobKey, item];
-    });
+    return byJob(valuesOf<ItemValues>(rows).map(itemOf), (item) => [item.jobKey, item]);
   }
 
   async money(jobs: Iterable<PlanJob>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null> }> {
-    return sumMoney(await this.charges(), planScope(jobs));
+    return readPgMoney(this.db, this.manifest(), planScope(jobs));
   }
 
   async runCredits(): Promise<Map<number, CreditPair>> {
-    return sumRunCredits(await this.charges());
+    return readPgRunCredits(this.db, this.manifest());
   }
 
   /** How many times run `runId` retried the job automatically (counted from its attempts). */
@@ -153,15 +149,6 @@ export class PgReads {
 
   /** The identity the database was made with, when, and how many jobs of the manifest it knows; the location shown without a password. */
   async identity(location: string): Promise<StateIdentity> {
-    const [row] = await this.db.query<{ meta: [string, string][]; jobs: number }>(
-      'SELECT (SELECT json_agg(json_build_array(key, value)) FROM meta) AS meta, (SELECT count(*) FROM jobs WHERE manifest = $1) AS jobs',
-      [this.manifest()],
-    );
-    return stateIdentityOf(shownLocation(location), new Map(row?.meta ?? []), row?.jobs ?? 0);
-  }
-
-  /** Every charge of the manifest, in the order they were made. */
-  private async charges(): Promise<ChargeValues[]> {
-    return (await this.db.query(`SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = $1 ORDER BY id`, [this.manifest()])).map((row) => Object.values(row) as ChargeValues);
+    return readPgIdentity(this.db, shownLocation(location), this.manifest());
   }
 }

@@ -89,9 +89,9 @@ export class PgStore implements Store {
   }
 
   // ── runs ──
-  startRun(host: string, pid: number, maxCredits: number | null): Promise<number> {
+  startRun(host: string, pid: number, maxCredits: number | null, from: string | null = null): Promise<number> {
     return this.alone(async (tx, scope) => {
-      const id = await startRun(tx, withManifest(scope), host, pid, maxCredits);
+      const id = await startRun(tx, withManifest(scope), host, pid, maxCredits, from);
       this.run = id;
       return id;
     });
