@@ -1,13 +1,26 @@
 import type { JobChange } from './job-change.js';
 import type { JobRow } from './job-row.js';
 import { assertTransition, type JobStatus } from './job-status.js';
-import { attemptEndOf, type AttemptEnd } from './sqlite/attempt-history.js';
+import type { AttemptEnd } from './attempt-records.js';
 import type { JobWrite } from './store.js';
 
 /**
  * What a job's move means beyond its status, whatever store writes it: every store applies these
  * rules in the transaction that moves the job (sqlite/job-store.ts `transition`, postgres/pg-job-moves.ts).
  */
+
+/** Statuses the job is in while an attempt's remote job may be under way (or in doubt). */
+const SENT: readonly JobStatus[] = ['submitting', 'submitted', 'running', 'in_doubt'];
+
+/**
+ * How the newest attempt ended when its job moves `from` → `to` (attempt-history.ts), or null when
+ * the move says nothing of it: a sent job's remote end (done, failed, rejected — a 400 at
+ * submission included), or its files showing some of its items failed (done → partly_failed).
+ */
+export function attemptEndOf(from: JobStatus, to: JobStatus): AttemptEnd | null {
+  if (to === 'partly_failed') return from === 'done' ? to : null;
+  return (to === 'done' || to === 'failed' || to === 'rejected') && SENT.includes(from) ? to : null;
+}
 
 /** Statuses a remote job's end moves a job to: a cost read with one settles its charge. */
 const ENDED_REMOTELY: readonly JobStatus[] = ['done', 'failed', 'rejected'];

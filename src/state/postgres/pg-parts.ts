@@ -1,4 +1,4 @@
-import type { AttemptEnd } from '../sqlite/attempt-history.js';
+import type { AttemptEnd } from '../attempt-records.js';
 import type { EventType } from '../sqlite/events.js';
 
 /**

@@ -1,4 +1,5 @@
 import type { JobWrite, Written } from '../store.js';
+import { linksOfItems } from '../job-moves.js';
 import type { StateStore } from './job-store.js';
 
 export { StaleWriteError } from '../stale-write.js';
@@ -26,7 +27,7 @@ export function applyWrite(engine: StateStore, write: JobWrite): Written {
     ? engine.transition(key, write.move.to === 'made' ? engine.madeStatus(key) : write.move.to, write.move.change ?? {}, write.move.type, write.move.data)
     : undefined;
   if (write.outputs) {
-    const links = write.outputs === 'items' ? linksOfItems(engine, key) : write.outputs;
+    const links = write.outputs === 'items' ? linksOfItems(engine.items(key)) : write.outputs;
     engine.setOutputs(key, links.urls, links.places);
   }
   row ??= engine.job(key);
@@ -38,10 +39,4 @@ export function applyWrite(engine: StateStore, write: JobWrite): Written {
 function openIntentOf(engine: StateStore, key: string): number | undefined {
   const attempt = engine.lastAttempt(key);
   return attempt?.state === 'intent' ? attempt.id : undefined;
-}
-
-/** The links of a job's items made (an HTML ad per style), each at its item's place, whichever attempt made it. */
-function linksOfItems(engine: StateStore, key: string): { urls: string[]; places: number[] } {
-  const made = engine.items(key).filter((item) => item.state === 'done' && item.url);
-  return { urls: made.map((item) => item.url as string), places: made.map((item) => item.idx) };
 }

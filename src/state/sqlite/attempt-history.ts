@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import type { JobStatus } from '../job-status.js';
 import { ATTEMPT_RECORD_COLUMNS, attemptRecordOf, type AttemptEnd, type AttemptRecord, type AttemptValues } from '../attempt-records.js';
 import { byJob } from '../by-job.js';
 import { statement } from './statements.js';
@@ -15,19 +14,6 @@ import { statement } from './statements.js';
  */
 
 export type { AttemptEnd, AttemptRecord } from '../attempt-records.js';
-
-/** Statuses the job is in while an attempt's remote job may be under way (or in doubt). */
-const SENT: readonly JobStatus[] = ['submitting', 'submitted', 'running', 'in_doubt'];
-
-/**
- * How the newest attempt ended when its job moves `from` → `to`, or null when the move says
- * nothing of it: a sent job's remote end (done, failed, rejected — a 400 at submission included),
- * or its files showing some of its items failed (done → partly_failed).
- */
-export function attemptEndOf(from: JobStatus, to: JobStatus): AttemptEnd | null {
-  if (to === 'partly_failed') return from === 'done' ? to : null;
-  return (to === 'done' || to === 'failed' || to === 'rejected') && SENT.includes(from) ? to : null;
-}
 
 /** The newest attempt of the job ended as `ended`, for `reason` (null: none given). */
 export function endAttempt(db: Database.Database, manifest: string, key: string, ended: AttemptEnd, reason: string | null): void {

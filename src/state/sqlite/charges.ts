@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { AttemptState } from './job-row.js';
-import { slotOf } from '../plan-scope.js';
+import { CREATED_NOTHING, supersededJobs } from '../charge-rules.js';
 import { statement } from './statements.js';
 
 /**
@@ -24,8 +24,6 @@ import { statement } from './statements.js';
 export type ChargeState = 'open' | 'settled' | 'none';
 export type LapseReason = 'retried' | 'superseded' | 'forgotten';
 
-/** Attempts that provably created nothing at the service: their charge is none. */
-const CREATED_NOTHING: readonly AttemptState[] = ['not_sent', 'rejected', 'absent'];
 
 export class Charges {
   constructor(
@@ -91,19 +89,16 @@ export class Charges {
   }
 
   /**
-   * Marks as superseded the charges of the manifest's jobs, of `steps`, outside `keys` that share a
-   * step and output name with a job in `keys` (an edited row's earlier job); a job back in the plan
-   * (the edit undone) counts as its own again. Other steps' jobs are left as they are: a `--step`
-   * run plans only some steps.
+   * Marks as superseded the charges of the jobs the plan `keys` (of `steps`) supersedes
+   * (charge-rules.ts supersededJobs: an edited row's earlier job); a job back in the plan (the
+   * edit undone) counts as its own again.
    */
   supersede(keys: ReadonlySet<string>, steps: ReadonlySet<string>): void {
     const manifest = this.manifest();
     const rows = statement(this.db, 'SELECT key, step, output_name FROM jobs WHERE manifest = ?', { raw: true }).all(manifest) as [string, string, string | null][];
-    const slots = new Set<string>();
-    for (const [key, step, name] of rows) if (keys.has(key)) slots.add(slotOf(step, name));
     const now = this.now();
     const mark = statement(this.db, "UPDATE charges SET lapsed = 'superseded', lapsed_at = ? WHERE manifest = ? AND job_key = ? AND lapsed IS NULL");
-    for (const [key, step, name] of rows) if (steps.has(step) && !keys.has(key) && slots.has(slotOf(step, name))) mark.run(now, manifest, key);
+    for (const key of supersededJobs(rows, keys, steps)) mark.run(now, manifest, key);
     // Only the few jobs with superseded charges are looked at again: a re-run writes nothing.
     const superseded = statement(this.db, "SELECT DISTINCT job_key FROM charges WHERE manifest = ? AND lapsed = 'superseded'", { pluck: true }).all(manifest) as string[];
     const unmark = statement(this.db, "UPDATE charges SET lapsed = NULL, lapsed_at = NULL WHERE manifest = ? AND job_key = ? AND lapsed = 'superseded'");

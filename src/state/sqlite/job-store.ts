@@ -5,7 +5,7 @@ import { systemClock } from '../../util/clock.js';
 import type { EventType } from './events.js';
 import type { AttemptRow, AttemptState, JobRow, RawJobRow } from './job-row.js';
 import { JOB_ROWS, lastReadOf, STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, type JobState } from './job-row.js';
-import { assertTransition, type JobStatus } from '../job-status.js';
+import type { JobStatus } from '../job-status.js';
 import { openStateDb } from './open-db.js';
 import { statement } from './statements.js';
 import { identityOf } from './state-identity.js';
@@ -16,7 +16,8 @@ import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
 import { Charges } from './charges.js';
 import { readItems, readItemsByJob, writeItems, type JobItemRow } from './job-items.js';
 import { planScope, readMoney, readRunCredits, type CreditPair, type MoneyTotals } from './money.js';
-import { attemptEndOf, endAttempt, markRetried, retriesInRun } from './attempt-history.js';
+import { endAttempt, markRetried, retriesInRun } from './attempt-history.js';
+import { madeStatus, moveEffects, planAgainMove } from '../job-moves.js';
 
 export type { JobChange, NewJob } from './job-change.js';
 
@@ -73,7 +74,7 @@ export class StateStore extends StoreCore {
    */
   madeStatus(key: string): 'downloaded' | 'partly_failed' {
     const failed = statement(this.db, "SELECT 1 FROM job_items WHERE manifest = ? AND job_key = ? AND state = 'failed' LIMIT 1").get(this.manifest, key);
-    return failed === undefined ? 'downloaded' : 'partly_failed';
+    return madeStatus(failed !== undefined);
   }
 
   /** What each run of the manifest was charged for the remote jobs it sent (state/sqlite/money.ts). */
@@ -208,29 +209,13 @@ export class StateStore extends StoreCore {
     return (raws as RawJobRow[]).map(toJobRow);
   }
 
-  /**
-   * Plans a failed or rejected job again (`reelpipe retry`). What its failed attempt was counted
-   * as costing moves to credits_prior (which the ledger counts as spent), so the money history
-   * stays whole while the job gets a fresh remote id. Policy: a failed job with no reported cost
-   * was counted at its kept reservation (see BudgetLedger.settle), so that is what moves; the
-   * reservation itself is zeroed, or it would be counted twice.
-   */
+  /** Plans a failed or rejected job again (`reelpipe retry`): what it counts as spent, and why, is job-moves.ts planAgainMove's. */
   planAgain(key: string, data: Record<string, unknown> = {}): JobRow {
     const job = this.job(key);
     if (!job) throw new Error(`unknown job ${key}`);
-    const counted = job.creditsUsed ?? (job.status === 'failed' ? job.creditsReserved : 0);
-    // A partly failed job's charge stays its own as it is: its made items are part of the job.
-    if (job.status !== 'partly_failed') this.charges.lapse(key, 'retried');
-    return this.transition(key, 'planned', {
-      creditsPrior: job.creditsPrior + counted,
-      creditsReserved: 0,
-      creditsUsed: null,
-      remoteId: null,
-      remoteStatus: null,
-      result: null,
-      failedReason: null,
-      finishedAt: null,
-    }, 'job:retry', { previous: job.status, remoteId: job.remoteId, failedReason: job.failedReason, ...data });
+    const again = planAgainMove(job, data);
+    if (again.lapse) this.charges.lapse(key, 'retried');
+    return this.transition(key, 'planned', again.change, 'job:retry', again.data);
   }
 
   /**
@@ -298,9 +283,9 @@ export class StateStore extends StoreCore {
         | { status: JobStatus; doubtReason: string | null }
         | undefined;
       if (!current) throw new Error(`unknown job ${key}`);
-      assertTransition(key, current.status, to);
-      // A job out of doubt has no reason to be in doubt: the reason never outlives the status.
-      if (to !== 'in_doubt' && current.doubtReason !== null) change = { ...change, doubtReason: null };
+      // The machine of job-status.ts, and what else the move writes (job-moves.ts).
+      const effects = moveEffects(key, current.status, to, change, current.doubtReason);
+      change = effects.change;
       const sets = ['status = @status', 'updated_at = @now'];
       const params: Record<string, unknown> = { key, manifest: this.manifest, status: to, now: this.clock.now() };
       for (const [field, column] of Object.entries(CHANGE_COLUMNS) as [keyof typeof CHANGE_COLUMNS, string][]) {
@@ -316,11 +301,9 @@ export class StateStore extends StoreCore {
       const raw = statement(this.db, `UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key RETURNING *, ${lastReadOf('jobs')} AS last_read`)
         .get(params) as RawJobRow;
       this.charges.update(key, { reserved: change.creditsReserved, remoteId: change.remoteId });
-      // The remote job ended and its cost was read (null: not reported): its charge settles.
-      if (change.creditsUsed !== undefined && ENDED_REMOTELY.includes(to)) this.charges.settle(key, change.creditsUsed);
+      if (effects.settle !== undefined) this.charges.settle(key, effects.settle);
       // Its attempt keeps how its remote job ended, and why: the row keeps only the last attempt's.
-      const ended = attemptEndOf(current.status, to);
-      if (ended) endAttempt(this.db, this.manifest, key, ended, change.failedReason ?? null);
+      if (effects.ended) endAttempt(this.db, this.manifest, key, effects.ended, change.failedReason ?? null);
       this.event(type, key, { from: current.status, to, ...data });
       return toJobRow(raw);
     });
@@ -379,6 +362,3 @@ export class StateStore extends StoreCore {
   }
 
 }
-
-/** Statuses a remote job's end moves a job to: a cost read with one settles its charge. */
-const ENDED_REMOTELY: readonly JobStatus[] = ['done', 'failed', 'rejected'];

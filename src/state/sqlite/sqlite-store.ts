@@ -13,6 +13,7 @@ import { StateStore } from './job-store.js';
 import { beatLock, forceUnlock, lockRow, releaseLock, takeLock } from './lock.js';
 import { applyWrite, StaleWriteError } from './apply-write.js';
 import { claimReady } from './claims.js';
+import { filesMissing, interruptedWrite, retriableInRun } from '../job-moves.js';
 
 /**
  * The Store (src/state/store.ts) on one SQLite file. Every write is an operation queued on the
@@ -79,11 +80,7 @@ export class SqliteStore implements Store {
   recoverInterrupted(keys: ReadonlySet<string>, why: string): Promise<JobRow[]> {
     return this.soon(() => {
       const orphans = this.engine.jobsWithStatus(['submitting']).filter((row) => keys.has(row.key));
-      return orphans.map((row) => applyWrite(this.engine, {
-        key: row.key,
-        attempt: { id: 'open intent', state: 'in_doubt', error: 'the run ended before the answer was recorded' },
-        move: { to: 'in_doubt', change: { doubtReason: why }, type: 'job:in-doubt', data: { message: why } },
-      }).row);
+      return orphans.map((row) => applyWrite(this.engine, interruptedWrite(row.key, why)).row);
     }, true);
   }
 
@@ -125,8 +122,7 @@ export class SqliteStore implements Store {
 
   retryInRun(key: string, data: Record<string, unknown> = {}): Promise<JobRow | undefined> {
     return this.soon(() => {
-      const status = this.engine.job(key)?.status;
-      return status === 'failed' || status === 'partly_failed' ? this.engine.retryInRun(key, data) : undefined;
+      return retriableInRun(this.engine.job(key)?.status) ? this.engine.retryInRun(key, data) : undefined;
     }, false);
   }
 
@@ -164,7 +160,7 @@ export class SqliteStore implements Store {
       if (last) this.engine.recordDownload(key, last.idx, last.file);
       // Downloaded means every recorded file is on disk with its checksum, checked once more at the
       // end: a link refreshed for one file must not have taken another's record with it.
-      const missing = this.engine.outputs(key).filter((o) => !o.path || !o.sha256).length;
+      const missing = filesMissing(this.engine.outputs(key));
       if (missing > 0) return { missing };
       return { row: this.engine.transition(key, this.engine.madeStatus(key), { failedReason: null }, 'job:downloaded', { files }) };
     }, false);
