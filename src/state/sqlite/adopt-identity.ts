@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../../util/clock.js';
-import { LOCK_STALE_AFTER_MS } from '../lock/lock-policy.js';
+import { adoptedEvent, adoptionSource, distinctManifestsSql, refusalOf, type AdoptionFacts } from '../adopt-sources.js';
 import type { Adoption } from '../state-reader.js';
 import { appendEvent } from './events.js';
 import { openStateDb, openStateDbReadOnly } from './open-db.js';
@@ -29,13 +29,9 @@ export async function adoptIdentityAt(
 ): Promise<Adoption> {
   const keys = readOnly(dbPath, (db) => keyedManifests(db, identity));
   if (!keys || keys.length === 0) return { adopted: null };
-  const sources: string[] = [];
-  for (const key of keys) {
-    if (key === path || (await identityOf(key)) === identity) sources.push(key);
-  }
-  const [source, ...more] = sources.sort((a, b) => Number(b === path) - Number(a === path) || a.localeCompare(b));
-  if (source === undefined) return { adopted: null };
-  if (more.length > 0) return { refused: 'paths', paths: sources };
+  const chosen = await adoptionSource(keys, identity, path, identityOf);
+  if (!('source' in chosen)) return chosen;
+  const { source } = chosen;
   const refused = readOnly(dbPath, (db) => refusal(db, identity, source, clock.now()));
   if (refused) return refused;
   const db = openStateDb(dbPath);
@@ -55,7 +51,7 @@ export async function adoptIdentityAt(
       }
       const held = db.prepare('SELECT 1 FROM locks WHERE name = ?').get(identity) !== undefined;
       const lock = held ? db.prepare('DELETE FROM locks WHERE name = ?').run(source) : db.prepare('UPDATE locks SET name = ? WHERE name = ?').run(identity, source);
-      appendEvent(db, clock.now(), 'manifest:adopted', { manifest: identity }, { from: source, jobs, runs, lock: lock.changes > 0 ? (held ? 'dropped' : 'renamed') : null });
+      appendEvent(db, clock.now(), 'manifest:adopted', { manifest: identity }, adoptedEvent(source, { jobs, runs }, { changed: lock.changes > 0, held }));
       return { adopted: { path: source, jobs, runs } };
     }).immediate();
   } finally {
@@ -71,29 +67,23 @@ export async function adoptIdentityAt(
  */
 function keyedManifests(db: Database.Database, identity: string): string[] {
   if (!hasTable(db, 'jobs')) return [];
-  const distinct = (table: string) => `WITH RECURSIVE m(v) AS (
-      SELECT min(manifest) FROM ${table}
-      UNION ALL SELECT (SELECT min(manifest) FROM ${table} WHERE manifest > m.v) FROM m WHERE m.v IS NOT NULL
-    ) SELECT v FROM m WHERE v IS NOT NULL`;
-  const keys = new Set([...(db.prepare(distinct('jobs')).pluck().all() as string[]), ...(db.prepare(distinct('runs')).pluck().all() as string[])]);
+  const keys = new Set([...(db.prepare(distinctManifestsSql('jobs')).pluck().all() as string[]), ...(db.prepare(distinctManifestsSql('runs')).pluck().all() as string[])]);
   keys.delete(identity);
   return [...keys];
 }
 
 /** Why the rows of `source` must not become `identity`'s now, or undefined. */
 function refusal(db: Database.Database, identity: string, source: string, now: number): Adoption | undefined {
-  const lock = db.prepare('SELECT host, pid, heartbeat_at FROM locks WHERE name = ?').get(source) as { host: string; pid: number; heartbeat_at: number } | undefined;
-  if (lock && now - lock.heartbeat_at <= LOCK_STALE_AFTER_MS) return { refused: 'locked', path: source, host: lock.host, pid: lock.pid };
-  const keys = db
+  const lock = db.prepare('SELECT host, pid, heartbeat_at FROM locks WHERE name = ?').get(source) as AdoptionFacts['lock'];
+  const shared = db
     .prepare('SELECT key FROM jobs WHERE manifest = ? AND key IN (SELECT key FROM jobs WHERE manifest = ?) ORDER BY key LIMIT 5')
     .pluck()
     .all(source, identity) as string[];
-  if (keys.length === 0) return undefined;
-  const recorded = hasColumn(db, 'runs', 'manifest_path');
+  const recorded = shared.length > 0 && hasColumn(db, 'runs', 'manifest_path');
   const identityPath = recorded
     ? ((db.prepare('SELECT manifest_path FROM runs WHERE manifest = ? AND manifest_path IS NOT NULL ORDER BY id DESC LIMIT 1').pluck().get(identity) as string | undefined) ?? null)
     : null;
-  return { refused: 'jobs', path: source, keys, identityPath };
+  return refusalOf(source, { lock, shared, identityPath }, now);
 }
 
 function holdsRows(db: Database.Database, manifest: string): boolean {
