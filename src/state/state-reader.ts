@@ -8,6 +8,7 @@ import type { RecordedJobMoney } from './sqlite/job-money.js';
 import type { RefusedStart } from './sqlite/refused-start.js';
 import type { RunListRow, RunRecord } from './sqlite/run-reads.js';
 import type { RunWork } from './sqlite/run-work.js';
+import { isPostgresAddress } from './postgres/pg-url.js';
 import { sqliteReader } from './sqlite/sqlite-reader.js';
 
 type PlanJobs = readonly { key: string; step: string; outputName: string | null }[];
@@ -81,7 +82,26 @@ export interface StateReader {
   adoptIdentity(identity: string, path: string, identityOf: (key: string) => Promise<string | undefined>, clock: Clock): Promise<Adoption>;
 }
 
-/** The reader of the state at `location` (today an SQLite file's path). */
+/** The reader of the state at `location`: a PostgreSQL address (as locate.ts carries it) or an SQLite file's path. */
 export function stateAt(location: string): StateReader {
-  return sqliteReader(location);
+  return isPostgresAddress(location) ? pgReaderOnUse(location) : sqliteReader(location);
+}
+
+/**
+ * The PostgreSQL reader, its module (and the PostgreSQL client, ~90 ms to load) loaded at the
+ * first read: a command on an SQLite state never loads it, and `stateAt` stays synchronous.
+ */
+function pgReaderOnUse(location: string): StateReader {
+  let reader: Promise<StateReader> | undefined;
+  const loaded = () => (reader ??= import('./postgres/pg-reader.js').then((m) => m.pgReader(location)));
+  return new Proxy({ location } as StateReader, {
+    get(target, name) {
+      if (name === 'location') return target.location;
+      if (name === 'then') return undefined;
+      return async (...args: unknown[]) => {
+        const real = (await loaded()) as unknown as Record<string | symbol, (...a: unknown[]) => Promise<unknown>>;
+        return real[name]!(...args);
+      };
+    },
+  });
 }
