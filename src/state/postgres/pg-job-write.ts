@@ -20,9 +20,25 @@ import type { WaveItem, WaveOp, WaveView, WaveWritten } from './pg-wave.js';
 
 type Answer<T> = (written: WaveWritten) => T;
 
+/** An operation on the one job `key`, of the store's manifest: `locks` its row first (and `looks` at its files and items) unless told. */
+function jobOp<T>(key: string, plan: (view: WaveView, parts: Parts) => Answer<T>, needs: { locks?: boolean; looks?: boolean } = {}): WaveOp<T> {
+  return {
+    keys: [key],
+    locks: needs.locks ?? true,
+    looks: needs.looks ?? false,
+    plan(view, parts) {
+      view.manifest();
+      return plan(view, parts);
+    },
+  };
+}
+
+/** The status a job's files leave it in, by its items (job-moves.ts madeStatus). */
+const madeOf = (items: readonly WaveItem[]): 'downloaded' | 'partly_failed' => madeStatus(items.some((i) => i.state === 'failed'));
+
 /** One job's write. */
 export function writeOp(write: JobWrite): WaveOp<Written> {
-  return { keys: [write.key], locks: true, looks: looks(write), plan: (view, parts) => planWrite(view, parts, write).answer };
+  return jobOp(write.key, (view, parts) => planWrite(view, parts, write).answer, { looks: looks(write) });
 }
 
 /**
@@ -35,6 +51,7 @@ export function writeAllOp(writes: readonly JobWrite[], allOrNothing: boolean): 
     locks: true,
     looks: writes.some(looks),
     plan(view, parts) {
+      view.manifest();
       const planned = writes.map((write) => planWrite(view, parts, write));
       const stale = planned.find((p) => p.stale);
       if (allOrNothing && stale?.stale) throw new StaleWriteError(toJobRow(stale.stale));
@@ -45,18 +62,13 @@ export function writeAllOp(writes: readonly JobWrite[], allOrNothing: boolean): 
 
 /** Opens an attempt and moves the job to `submitting` with its request and reservation; answers the attempt's id. */
 export function intentOp(intent: Intent): WaveOp<number> {
-  return {
-    keys: [intent.key],
-    locks: true,
-    looks: false,
-    plan(view, parts) {
-      const row = lockedRow(view, intent.key);
-      parts.intents.push({ key: intent.key, request: JSON.stringify(intent.request), hook_token: intent.hookToken });
-      const change = { request: intent.request, pathId: intent.pathId, creditsReserved: intent.creditsReserved };
-      planMove(parts, row, 'submitting', change, { type: 'job:intent', data: { attempt: 0 }, attemptOf: intent.key }, 1);
-      return (written) => written.attemptId(intent.key);
-    },
-  };
+  return jobOp(intent.key, (view, parts) => {
+    const row = lockedRow(view, intent.key);
+    parts.intents.push({ key: intent.key, request: JSON.stringify(intent.request), hook_token: intent.hookToken });
+    const change = { request: intent.request, pathId: intent.pathId, creditsReserved: intent.creditsReserved };
+    planMove(parts, row, 'submitting', change, { type: 'job:intent', data: { attempt: 0 }, attemptOf: intent.key }, 1);
+    return (written) => written.attemptId(intent.key);
+  });
 }
 
 /** `reelpipe retry`: the jobs of `keys` found in one of `from`, planned again (job-moves.ts planAgainMove). */
@@ -80,19 +92,13 @@ export function planAgainOp(keys: readonly string[], from: readonly JobStatus[],
 
 /** An automatic retry of a job the service failed in this run: its newest attempt marked retried by the run, then planned again. */
 export function retryInRunOp(key: string, data: Record<string, unknown>): WaveOp<JobRow | undefined> {
-  return {
-    keys: [key],
-    locks: true,
-    looks: false,
-    plan(view, parts) {
-      view.manifest();
-      const row = view.row(key);
-      if (!row || !retriableInRun(row.status as JobStatus)) return () => undefined;
-      parts.retried.push(key);
-      planAgain(parts, row, { automatic: true, ...data });
-      return (written) => toJobRow(written.row(key));
-    },
-  };
+  return jobOp(key, (view, parts) => {
+    const row = view.row(key);
+    if (!row || !retriableInRun(row.status as JobStatus)) return () => undefined;
+    parts.retried.push(key);
+    planAgain(parts, row, { automatic: true, ...data });
+    return (written) => toJobRow(written.row(key));
+  });
 }
 
 /**
@@ -100,43 +106,29 @@ export function retryInRunOp(key: string, data: Record<string, unknown>): WaveOp
  * checksum, checked once more here — the job moves to downloaded (or partly_failed); else it stays.
  */
 export function finishDownloadOp(key: string, last: { idx: number; file: DownloadedRecord } | undefined, files: number): WaveOp<{ row: JobRow } | { missing: number }> {
-  return {
-    keys: [key],
-    locks: true,
-    looks: true,
-    plan(view, parts) {
-      view.manifest();
-      let outputs = view.outputs(key);
-      if (last) {
-        parts.downloads.push(downloadPart(key, last.idx, last.file));
-        outputs = outputs.map((o) => (o.idx === last.idx ? { ...o, path: last.file.path, sha256: last.file.sha256 } : o));
-      }
-      // Downloaded means every recorded file is on disk with its checksum: a link refreshed for one
-      // file must not have taken another's record with it.
-      const missing = filesMissing(outputs);
-      if (missing > 0) return () => ({ missing });
-      const row = lockedRow(view, key);
-      planMove(parts, row, madeStatus(view.items(key).some((i) => i.state === 'failed')), { failedReason: null }, { type: 'job:downloaded', data: { files } });
-      return (written) => ({ row: toJobRow(written.row(key)) });
-    },
-  };
+  return jobOp<{ row: JobRow } | { missing: number }>(key, (view, parts) => {
+    let outputs = view.outputs(key);
+    if (last) {
+      parts.downloads.push(downloadPart(key, last.idx, last.file));
+      outputs = outputs.map((o) => (o.idx === last.idx ? { ...o, path: last.file.path, sha256: last.file.sha256 } : o));
+    }
+    // Downloaded means every recorded file is on disk with its checksum: a link refreshed for one
+    // file must not have taken another's record with it.
+    const missing = filesMissing(outputs);
+    if (missing > 0) return () => ({ missing });
+    planMove(parts, lockedRow(view, key), madeOf(view.items(key)), { failedReason: null }, { type: 'job:downloaded', data: { files } });
+    return (written) => ({ row: toJobRow(written.row(key)) });
+  }, { looks: true });
 }
 
 /** `reelpipe retry --hooks`: a `hook_failed` job back to downloaded (or partly_failed); answers whether it moved. */
 export function hooksRetryOp(key: string): WaveOp<boolean> {
-  return {
-    keys: [key],
-    locks: true,
-    looks: true,
-    plan(view, parts) {
-      view.manifest();
-      const row = view.row(key);
-      if (row?.status !== 'hook_failed') return () => false;
-      const to = madeStatus(view.items(key).some((i) => i.state === 'failed'));
-      planMove(parts, row, to, { failedReason: null }, { type: 'job:hooks-retry', data: { previous: row.failed_reason } });
-      return () => true;
-    },
-  };
+  return jobOp(key, (view, parts) => {
+    const row = view.row(key);
+    if (row?.status !== 'hook_failed') return () => false;
+    planMove(parts, row, madeOf(view.items(key)), { failedReason: null }, { type: 'job:hooks-retry', data: { previous: row.failed_reason } });
+    return () => true;
+  }, { looks: true });
 }
 
 /** An event of the log, in order with the writes of its turn. */
@@ -154,17 +146,11 @@ export function noteOp(type: EventType, key: string | null, data: Record<string,
 
 /** A file downloaded (or, `statStamp` alone, verified anew) recorded on its output. */
 export function fileOp(key: string, idx: number, file: DownloadedRecord | { statStamp: string }): WaveOp<void> {
-  return {
-    keys: [key],
-    locks: false,
-    looks: false,
-    plan(view, parts) {
-      view.manifest();
-      if ('sha256' in file) parts.downloads.push(downloadPart(key, idx, file));
-      else parts.verified.push({ key, idx, stat_stamp: file.statStamp });
-      return () => undefined;
-    },
-  };
+  return jobOp(key, (_view, parts) => {
+    if ('sha256' in file) parts.downloads.push(downloadPart(key, idx, file));
+    else parts.verified.push({ key, idx, stat_stamp: file.statStamp });
+    return () => undefined;
+  }, { locks: false });
 }
 
 /** The planned parts of one JobWrite, or (`stale`) the row its guard found elsewhere. */
@@ -180,7 +166,7 @@ function planWrite(view: WaveView, parts: Parts, write: JobWrite): { answer: Ans
   if (write.items) for (const item of write.items) parts.items.push(itemPart(key, item));
   if (write.refund) parts.refunds.push({ key, remote_id: write.refund.remoteId, credits: write.refund.credits, derived: write.refund.derived ? 1 : 0 });
   if (write.move) {
-    const to = write.move.to === 'made' ? madeStatus(items.some((i) => i.state === 'failed')) : write.move.to;
+    const to = write.move.to === 'made' ? madeOf(items) : write.move.to;
     planMove(parts, row, to, write.move.change ?? {}, { type: write.move.type, data: write.move.data });
   }
   if (write.outputs) {
@@ -194,7 +180,6 @@ function planWrite(view: WaveView, parts: Parts, write: JobWrite): { answer: Ans
 const looks = (write: JobWrite): boolean => write.outputs !== undefined || write.move?.to === 'made';
 
 function lockedRow(view: WaveView, key: string): RawJobRow {
-  view.manifest();
   const row = view.row(key);
   if (!row) throw new Error(`unknown job ${key}`);
   return row;

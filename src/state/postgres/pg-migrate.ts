@@ -48,14 +48,21 @@ export async function migrateDb(db: PgDb): Promise<number[]> {
   }, { durable: true, doing: 'migrating the state' });
 }
 
-/** Opens the state at `url`, migrates it to the current schema, and closes it (tests' template databases). */
-export async function migratePostgres(url: string): Promise<void> {
-  const db = await PgDb.connect(url);
+/** Connects to the state at `location` and brings it to this build's schema; the connection is closed if that fails. */
+export async function openMigrated(location: string): Promise<PgDb> {
+  const db = await PgDb.connect(location);
   try {
     await migrateDb(db);
-  } finally {
+  } catch (error) {
     await db.close();
+    throw error;
   }
+  return db;
+}
+
+/** Opens the state at `url`, migrates it to the current schema, and closes it (tests' template databases). */
+export async function migratePostgres(url: string): Promise<void> {
+  await (await openMigrated(url)).close();
 }
 
 async function record(tx: Tx, version: number, name: string): Promise<void> {

@@ -11,7 +11,7 @@ import { StaleWriteError } from '../stale-write.js';
 import type { EventType } from '../sqlite/events.js';
 import type { DownloadedRecord, Intent, JobWrite, Store, Written } from '../store.js';
 import { transact, TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
-import { PgDb } from './pg-connection.js';
+import type { PgDb } from './pg-connection.js';
 import { claimReady } from './pg-claims.js';
 import { recordDelivery } from './pg-deliveries.js';
 import { moveOutput, sameLinks } from './pg-downloads.js';
@@ -20,7 +20,7 @@ import { forgetJob } from './pg-forget.js';
 import { hookBegin, hookFinish, hookLatest, retryFailedHooks } from './pg-hooks.js';
 import { finishDownloadOp, fileOp, hooksRetryOp, intentOp, noteOp, planAgainOp, retryInRunOp, writeAllOp, writeOp } from './pg-job-write.js';
 import { beatLock, forceUnlock, lockRow, releaseLock, takeLock } from './pg-lock.js';
-import { migrateDb } from './pg-migrate.js';
+import { openMigrated } from './pg-migrate.js';
 import { syncPlan } from './pg-plan.js';
 import { PgQueue, type WriteScope } from './pg-queue.js';
 import { PgReads } from './pg-reads.js';
@@ -54,14 +54,7 @@ export class PgStore implements Store {
 
   /** Connects to the state at `location` and brings it to this build's schema (pg-migrate.ts). */
   static async open(location: string, clock: Clock = systemClock): Promise<PgStore> {
-    const db = await PgDb.connect(location);
-    try {
-      await migrateDb(db);
-    } catch (error) {
-      await db.close();
-      throw error;
-    }
-    return new PgStore(db, clock);
+    return new PgStore(await openMigrated(location), clock);
   }
 
   /** Round trips to the server so far (the bench prints them per job). */

@@ -1,16 +1,9 @@
 import { CREDIT_SUMS_SQL, COPIED_TABLES, type CreditSums, type Row, type StateTables } from '../copy/state-tables.js';
-import { PgDb } from './pg-connection.js';
-import { migrateDb } from './pg-migrate.js';
+import { openMigrated } from './pg-migrate.js';
 
 /** A PostgreSQL state as tables (copy/state-tables.ts): connected and migrated. */
 export async function pgTables(location: string): Promise<StateTables> {
-  const db = await PgDb.connect(location);
-  try {
-    await migrateDb(db);
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
+  const db = await openMigrated(location);
   return {
     shown: db.shown,
     async *read(table, order, size) {

@@ -168,26 +168,18 @@ describe('the PostgreSQL store with many writers', () => {
       await cutter.stop();
     });
 
-    test('committed: it is read back, and the attempt it opened is answered — once', async () => {
+    test.each([
+      ['after', 'committed: read back, its answer stands'],
+      ['before', 'not committed: read back as absent, and written again'],
+    ] as const)('cut %s the server had it — %s; the intent is there once', async (when, _outcome) => {
       const store = await open(via);
       await store.syncPlan(MANIFEST, [newJob('a')]);
-      cutter.arm('after');
+      cutter.arm(when);
       const id = await store.recordIntent({ key: 'a', request: sentRequest('a'), hookToken: 'tok-a', pathId: null, creditsReserved: 5 });
       expect(cutter.cuts).toBe(1);
       const other = await open();
       expect(await other.attempts('a')).toEqual([expect.objectContaining({ id, state: 'intent', hookToken: 'tok-a' })]);
       expect(await other.job('a')).toMatchObject({ status: 'submitting', attemptCount: 1, creditsReserved: 5 });
-    });
-
-    test('not committed: it is read back as not there, and written again — once', async () => {
-      const store = await open(via);
-      await store.syncPlan(MANIFEST, [newJob('a')]);
-      cutter.arm('before');
-      const id = await store.recordIntent({ key: 'a', request: sentRequest('a'), hookToken: 'tok-a', pathId: null, creditsReserved: 5 });
-      expect(cutter.cuts).toBe(1);
-      const other = await open();
-      expect(await other.attempts('a')).toEqual([expect.objectContaining({ id, state: 'intent' })]);
-      expect(await other.job('a')).toMatchObject({ status: 'submitting', attemptCount: 1 });
       const { totals } = await other.money([{ key: 'a', step: 'shorts', outputName: 'a' }]);
       expect([...totals.held]).toEqual([['a', 5]]);
     });
