@@ -1,9 +1,8 @@
 import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { freshPgDatabase, type PgDatabase } from '../helpers/pg-database.js';
+import { freshPgDatabase, pgRows, type PgDatabase } from '../helpers/pg-database.js';
 import { startPostgres, databaseUrl, type PostgresServer } from '../helpers/postgres-server.js';
 import { TIME_SCALE, openProject, type Project } from './harness.js';
 
@@ -20,15 +19,7 @@ async function database(): Promise<PgDatabase> {
   databases.push(db);
   return db;
 }
-async function rows<T>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const rows = <T>(url: string, sql: string): Promise<T[]> => pgRows<T>(sql, url);
 afterAll(async () => {
   for (const db of databases) await db.drop();
 });

@@ -14,15 +14,19 @@ export function pgServerUrl(): string {
   return url;
 }
 
-/** One statement on the server's `postgres` database, on a connection of its own. */
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: pgServerUrl() });
+/** Runs `sql` on `url` (default: the server's `postgres` database) on a connection of its own, and returns the rows. */
+export async function pgRows<R = Record<string, unknown>>(sql: string, url: string = pgServerUrl()): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql)).rows as R[];
   } finally {
     await client.end();
   }
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  await pgRows(sql);
 }
 
 export interface PgDatabase {

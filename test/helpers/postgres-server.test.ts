@@ -3,19 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
-import { freshPgDatabase, pgServerUrl, restartPgServer, type PgDatabase } from './pg-database.js';
+import { freshPgDatabase, pgRows, pgServerUrl, restartPgServer, type PgDatabase } from './pg-database.js';
 import { findPgBin, PG_TEMPLATE, startPostgres } from './postgres-server.js';
 
 /** Runs `sql` on a connection of its own and returns the rows. */
-async function query<R>(url: string, sql: string): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as R[];
-  } finally {
-    await client.end();
-  }
-}
+const query = <R>(url: string, sql: string): Promise<R[]> => pgRows<R>(sql, url);
 
 describe('findPgBin', () => {
   const root = mkdtempSync(join(tmpdir(), 'reelpipe-pgbin-'));

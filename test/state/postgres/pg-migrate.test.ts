@@ -1,22 +1,13 @@
-import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
 import { StateMismatchError, UsageError } from '../../../src/errors.js';
 import { PgDb } from '../../../src/state/postgres/pg-connection.js';
 import { migrateDb, PG_SCHEMA_VERSION } from '../../../src/state/postgres/pg-migrate.js';
-import { pgServerUrl } from '../../helpers/pg-database.js';
+import { pgRows, pgServerUrl } from '../../helpers/pg-database.js';
 import { databaseUrl } from '../../helpers/postgres-server.js';
 
 /** Migrations on PostgreSQL: once, whoever gets there first; a newer database refused; a bad address located. */
 const made: string[] = [];
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: pgServerUrl() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (sql: string) => pgRows(sql);
 /** An empty database (not the migrated template): what a new state starts as. */
 async function emptyDatabase(): Promise<string> {
   const name = `reelpipe_empty_${process.pid}_${made.length}`;
