@@ -48,6 +48,7 @@ export async function transact<T>(db: PgDb, body: (tx: StoreTx) => Promise<T>, o
         mark = undefined;
         const storeTx: StoreTx = {
           ...(tx.led ? { led: tx.led } : {}),
+          ...(tx.commitWith ? { commitWith: tx.commitWith } : {}),
           query: (sql, params) => tx.query(sql, params),
           marked: (m) => (mark = m),
           get isMarked() {

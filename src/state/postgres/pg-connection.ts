@@ -11,6 +11,11 @@ export interface Tx {
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Rows<R>>;
   /** The rows of the statement sent with BEGIN (`tx`'s `lead`), when one was. */
   readonly led?: Rows<Record<string, unknown>>;
+  /**
+   * The body's last statement, whose rows it does not need (no parameters: its values written in,
+   * escaped): sent with the COMMIT, in one round trip, once the body has returned. Given only by PgDb.tx.
+   */
+  commitWith?(sql: string): void;
 }
 
 /** How long the connection may be lost before a command gives up (exit 74). */
@@ -100,7 +105,7 @@ export class PgDb {
    * the COMMIT was sent runs it again on a fresh connection; lost during the COMMIT, CommitUnknownError.
    * `lead`: a statement without parameters (its values written in, escaped) sent in the same round
    * trip as BEGIN, its rows given as `tx.led` — a transaction that starts by locking its rows saves
-   * a round trip.
+   * a round trip; `tx.commitWith` does the same for the last statement and COMMIT.
    */
   async tx<T>(body: (tx: Tx) => Promise<T>, options: { durable?: boolean; doing?: string; lead?: string } = {}): Promise<T> {
     const doing = options.doing ?? 'writing the state';
@@ -112,6 +117,7 @@ export class PgDb {
       const heard = (): void => undefined;
       client.on('error', heard);
       let committing = false;
+      let last: string | undefined;
       let broken: unknown;
       try {
         this.roundTrips++;
@@ -122,18 +128,23 @@ export class PgDb {
             this.roundTrips++;
             return (await client.query(sql, params as unknown[])).rows as R[];
           },
+          commitWith: (sql: string) => {
+            last = sql;
+          },
         };
         const value = await body(tx);
         committing = true;
         this.roundTrips++;
-        await client.query('COMMIT');
+        await client.query(last === undefined ? 'COMMIT' : `${last}; COMMIT`);
         return value;
       } catch (error) {
         broken = error;
         if (committing && faultKind(error) === 'link') {
           throw new CommitUnknownError(`the state database ${this.shown} dropped the connection while ${doing} committed: read back before going on`, { cause: error });
         }
-        if (!committing) await client.query('ROLLBACK').catch(() => undefined);
+        // Harmless after a COMMIT that failed (no transaction is open then), needed after a last
+        // statement that failed before its COMMIT (the transaction is left aborted).
+        await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
         client.off('error', heard);

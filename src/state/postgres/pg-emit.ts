@@ -1,4 +1,3 @@
-import type { RawJobRow } from '../sqlite/job-row.js';
 import { CLOSED_CHARGES, lapsesCte, refundsCte } from './pg-charges.js';
 import type { StoreTx } from './pg-commit.js';
 import { filesCtes } from './pg-downloads.js';
@@ -7,11 +6,16 @@ import { movesCtes } from './pg-job-moves.js';
 import type { ItemPart, Parts } from './pg-parts.js';
 import { Sql } from './pg-sql.js';
 
-/** What a round wrote that its operations answer with: the moved jobs' rows, the attempts opened. */
+/** What a round wrote that its operations answer with: the attempts opened (their ids the database's). */
 export interface Emitted {
-  moved: Map<string, RawJobRow>;
   attempts: Map<string, number>;
 }
+
+/** Sends one statement of a round: built `inline`, the wave's last, which goes with the COMMIT (PgDb.tx commitWith). */
+type Send = (sql: Sql, main: string) => Promise<void>;
+
+/** The parts written by step 3, beside the attempts and the moves. */
+const SIDE = ['items', 'refunds', 'lapses', 'retried', 'relinked', 'linked', 'unlinked', 'downloads', 'verified'] as const;
 
 /**
  * Sends what a round of a wave planned, in the order SQLite's store writes one JobWrite (the
@@ -21,22 +25,29 @@ export interface Emitted {
  *   2. the attempts closed and their charges (a move's charge update must see them closed)
  *   3. items, refunds, lapses, automatic retries, links, downloads
  *   4. the moves, with last reads, attempts' ends, open charges, and every event of the round
+ * `last`: the wave's last round, whose last statement goes with the COMMIT (one round trip less).
  */
-export async function emit(tx: StoreTx, opScope: OpScope, parts: Parts): Promise<Emitted> {
+export async function emit(tx: StoreTx, opScope: OpScope, parts: Parts, last = false): Promise<Emitted> {
   // Only events may be written without a manifest (the operations that write more asked for it).
   const scope = { ...opScope, manifest: opScope.manifest ?? '' };
+  const kinds = { closes: parts.closes.length > 0, side: SIDE.some((k) => parts[k].length > 0), moves: parts.moves.length > 0 || parts.events.length > 0 };
+  // Never the intents' statement: its ids are answered.
+  const final = last && tx.commitWith ? (['moves', 'side', 'closes'] as const).find((kind) => kinds[kind]) : undefined;
+  const sqlFor = (kind: keyof typeof kinds): Sql => new Sql(kind === final);
+  const send: Send = async (sql, main) => {
+    if (sql.inline) tx.commitWith!(sql.text(main));
+    else await tx.query(sql.text(main), sql.params);
+  };
   const attempts = parts.intents.length > 0 ? await openAttempts(tx, scope, parts.intents) : new Map<string, number>();
-  if (parts.closes.length > 0) await closeAttempts(tx, scope, parts.closes);
-  await sendSide(tx, scope, parts);
-  const moved = new Map<string, RawJobRow>();
-  if (parts.moves.length === 0 && parts.events.length === 0) return { moved, attempts };
-  const sql = new Sql();
+  if (kinds.closes) await closeAttempts(send, sqlFor('closes'), scope, parts.closes);
+  if (kinds.side) await sendSide(send, sqlFor('side'), scope, parts);
+  if (!kinds.moves) return { attempts };
+  const sql = sqlFor('moves');
   movesCtes(sql, scope.manifest, scope.now, parts);
   const events: EventRow[] = parts.events.map((e) => (e.attemptOf === undefined ? e : { ...e, data: { ...e.data, attempt: attempts.get(e.attemptOf) } }));
   if (events.length > 0) eventsCte(sql, opScope, events);
-  const rows = await tx.query<RawJobRow>(sql.text(parts.moves.length > 0 ? 'SELECT * FROM moved' : 'SELECT 1 WHERE false'), sql.params);
-  for (const row of rows) moved.set(row.key, row);
-  return { moved, attempts };
+  await send(sql, 'SELECT 1');
+  return { attempts };
 }
 
 async function openAttempts(tx: StoreTx, scope: OpScope & { manifest: string }, intents: Parts['intents']): Promise<Map<string, number>> {
@@ -53,8 +64,7 @@ async function openAttempts(tx: StoreTx, scope: OpScope & { manifest: string }, 
   return new Map(rows.map((row) => [row.job_key, row.id]));
 }
 
-async function closeAttempts(tx: StoreTx, scope: OpScope & { manifest: string }, closes: Parts['closes']): Promise<void> {
-  const sql = new Sql();
+async function closeAttempts(send: Send, sql: Sql, scope: OpScope & { manifest: string }, closes: Parts['closes']): Promise<void> {
   const now = sql.$(scope.now, 'bigint');
   // `id` null: the job's newest attempt, only while it is still an open intent (no answer recorded).
   sql.with('closed', `UPDATE attempts SET state = v.state, answered_at = ${now}, remote_id = v.remote_id, error = v.error
@@ -62,12 +72,11 @@ async function closeAttempts(tx: StoreTx, scope: OpScope & { manifest: string },
     WHERE attempts.id = coalesce(v.id, (SELECT max(id) FROM attempts o WHERE o.manifest = ${sql.$(scope.manifest, 'text')} AND o.job_key = v.key))
       AND (v.id IS NOT NULL OR attempts.state = 'intent')
     RETURNING attempts.id, v.nothing, v.remote_id`);
-  await tx.query(sql.text(CLOSED_CHARGES(now)), sql.params);
+  await send(sql, CLOSED_CHARGES(now));
 }
 
 /** Step 3: whatever of items, refunds, lapses, retries and files the round planned, in one statement. */
-async function sendSide(tx: StoreTx, scope: OpScope & { manifest: string }, parts: Parts): Promise<void> {
-  const sql = new Sql();
+async function sendSide(send: Send, sql: Sql, scope: OpScope & { manifest: string }, parts: Parts): Promise<void> {
   const m = (): string => sql.shared('manifest', scope.manifest, 'text');
   if (parts.items.length > 0) itemsCte(sql, m(), scope.now, parts.items);
   if (parts.refunds.length > 0) refundsCte(sql, scope.manifest, parts.refunds);
@@ -78,7 +87,7 @@ async function sendSide(tx: StoreTx, scope: OpScope & { manifest: string }, part
       WHERE id IN (SELECT max(id) FROM attempts WHERE manifest = ${m()} AND job_key = ANY(${sql.$(parts.retried, 'text[]')}) GROUP BY job_key)`);
   }
   filesCtes(sql, scope.manifest, scope.now, parts);
-  if (!sql.empty) await tx.query(sql.text('SELECT 1'), sql.params);
+  await send(sql, 'SELECT 1');
 }
 
 /** What a remote job made of the items it was asked for: each replaces its place's record (the last one planned, when two name one place). */

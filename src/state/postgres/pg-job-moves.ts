@@ -57,7 +57,19 @@ export function planMove(parts: Parts, row: RawJobRow, to: JobStatus, change: Jo
   parts.events.push({ key, type: event.type, data: { from: row.status, to, ...event.data }, ...(event.attemptOf === undefined ? {} : { attemptOf: event.attemptOf }) });
 }
 
-/** Adds the round's moves to `sql` as CTEs (`moved` answers the rows as written), with their last reads, attempts' ends and open charges. */
+/**
+ * The row `read` (under its lock) as the round's UPDATE leaves it: its status, time and the
+ * columns the move sets. No RETURNING is needed — nobody else writes a locked row — so the
+ * statement can go with the COMMIT (PgDb.tx commitWith).
+ */
+export function movedRow(read: RawJobRow, part: MovePart, now: number): RawJobRow {
+  const row: Record<string, unknown> = { ...read, status: part.status, updated_at: now, attempt_count: read.attempt_count + part.bump };
+  if (part.clear_result) row.result = null;
+  for (const column of part.sets) row[column] = part[column];
+  return row as unknown as RawJobRow;
+}
+
+/** Adds the round's moves to `sql` as CTEs, with their last reads, attempts' ends and open charges. */
 export function movesCtes(sql: Sql, manifest: string, now: number, parts: Parts): void {
   const m = (): string => sql.shared('manifest', manifest, 'text');
   if (parts.moves.length > 0) {
@@ -67,7 +79,7 @@ export function movesCtes(sql: Sql, manifest: string, now: number, parts: Parts)
       result = CASE WHEN v.clear_result THEN NULL ELSE jobs.result END,
       ${sets}
       FROM ${sql.rows(parts.moves, `key text, status text, sets text[], bump bigint, clear_result boolean, ${columns}`)}
-      WHERE jobs.manifest = ${m()} AND jobs.key = v.key RETURNING jobs.*`);
+      WHERE jobs.manifest = ${m()} AND jobs.key = v.key`);
   }
   const kept = parts.results.filter((r) => r.result !== null);
   if (kept.length > 0) {

@@ -1,5 +1,9 @@
+import pg from 'pg';
+
 /**
- * One statement's text and parameters, built together: each value becomes the next `$n`. A list
+ * One statement's text and parameters, built together: each value becomes the next `$n` — or,
+ * built `inline`, is written into the text as an escaped literal (a statement sent with others in
+ * one round trip, PgDb.tx's lead and commitWith, takes no parameters). A list
  * of rows travels as ONE parameter, a JSON array read back with `jsonb_to_recordset` (typed by
  * its column list), so a wave of a hundred jobs is one statement with a handful of parameters.
  * Why JSON and not one array per column: rows whose columns are optional stay one object each,
@@ -10,10 +14,17 @@ export class Sql {
   private readonly parts: string[] = [];
   private readonly named = new Map<string, string>();
 
+  constructor(readonly inline = false) {}
+
   /** The placeholder of `value`, cast to `type` when given (a parameter in a SELECT list has no type of its own). */
   $(value: unknown, type?: string): string {
-    this.params.push(value);
-    return type === undefined ? `$${this.params.length}` : `$${this.params.length}::${type}`;
+    let placeholder: string;
+    if (this.inline) placeholder = literal(value);
+    else {
+      this.params.push(value);
+      placeholder = `$${this.params.length}`;
+    }
+    return type === undefined ? placeholder : `${placeholder}::${type}`;
   }
 
   /**
@@ -46,6 +57,16 @@ export class Sql {
   text(main: string): string {
     return this.parts.length === 0 ? main : `WITH ${this.parts.join(',\n')}\n${main}`;
   }
+}
+
+/** `value` as an SQL literal: a string escaped (pg.escapeLiteral), a list as an ARRAY (cast it), a number or a boolean as written. */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(', ')}]`;
+  throw new Error(`pg-sql.ts: no literal for ${typeof value}`);
 }
 
 /** `values` without repeats, in first-seen order. */

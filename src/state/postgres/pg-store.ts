@@ -48,7 +48,7 @@ export class PgStore implements Store {
     private readonly db: PgDb,
     readonly clock: Clock,
   ) {
-    this.queue = new PgQueue((scope, ops, durable) => transact(db, (tx) => runWave(tx, this.opScope(scope), ops), { durable, lead: leadLock(scope, ops) }));
+    this.queue = new PgQueue((scope, ops, durable) => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true), { durable, lead: leadLock(scope, ops) }));
     this.reads = new PgReads(db, () => this.manifest);
   }
 

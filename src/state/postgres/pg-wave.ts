@@ -4,6 +4,7 @@ import { JOB_ROWS, type RawJobRow } from '../sqlite/job-row.js';
 import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
 import type { LinkedOutput } from './pg-downloads.js';
 import { emit } from './pg-emit.js';
+import { movedRow } from './pg-job-moves.js';
 import type { OpScope } from './pg-events.js';
 import { addParts, noParts, type Parts } from './pg-parts.js';
 import { unique } from './pg-sql.js';
@@ -68,8 +69,11 @@ export interface WaveWritten {
 
 export type Outcome = { value: unknown } | { error: unknown };
 
-/** Applies `ops` in the caller's transaction: each answers its value, or the error that rejected it alone. */
-export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[]): Promise<Outcome[]> {
+/**
+ * Applies `ops` in the caller's transaction: each answers its value, or the error that rejected it
+ * alone. `whole`: the wave is the transaction's whole body, so its last statement may carry the COMMIT.
+ */
+export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], whole = false): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   // The first round's rows were locked with BEGIN when the transaction was started with leadLock's statement.
   let led = tx.led as (RawJobRow & Mark)[] | undefined;
@@ -83,7 +87,7 @@ export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[
       (entry.op.keys.some((key) => taken.has(key)) ? later : round).push(entry);
       for (const key of entry.op.keys) taken.add(key);
     }
-    const answers = await runRound(tx, scope, round.map((e) => e.op), led);
+    const answers = await runRound(tx, scope, round.map((e) => e.op), led, whole && later.length === 0);
     led = undefined;
     round.forEach((entry, n) => (outcomes[entry.i] = answers[n]!));
     pending = later;
@@ -91,7 +95,7 @@ export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[
   return outcomes;
 }
 
-async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led: (RawJobRow & Mark)[] | undefined): Promise<Outcome[]> {
+async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led: (RawJobRow & Mark)[] | undefined, last: boolean): Promise<Outcome[]> {
   const rows = led ? locked(tx, led) : await lock(tx, scope.manifest, lockKeys(scope, ops));
   const looked = await look(tx, scope.manifest, unique(ops.filter((op) => op.looks).flatMap((op) => op.keys)));
   const view: WaveView = {
@@ -113,14 +117,15 @@ async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led
       outcomes[i] = { error };
     }
   });
-  const emitted = answers.length === 0 ? undefined : await emit(tx, scope, parts);
+  const emitted = answers.length === 0 ? undefined : await emit(tx, scope, parts, last);
+  const moves = new Map(parts.moves.map((part) => [part.key, part]));
+  const results = new Map(parts.results.map((r) => [r.key, r.result]));
   const written: WaveWritten = {
     row: (key) => {
-      const moved = emitted?.moved.get(key);
-      const read = rows.get(key);
-      if (!moved) return read!;
-      const result = parts.results.find((r) => r.key === key);
-      return { ...moved, last_read: result ? result.result : (read?.last_read ?? null) };
+      const read = rows.get(key)!;
+      const move = moves.get(key);
+      if (!move) return read;
+      return { ...movedRow(read, move, scope.now), last_read: results.has(key) ? results.get(key)! : read.last_read };
     },
     attemptId: (key) => emitted!.attempts.get(key)!,
   };

@@ -11,8 +11,8 @@ import { bring, MANIFEST, newJob, remoteIdOf, sentRequest } from '../conformance
  * racing the same job, the same claims, and a commit whose answer the network lost.
  */
 
-/** A simple-query COMMIT as the client sends it: 'Q', its length (11), "COMMIT\0". */
-const COMMIT = Buffer.from([0x51, 0, 0, 0, 11, ...Buffer.from('COMMIT'), 0]);
+/** The end of a simple query that commits, as the client sends it: "COMMIT" alone or after the last statement, then the NUL that ends the text. */
+const COMMIT = Buffer.from('COMMIT\0');
 
 /**
  * A loopback proxy in front of the server that, once armed, cuts the next COMMIT off: `after`,
