@@ -23,7 +23,7 @@ const SIDE = ['items', 'refunds', 'lapses', 'retried', 'relinked', 'linked', 'un
  * each statement only when something of its kind was planned:
  *   1. the attempts opened (intents) and their charges — their ids are the database's
  *   2. the attempts closed and their charges (a move's charge update must see them closed)
- *   3. items, refunds, lapses, automatic retries, links, downloads
+ *   3. items, refunds, lapses, automatic retries, links, downloads (in step 4's statement when they can be)
  *   4. the moves, with last reads, attempts' ends, open charges, and every event of the round
  * `last`: the wave's last round, whose last statement goes with the COMMIT (one round trip less).
  */
@@ -40,9 +40,17 @@ export async function emit(tx: StoreTx, opScope: OpScope, parts: Parts, last = f
   };
   const attempts = parts.intents.length > 0 ? await openAttempts(tx, scope, parts.intents) : new Map<string, number>();
   if (kinds.closes) await closeAttempts(send, sqlFor('closes'), scope, parts.closes);
-  if (kinds.side) await sendSide(send, sqlFor('side'), scope, parts);
+  // Step 3 rides with step 4 when none of its rows is one step 4 writes too: a refund's charge may
+  // be the one a move settles, a retried attempt the one a move ends (a row is written once per statement).
+  const alongside = kinds.moves && parts.refunds.length === 0 && parts.retried.length === 0;
+  if (kinds.side && !alongside) {
+    const side = sqlFor('side');
+    sideCtes(side, scope, parts);
+    await send(side, 'SELECT 1');
+  }
   if (!kinds.moves) return { attempts };
   const sql = sqlFor('moves');
+  if (kinds.side && alongside) sideCtes(sql, scope, parts);
   movesCtes(sql, scope.manifest, scope.now, parts);
   const events: EventRow[] = parts.events.map((e) => (e.attemptOf === undefined ? e : { ...e, data: { ...e.data, attempt: attempts.get(e.attemptOf) } }));
   if (events.length > 0) eventsCte(sql, opScope, events);
@@ -75,8 +83,8 @@ async function closeAttempts(send: Send, sql: Sql, scope: OpScope & { manifest: 
   await send(sql, CLOSED_CHARGES(now));
 }
 
-/** Step 3: whatever of items, refunds, lapses, retries and files the round planned, in one statement. */
-async function sendSide(send: Send, sql: Sql, scope: OpScope & { manifest: string }, parts: Parts): Promise<void> {
+/** Step 3: whatever of items, refunds, lapses, retries and files the round planned, as CTEs of one statement. */
+function sideCtes(sql: Sql, scope: OpScope & { manifest: string }, parts: Parts): void {
   const m = (): string => sql.shared('manifest', scope.manifest, 'text');
   if (parts.items.length > 0) itemsCte(sql, m(), scope.now, parts.items);
   if (parts.refunds.length > 0) refundsCte(sql, scope.manifest, parts.refunds);
@@ -87,7 +95,6 @@ async function sendSide(send: Send, sql: Sql, scope: OpScope & { manifest: strin
       WHERE id IN (SELECT max(id) FROM attempts WHERE manifest = ${m()} AND job_key = ANY(${sql.$(parts.retried, 'text[]')}) GROUP BY job_key)`);
   }
   filesCtes(sql, scope.manifest, scope.now, parts);
-  await send(sql, 'SELECT 1');
 }
 
 /** What a remote job made of the items it was asked for: each replaces its place's record (the last one planned, when two name one place). */
