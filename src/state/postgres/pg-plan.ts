@@ -27,14 +27,16 @@ export async function syncPlan(tx: StoreTx, scope: OpScope & { manifest: string 
     .filter(({ job }) => (statuses.get(job.key) ?? 'planned') === 'planned')
     .sort((a, b) => (a.job.key < b.job.key ? -1 : a.job.key > b.job.key ? 1 : 0));
   const sql = new Sql();
-  const [m, now] = [sql.$(manifest, 'text'), sql.$(scope.now, 'bigint')];
+  // The time made on first use (shared with the event's): a re-run with every job past planned writes no job and supersedes none.
+  const m = sql.$(manifest, 'text');
+  const now = () => sql.shared('now', scope.now, 'bigint');
   if (written.length > 0) {
     const rows = written.map(({ job, order }) => ({
       ord: order, key: job.key, step: job.step, kind: job.kind, output_name: job.outputName ?? null, request: JSON.stringify(job.request), path_id: job.pathId ?? null,
       credits: job.creditsEstimated, priority: job.priority ?? 0, planned_items: job.plannedItems ? JSON.stringify(job.plannedItems) : null,
     }));
     sql.with('upserted', `INSERT INTO jobs (key, manifest, step, kind, output_name, request, path_id, status, credits_estimated, priority, created_at, updated_at, planned_items, plan_order)
-      SELECT v.key, ${m}, v.step, v.kind, v.output_name, v.request, v.path_id, 'planned', v.credits, v.priority, ${now}, ${now}, v.planned_items, v.ord
+      SELECT v.key, ${m}, v.step, v.kind, v.output_name, v.request, v.path_id, 'planned', v.credits, v.priority, ${now()}, ${now()}, v.planned_items, v.ord
       FROM ${sql.rows(rows, 'ord bigint, key text, step text, kind text, output_name text, request text, path_id text, credits float8, priority bigint, planned_items text')}
       ON CONFLICT (manifest, key) DO UPDATE SET credits_estimated = excluded.credits_estimated,
         request = CASE WHEN jobs.status = 'planned' THEN excluded.request ELSE jobs.request END, priority = excluded.priority, plan_order = excluded.plan_order,
@@ -45,7 +47,7 @@ export async function syncPlan(tx: StoreTx, scope: OpScope & { manifest: string 
   const places = [...recorded.map((r) => [r.key, r.step, r.output_name] as [string, string, string | null]), ...jobs.map((j) => [j.key, j.step, j.outputName ?? null] as [string, string, string | null])];
   const superseded = supersededJobs(places, keys, new Set(jobs.map((j) => j.step)));
   if (superseded.length > 0) {
-    sql.with('superseded', `UPDATE charges SET lapsed = 'superseded', lapsed_at = ${now} WHERE manifest = ${m} AND job_key = ANY(${sql.$(superseded, 'text[]')}) AND lapsed IS NULL`);
+    sql.with('superseded', `UPDATE charges SET lapsed = 'superseded', lapsed_at = ${now()} WHERE manifest = ${m} AND job_key = ANY(${sql.$(superseded, 'text[]')}) AND lapsed IS NULL`);
   }
   sql.with('restored', `UPDATE charges SET lapsed = NULL, lapsed_at = NULL WHERE manifest = ${m} AND lapsed = 'superseded' AND job_key = ANY(${sql.$([...keys], 'text[]')})`);
   eventsCte(sql, scope, [{ key: null, type: 'plan:synced', data: { manifest, jobs: jobs.length, added: jobs.length - known } }]);

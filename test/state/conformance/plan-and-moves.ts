@@ -41,6 +41,15 @@ export function planAndMoves(subject: Subject): void {
       expect(await store.attempts('a')).toHaveLength(1);
     });
 
+    test('a sync with every job past planned (a finished manifest run again) writes no job and succeeds', async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')]);
+      await bring(store, 'a', 'done');
+      await bring(store, 'b', 'submitting');
+      expect(await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')])).toEqual({ added: 0, known: 2 });
+      expect((await store.jobs(['a', 'b'])).map((row) => row.status)).toEqual(['done', 'submitting']);
+    });
+
     test('jobStates lists every job of the manifest, without its request and answer', async () => {
       const { store } = subject;
       await store.syncPlan(MANIFEST, [newJob('a'), newJob('b'), newJob('c')]);
