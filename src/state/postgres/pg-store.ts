@@ -90,10 +90,11 @@ export class PgStore implements Store {
     });
   }
 
+  /** The run's `run:finished` event also keeps the store's round trips so far: what `npm run bench` prints per job. */
   async finishRun(outcome: string, summary: Record<string, unknown>, refusal: string | null = null): Promise<void> {
     const runId = this.run;
     if (runId === null) return;
-    await this.alone((tx, scope) => finishRun(tx, { ...scope, runId }, outcome, summary, refusal));
+    await this.alone((tx, scope) => finishRun(tx, { ...scope, runId }, outcome, { ...summary, roundTrips: this.roundTrips }, refusal));
   }
 
   note(type: EventType, jobKey: string | null, data?: Record<string, unknown>): Promise<void> {
