@@ -13,18 +13,21 @@ const LATEST_OF_JOBS = `SELECT max(id) FROM hook_runs WHERE manifest = $1 AND ho
 
 /**
  * A hook about to start; a row of the same hook and output still `running` belongs to a run that
- * died: it becomes `interrupted` in the same statement, so the record says it was cut off.
+ * died: it becomes `interrupted` in the same transaction, so the record says it was cut off. Many
+ * writers: the hook's output is locked first (an advisory lock of the transaction), so a second
+ * start of the same hook waits, then sees the first one's row and interrupts it.
  */
 export async function hookBegin(tx: StoreTx, scope: OpScope & { manifest: string }, hook: HookName, target: HookTarget | null, argv: readonly string[]): Promise<number> {
-  const rows = await tx.query<{ id: number; tx_xid: string; tx_pid: number }>(
+  const place = JSON.stringify([scope.manifest, hook, target?.jobKey ?? null, target?.outputIdx ?? null]);
+  tx.marked(markOf(await tx.query(`SELECT ${TX_MARK_COLUMNS}, pg_advisory_xact_lock(hashtextextended($1, 0))`, [place])));
+  const rows = await tx.query<{ id: number }>(
     `WITH interrupted AS (UPDATE hook_runs SET state = 'interrupted', finished_at = $6, error = 'the run that started it ended before it did'
        WHERE manifest = $1 AND hook = $3 AND job_key IS NOT DISTINCT FROM $4::text AND output_idx IS NOT DISTINCT FROM $5::bigint AND state = 'running'),
      begun AS (INSERT INTO hook_runs (manifest, run_id, hook, job_key, output_idx, output_sha256, state, argv, started_at)
        VALUES ($1, $2, $3, $4, $5, $7, 'running', $8, $6) RETURNING id)
-     SELECT id, ${TX_MARK_COLUMNS} FROM begun`,
+     SELECT id FROM begun`,
     [scope.manifest, scope.runId, hook, target?.jobKey ?? null, target?.outputIdx ?? null, scope.now, target?.sha256 ?? null, JSON.stringify(argv)],
   );
-  tx.marked(markOf(rows));
   return rows[0]!.id;
 }
 

@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { Store } from '../../../src/state/index.js';
 import { PgStore } from '../../../src/state/postgres/pg-store.js';
@@ -150,6 +151,30 @@ describe('the PostgreSQL store with many writers', () => {
     await Promise.all([drain(a), drain(b), drain(a), drain(b)]);
     expect(claimed).toHaveLength(keys.length);
     expect(new Set(claimed)).toEqual(scope);
+  });
+
+  test('two stores taking the run lock at once: one holds it, the other is refused', async () => {
+    const [a, b] = [await open(), await open()];
+    const taker = (token: string, pid: number) => ({ name: 'lock', token, pid, host: 'h', pidNamespace: 'ns', isAlive: () => true, heartbeatMs: 10_000, staleAfterMs: 60_000 });
+    const outcomes = await Promise.allSettled([a.takeLock(taker('t-a', 1)), b.takeLock(taker('t-b', 2))]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const holder = outcomes[0]!.status === 'fulfilled' ? 't-a' : 't-b';
+    expect((await a.lockRow('lock'))?.token).toBe(holder);
+    expect(String((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/another run/);
+  });
+
+  test('two stores starting the same hook at once: the later start finds the earlier one and interrupts it', async () => {
+    const [a, b] = [await open(), await open()];
+    await a.syncPlan(MANIFEST, [newJob('a')]);
+    const target = { jobKey: 'a', outputIdx: 0, sha256: 's' };
+    const ids = await Promise.all([a.hookBegin('on_output', target, ['x']), b.hookBegin('on_output', target, ['x'])]);
+    expect((await a.hookLatest('a')).get(0)).toMatchObject({ id: Math.max(...ids), state: 'running' });
+    // The store answers only the newest row of an output: the table says what became of the other.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const { rows } = await client.query<{ id: string; state: string }>('SELECT id, state FROM hook_runs ORDER BY id');
+    await client.end();
+    expect(rows.map((r) => [Number(r.id), r.state])).toEqual([[Math.min(...ids), 'interrupted'], [Math.max(...ids), 'running']]);
   });
 
   describe('an intent whose COMMIT answer was lost', () => {
