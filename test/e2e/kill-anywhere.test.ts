@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/api/index.js';
-import { TIME_SCALE, creditsInState, openProject, statusCounts, verifyOutputs, type Project } from './harness.js';
+import { STORES, TIME_SCALE, checkOutputs, countStatuses, openProject, sumCredits, type Project } from './harness.js';
 
 /**
  * Kinds the runner can reconcile (lipsync by time window, ad clones by list), so a kill between
@@ -49,17 +49,17 @@ const KILLS = [
   'after-poll:1',
 ];
 
-let project: Project;
-beforeAll(async () => {
-  project = await openProject();
-  const client = createClient({ baseUrl: project.sandbox.url, apiId: 'e2e-api-id', apiKey: 'e2e-api-key-secret' });
-  const link = await client.links.createWithParams({ title: 'Trail Runner', image_urls: ['https://example.com/tr.jpg'] });
-  await client.close();
-  project.write('crash.yaml', manifest(link.id));
-});
-afterAll(() => project.close());
+describe.each(STORES)('SIGKILL at any instant loses nothing and pays for nothing twice (%s)', (store) => {
+  let project: Project;
+  beforeAll(async () => {
+    project = await openProject({ store });
+    const client = createClient({ baseUrl: project.sandbox.url, apiId: 'e2e-api-id', apiKey: 'e2e-api-key-secret' });
+    const link = await client.links.createWithParams({ title: 'Trail Runner', image_urls: ['https://example.com/tr.jpg'] });
+    await client.close();
+    project.write('crash.yaml', manifest(link.id));
+  });
+  afterAll(() => project.close());
 
-describe('SIGKILL at any instant loses nothing and pays for nothing twice', () => {
   test('killed at every named point, then run again until done: every job done, zero duplicates, credits agree', async () => {
     const killed: string[] = [];
     for (const point of KILLS) {
@@ -72,15 +72,15 @@ describe('SIGKILL at any instant loses nothing and pays for nothing twice', () =
     const last = await project.cli(['run', 'crash.yaml', '--time-scale', TIME_SCALE]);
     expect(last.exitCode, last.stderr).toBe(0);
 
-    expect(statusCounts(project)).toEqual({ downloaded: JOBS });
+    expect(await countStatuses(project)).toEqual({ downloaded: JOBS });
     const stats = project.sandbox.stats();
     expect(stats.duplicates.total).toBe(0);
     expect((stats.created.lipsync_v2 ?? 0) + (stats.created.ad_clone ?? 0)).toBe(JOBS);
-    expect(creditsInState(project)).toBe(stats.credits.charged - stats.credits.refunded);
-    expect(verifyOutputs(project, join(project.dir, 'out'))).toEqual({ files: JOBS, mismatches: [] });
+    expect(await sumCredits(project)).toBe(stats.credits.charged - stats.credits.refunded);
+    expect(await checkOutputs(project, join(project.dir, 'out'))).toEqual({ files: JOBS, mismatches: [] });
     // The crashes left evidence: a job created before the kill was found (matched), and an intent
     // killed before its POST was proven absent and sent once.
-    const states = project.query<{ state: string }>('SELECT DISTINCT state FROM attempts').map((r) => r.state);
+    const states = (await project.rows<{ state: string }>('SELECT DISTINCT state FROM attempts')).map((r) => r.state);
     expect(states).toEqual(expect.arrayContaining(['answered', 'matched', 'absent']));
   });
 });
