@@ -4,7 +4,7 @@ import { CREATING_CONNECTIONS } from '../../src/api/index.js';
 import { FAULT_PROFILES } from '../../src/sandbox/index.js';
 import { CHAIN_MANIFEST } from '../helpers/chain-manifest.js';
 import { webhookFlags } from '../helpers/free-port.js';
-import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
+import { countStatuses, openProject, statusCounts, STORES, TIME_SCALE, type Project } from './harness.js';
 
 let project: Project | undefined;
 afterEach(async () => {
@@ -27,7 +27,7 @@ steps:
     with: { prompt: A shoe in a stream, resolution: 720p, duration: 10 }
 `;
 
-const remoteIdOf = (p: Project, step: string) => p.query<{ remote_id: string }>('SELECT remote_id FROM jobs WHERE step = ?', step)[0]?.remote_id;
+const remoteIdOf = async (p: Project, step: string) => (await p.rows<{ remote_id: string }>('SELECT remote_id FROM jobs WHERE step = ?', step))[0]?.remote_id;
 
 /** Runs the manifest so the teaser's POST is killed at `point`, then once more: the teaser is held in doubt (exit 5). */
 async function teaserInDoubt(p: Project, point: 'after-post:2' | 'before-post:2'): Promise<void> {
@@ -38,95 +38,97 @@ async function teaserInDoubt(p: Project, point: 'after-post:2' | 'before-post:2'
   expect(held.exitCode, held.stderr).toBe(5);
 }
 
-describe('reelpipe doubt and resolve', () => {
-  test('doubt lists the job with its window, body and ways; an adopt of another job\'s id or an unknown id is refused; the real id is adopted and never paid twice', async () => {
-    project = await openProject();
-    await teaserInDoubt(project, 'after-post:2');
+describe.each(STORES)('on %s', (store) => {
+  describe('reelpipe doubt and resolve', () => {
+    test('doubt lists the job with its window, body and ways; an adopt of another job\'s id or an unknown id is refused; the real id is adopted and never paid twice', async () => {
+      project = await openProject({ store });
+      await teaserInDoubt(project, 'after-post:2');
 
-    const doubt = await project.cli(['doubt', 'm.yaml']);
-    expect(doubt.exitCode, doubt.stderr).toBe(0);
-    expect(doubt.stdout).toMatch(/^m\.yaml: 1 job in doubt/);
-    expect(doubt.stdout).toMatch(/teaser +\(teaser:\w{12}, boreal\)\n {2}why: found submitting at start-up.*\n {2}sent: \S+Z; created, if at all, by \S+Z\n {2}body \w{12}:\n {4}prompt: A shoe in a stream/);
-    expect(doubt.stdout).toContain('reelpipe resolve m.yaml "teaser" --adopt REMOTE_ID');
-    const json = JSON.parse((await project.cli(['doubt', 'm.yaml', '--json'])).stdout) as { jobs: { key: string; asked: Record<string, unknown> }[] };
-    expect(json.jobs).toHaveLength(1);
-    expect(json.jobs[0]?.asked).toMatchObject({ prompt: 'A shoe in a stream', duration: 10 });
+      const doubt = await project.cli(['doubt', 'm.yaml']);
+      expect(doubt.exitCode, doubt.stderr).toBe(0);
+      expect(doubt.stdout).toMatch(/^m\.yaml: 1 job in doubt/);
+      expect(doubt.stdout).toMatch(/teaser +\(teaser:\w{12}, boreal\)\n {2}why: found submitting at start-up.*\n {2}sent: \S+Z; created, if at all, by \S+Z\n {2}body \w{12}:\n {4}prompt: A shoe in a stream/);
+      expect(doubt.stdout).toContain('reelpipe resolve m.yaml "teaser" --adopt REMOTE_ID');
+      const json = JSON.parse((await project.cli(['doubt', 'm.yaml', '--json'])).stdout) as { jobs: { key: string; asked: Record<string, unknown> }[] };
+      expect(json.jobs).toHaveLength(1);
+      expect(json.jobs[0]?.asked).toMatchObject({ prompt: 'A shoe in a stream', duration: 10 });
 
-    const others = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', remoteIdOf(project, 'short')!]);
-    expect(others.exitCode).toBe(2);
-    expect(others.stderr).toMatch(/was not adopted for teaser .*: \S+ already belongs to job short:\w{12}/);
-    const unknown = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', randomUUID()]);
-    expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toMatch(/the service knows no boreal/);
-    // A Boreal job nobody owns, but made from another request: not the one this POST made.
-    const stranger = (await (await fetch(`${project.sandbox.url}/api/boreal/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'X-API-ID': 'e2e-api-id', 'X-API-KEY': 'e2e-api-key-secret' },
-      body: JSON.stringify({ prompt: 'A boat at dawn', resolution: '720p', duration: 10 }),
-    })).json()) as { id: string };
-    const mismatch = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', stranger.id]);
-    expect(mismatch.exitCode).toBe(2);
-    expect(mismatch.stderr).toContain(`${stranger.id} was not adopted for teaser`);
-    expect(mismatch.stderr).toContain(`boreal ${stranger.id} does not match what the attempt asked for`);
+      const others = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', (await remoteIdOf(project, 'short'))!]);
+      expect(others.exitCode).toBe(2);
+      expect(others.stderr).toMatch(/was not adopted for teaser .*: \S+ already belongs to job short:\w{12}/);
+      const unknown = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', randomUUID()]);
+      expect(unknown.exitCode).toBe(2);
+      expect(unknown.stderr).toMatch(/the service knows no boreal/);
+      // A Boreal job nobody owns, but made from another request: not the one this POST made.
+      const stranger = (await (await fetch(`${project.sandbox.url}/api/boreal/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-API-ID': 'e2e-api-id', 'X-API-KEY': 'e2e-api-key-secret' },
+        body: JSON.stringify({ prompt: 'A boat at dawn', resolution: '720p', duration: 10 }),
+      })).json()) as { id: string };
+      const mismatch = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', stranger.id]);
+      expect(mismatch.exitCode).toBe(2);
+      expect(mismatch.stderr).toContain(`${stranger.id} was not adopted for teaser`);
+      expect(mismatch.stderr).toContain(`boreal ${stranger.id} does not match what the attempt asked for`);
 
-    const made = project.sandbox.jobs().find((j) => j.kind === 'boreal' && j.id !== stranger.id);
-    // Once the job the POST made has finished at the service, adopting it records it finished.
-    while (project.sandbox.jobs().find((j) => j.id === made?.id)?.status !== 'done') await new Promise((resolve) => setTimeout(resolve, 20));
-    const adopted = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', String(made?.id)]);
-    expect(adopted.exitCode, adopted.stderr).toBe(0);
-    expect(adopted.stdout).toMatch(/adopted .* \(finished\); the next run downloads its outputs, paying nothing more/);
-    const resolved = project.query<{ data: string }>("SELECT data FROM events WHERE type = 'job:resolved'");
-    expect(JSON.parse(resolved[0]!.data)).toMatchObject({ decision: 'adopt', remoteId: made?.id, by: expect.stringMatching(/.+@.+/) });
+      const made = project.sandbox.jobs().find((j) => j.kind === 'boreal' && j.id !== stranger.id);
+      // Once the job the POST made has finished at the service, adopting it records it finished.
+      while (project.sandbox.jobs().find((j) => j.id === made?.id)?.status !== 'done') await new Promise((resolve) => setTimeout(resolve, 20));
+      const adopted = await project.cli(['resolve', 'm.yaml', 'teaser', '--adopt', String(made?.id)]);
+      expect(adopted.exitCode, adopted.stderr).toBe(0);
+      expect(adopted.stdout).toMatch(/adopted .* \(finished\); the next run downloads its outputs, paying nothing more/);
+      const resolved = await project.rows<{ data: string }>("SELECT data FROM events WHERE type = 'job:resolved'");
+      expect(JSON.parse(resolved[0]!.data)).toMatchObject({ decision: 'adopt', remoteId: made?.id, by: expect.stringMatching(/.+@.+/) });
 
-    const last = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]);
-    expect(last.exitCode, last.stderr).toBe(0);
-    expect(statusCounts(project)).toEqual({ downloaded: 2 });
-    // The teaser's own job and the stranger made by hand above: nothing was created again.
-    expect(project.sandbox.stats().created.boreal).toBe(2);
-    expect(project.sandbox.stats().duplicates.total).toBe(0);
+      const last = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]);
+      expect(last.exitCode, last.stderr).toBe(0);
+      expect(await countStatuses(project)).toEqual({ downloaded: 2 });
+      // The teaser's own job and the stranger made by hand above: nothing was created again.
+      expect(project.sandbox.stats().created.boreal).toBe(2);
+      expect(project.sandbox.stats().duplicates.total).toBe(0);
+    });
+
+    test('--absent plans the job again (the next run submits it once); a job not in doubt cannot be resolved', async () => {
+      project = await openProject({ store });
+      await teaserInDoubt(project, 'before-post:2');
+      const absent = await project.cli(['resolve', 'm.yaml', 'teaser', '--absent']);
+      expect(absent.exitCode, absent.stderr).toBe(0);
+      expect(absent.stdout).toMatch(/recorded as never created; the next run submits it again/);
+      const resolved = await project.rows<{ data: string }>("SELECT data FROM events WHERE type = 'job:resolved'");
+      expect(JSON.parse(resolved[0]!.data)).toMatchObject({ decision: 'absent', by: expect.stringMatching(/.+@.+/) });
+      const again = await project.cli(['resolve', 'm.yaml', 'teaser', '--absent']);
+      expect(again.exitCode).toBe(2);
+      expect(again.stderr).toMatch(/is not in doubt \(it is not submitted\)/);
+      const last = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]);
+      expect(last.exitCode, last.stderr).toBe(0);
+      expect(project.sandbox.stats().created.boreal).toBe(1);
+    });
   });
 
-  test('--absent plans the job again (the next run submits it once); a job not in doubt cannot be resolved', async () => {
-    project = await openProject();
-    await teaserInDoubt(project, 'before-post:2');
-    const absent = await project.cli(['resolve', 'm.yaml', 'teaser', '--absent']);
-    expect(absent.exitCode, absent.stderr).toBe(0);
-    expect(absent.stdout).toMatch(/recorded as never created; the next run submits it again/);
-    const resolved = project.query<{ data: string }>("SELECT data FROM events WHERE type = 'job:resolved'");
-    expect(JSON.parse(resolved[0]!.data)).toMatchObject({ decision: 'absent', by: expect.stringMatching(/.+@.+/) });
-    const again = await project.cli(['resolve', 'm.yaml', 'teaser', '--absent']);
-    expect(again.exitCode).toBe(2);
-    expect(again.stderr).toMatch(/is not in doubt \(it is not submitted\)/);
-    const last = await project.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE]);
-    expect(last.exitCode, last.stderr).toBe(0);
-    expect(project.sandbox.stats().created.boreal).toBe(1);
-  });
-});
+  describe('jobs planned behind a job in doubt that no run can settle', () => {
+    test('end the run with exit 5, naming which jobs wait on which, not exit 4 run after run; once it is resolved they run', async () => {
+      project = await openProject({ store });
+      project.write('chain.yaml', CHAIN_MANIFEST);
+      // Killed after the short's POST, the next run finds it submitting and holds it in doubt.
+      const killed = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: 'after-post:1' });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      for (let night = 0; night < 2; night++) {
+        const held = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE]);
+        expect(held.exitCode, held.stderr).toBe(5);
+        expect(held.stderr).toMatch(/1 job in doubt needs a decision — .*; 3 jobs wait on 1 job in doubt: short \(short:\w{12}\) ← teasers · 5, teasers · 10, final$/m);
+        expect(held.stdout).toMatch(/^not submitted, waiting on a job in doubt \(they start once it is resolved: reelpipe doubt, then reelpipe resolve\):\n {2}teasers · 5 \(teasers:\w{12}\) {2}waits on short \(short:\w{12}\)\n.*\n {2}final \(final:\w{12}\) {2}waits on short /m);
+      }
+      expect(project.sandbox.stats().created).toEqual({ ai_short: 1 });
+      const status = await project.cli(['status', 'chain.yaml']);
+      expect(status.stdout).toMatch(/^ {2}final {2}final:\w{12} {2}ai_short {2}not submitted.* {2}waits on a job in doubt: short \(short:\w{12}\)$/m);
 
-describe('jobs planned behind a job in doubt that no run can settle', () => {
-  test('end the run with exit 5, naming which jobs wait on which, not exit 4 run after run; once it is resolved they run', async () => {
-    project = await openProject();
-    project.write('chain.yaml', CHAIN_MANIFEST);
-    // Killed after the short's POST, the next run finds it submitting and holds it in doubt.
-    const killed = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: 'after-post:1' });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    for (let night = 0; night < 2; night++) {
-      const held = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE]);
-      expect(held.exitCode, held.stderr).toBe(5);
-      expect(held.stderr).toMatch(/1 job in doubt needs a decision — .*; 3 jobs wait on 1 job in doubt: short \(short:\w{12}\) ← teasers · 5, teasers · 10, final$/m);
-      expect(held.stdout).toMatch(/^not submitted, waiting on a job in doubt \(they start once it is resolved: reelpipe doubt, then reelpipe resolve\):\n {2}teasers · 5 \(teasers:\w{12}\) {2}waits on short \(short:\w{12}\)\n.*\n {2}final \(final:\w{12}\) {2}waits on short /m);
-    }
-    expect(project.sandbox.stats().created).toEqual({ ai_short: 1 });
-    const status = await project.cli(['status', 'chain.yaml']);
-    expect(status.stdout).toMatch(/^ {2}final {2}final:\w{12} {2}ai_short {2}not submitted.* {2}waits on a job in doubt: short \(short:\w{12}\)$/m);
-
-    const made = project.sandbox.jobs().find((j) => j.kind === 'ai_short');
-    const adopted = await project.cli(['resolve', 'chain.yaml', 'short', '--adopt', String(made?.id)]);
-    expect(adopted.exitCode, adopted.stderr).toBe(0);
-    const last = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE]);
-    expect(last.exitCode, last.stderr).toBe(0);
-    expect(statusCounts(project)).toEqual({ downloaded: 4 });
-    expect(project.sandbox.stats().created).toEqual({ ai_short: 2, boreal: 2 });
+      const made = project.sandbox.jobs().find((j) => j.kind === 'ai_short');
+      const adopted = await project.cli(['resolve', 'chain.yaml', 'short', '--adopt', String(made?.id)]);
+      expect(adopted.exitCode, adopted.stderr).toBe(0);
+      const last = await project.cli(['run', 'chain.yaml', '--time-scale', TIME_SCALE]);
+      expect(last.exitCode, last.stderr).toBe(0);
+      expect(await countStatuses(project)).toEqual({ downloaded: 4 });
+      expect(project.sandbox.stats().created).toEqual({ ai_short: 2, boreal: 2 });
+    });
   });
 });
 
