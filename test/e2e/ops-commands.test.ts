@@ -8,7 +8,7 @@ import { STARTER_FILES } from '../../src/init/starter-files.js';
 import { readManifestId } from '../../src/manifest/index.js';
 import { acquireLock, openStateDb, openStore } from '../../src/state/index.js';
 import { CLI, runCli } from '../helpers/cli.js';
-import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
+import { countStatuses, openProject, STORES, TIME_SCALE, type Project } from './harness.js';
 
 let project: Project | undefined;
 const folders: string[] = [];
@@ -93,32 +93,107 @@ describe('reelpipe catalogue', () => {
   });
 });
 
-describe('reelpipe unlock', () => {
-  test('shows the holder and leaves the lock without --force (exit 2); with --force breaks it and says so', async () => {
-    project = await openProject();
-    project.write('m.yaml', SHORTS);
-    const store = await openStore(join(project.dir, 'state', 'reelpipe.db'));
-    const runId = await store.useManifest('shorts').startRun('build-7', 4242, null);
-    await acquireLock(store, { name: 'shorts', host: 'build-7', pid: 4242 });
-    await store.close();
+describe.each(STORES)('on %s', (kind) => {
+  describe('reelpipe unlock', () => {
+    test('shows the holder and leaves the lock without --force (exit 2); with --force breaks it and says so', async () => {
+      project = await openProject({ store: kind });
+      project.write('m.yaml', SHORTS);
+      const store = await openStore(project.state);
+      const runId = await store.useManifest('shorts').startRun('build-7', 4242, null);
+      await acquireLock(store, { name: 'shorts', host: 'build-7', pid: 4242 });
+      await store.close();
 
-    const shown = await project.cli(['unlock', 'm.yaml']);
-    expect(shown.exitCode).toBe(2);
-    expect(shown.stdout).toMatch(new RegExp(`^ {2}held by {4}run ${runId}, pid 4242 on build-7$`, 'm'));
-    expect(shown.stdout).toMatch(/^ {2}heartbeat {2}\d+s ago$/m);
-    expect(shown.stdout).toMatch(/^ {2}process {4}cannot be checked from here \(another host\)$/m);
-    expect(shown.stderr).toBe('reelpipe: the lock was left as it is: add --force to break it');
-    expect(project.query('SELECT name FROM locks')).toHaveLength(1);
+      const shown = await project.cli(['unlock', 'm.yaml']);
+      expect(shown.exitCode).toBe(2);
+      expect(shown.stdout).toMatch(new RegExp(`^ {2}held by {4}run ${runId}, pid 4242 on build-7$`, 'm'));
+      expect(shown.stdout).toMatch(/^ {2}heartbeat {2}\d+s ago$/m);
+      expect(shown.stdout).toMatch(/^ {2}process {4}cannot be checked from here \(another host\)$/m);
+      expect(shown.stderr).toBe('reelpipe: the lock was left as it is: add --force to break it');
+      expect(await project.rows('SELECT name FROM locks')).toHaveLength(1);
 
-    const forced = await project.cli(['unlock', 'm.yaml', '--force']);
-    expect(forced.exitCode, forced.stderr).toBe(0);
-    expect(forced.stdout).toMatch(/^lock broken \(recorded as lock:forced\)/m);
-    expect(project.query('SELECT name FROM locks')).toEqual([]);
-    expect(project.query<{ n: number }>("SELECT count(*) AS n FROM events WHERE type = 'lock:forced'")).toEqual([{ n: 1 }]);
-    const run = await project.cli(['run', 'm.yaml', ...fast]);
-    expect(run.exitCode, run.stderr).toBe(0);
+      const forced = await project.cli(['unlock', 'm.yaml', '--force']);
+      expect(forced.exitCode, forced.stderr).toBe(0);
+      expect(forced.stdout).toMatch(/^lock broken \(recorded as lock:forced\)/m);
+      expect(await project.rows('SELECT name FROM locks')).toEqual([]);
+      expect(await project.rows<{ n: number }>("SELECT count(*) AS n FROM events WHERE type = 'lock:forced'")).toEqual([{ n: 1 }]);
+      const run = await project.cli(['run', 'm.yaml', ...fast]);
+      expect(run.exitCode, run.stderr).toBe(0);
+    });
   });
 
+  describe('reelpipe forget', () => {
+    test('drops a finished job by label, says it will be paid again, and the next run makes it again', async () => {
+      project = await openProject({ store: kind });
+      project.write('m.yaml', SHORTS);
+      expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+      const result = await project.cli(['forget', 'm.yaml', 'TR2-RED']);
+      expect(result.exitCode, result.stderr).toBe(0);
+      // In the words every view uses: the database's `downloaded` is the state `done`; credits are `used`.
+      expect(result.stdout).toMatch(/^forgot TR2-RED \(shorts:[0-9a-f]{12}\): it was done, remote id [0-9a-f-]{36}, 5 credits used$/m);
+      expect(result.stdout).toMatch(/^the next run plans it again as new and submits it: it will be paid for again \(about 5 credits\)$/m);
+      expect(result.stdout).toMatch(/^its 5 credits stay counted in every total and against budget\.max_credits, as spent on a forgotten job$/m);
+      expect(await countStatuses(project)).toEqual({ downloaded: 1 });
+      const again = await project.cli(['run', 'm.yaml', ...fast]);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(project.sandbox.stats().created).toEqual({ ai_short: 3 });
+      // Paid twice, on purpose: both payments stay in every figure, the forgotten one said apart.
+      const { totals } = JSON.parse((await project.cli(['status', 'm.yaml', '--json'])).stdout) as { totals: { creditsUsed: number; creditsApart: { forgotten: number } } };
+      expect(totals).toMatchObject({ creditsUsed: project.sandbox.stats().credits.charged, creditsApart: { forgotten: 5 } });
+    });
+
+    test.each([
+      ['submitted', 'let a run finish it: `reelpipe run m.yaml`'],
+      ['in_doubt', 'settle it first: `reelpipe doubt m.yaml`, then `reelpipe resolve`'],
+    ])('a job %s is refused (exit 2) and kept', async (status, next) => {
+      project = await openProject({ store: kind });
+      project.write('m.yaml', SHORTS);
+      expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+      const [row] = await project.rows<{ key: string }>('SELECT key FROM jobs ORDER BY key LIMIT 1');
+      await project.execute('UPDATE jobs SET status = ? WHERE key = ?', status, row!.key);
+      const result = await project.cli(['forget', 'm.yaml', row!.key]);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(`it exists at the service (or may), and forgetting it would lose track of a job that is paid for; ${next}`);
+      expect(await project.rows('SELECT key FROM jobs WHERE key = ?', row!.key)).toHaveLength(1);
+    });
+
+    test('refused (exit 75) while a run holds the manifest', async () => {
+      project = await openProject({ store: kind });
+      const manifest = project.write('m.yaml', SHORTS);
+      expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+      const store = await openStore(project.state);
+      const lock = await acquireLock(store, { name: (await readManifestId(manifest))! });
+      try {
+        const result = await project.cli(['forget', 'm.yaml', 'TR2-RED']);
+        expect(result.exitCode).toBe(75);
+        expect(await countStatuses(project)).toEqual({ downloaded: 2 });
+      } finally {
+        await lock.release();
+        await store.close();
+      }
+    });
+
+    test('a job given by key is named by its label too, and its state in the vocabulary\'s words (the database\'s done is finished)', async () => {
+      project = await openProject({ store: kind });
+      project.write('m.yaml', SHORTS);
+      expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+      const [row] = await project.rows<{ key: string }>("SELECT key FROM jobs WHERE output_name = 'TR2-BLK'");
+      await project.execute("UPDATE jobs SET status = 'done' WHERE key = ?", row!.key);
+      const result = await project.cli(['forget', 'm.yaml', row!.key]);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout.split('\n')[0]).toMatch(new RegExp(`^forgot TR2-BLK \\(${row!.key}\\): it was finished, `));
+    });
+
+    test('an unknown job is a usage error', async () => {
+      project = await openProject({ store: kind });
+      project.write('m.yaml', SHORTS);
+      expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
+      const result = await project.cli(['forget', 'm.yaml', 'TR2-GRN']);
+      expect([result.exitCode, result.stderr]).toEqual([2, 'reelpipe: TR2-GRN: no such job; give a key or a label of this manifest, as `reelpipe status` shows them']);
+    });
+  });
+});
+
+describe('reelpipe unlock, before any state', () => {
   test('no lock: says so, exit 0, and creates no state database', async () => {
     project = await openProject();
     project.write('m.yaml', SHORTS);
@@ -126,81 +201,6 @@ describe('reelpipe unlock', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^no lock on shorts: there is no state database at /);
     expect(existsSync(join(project.dir, 'state'))).toBe(false);
-  });
-});
-
-describe('reelpipe forget', () => {
-  test('drops a finished job by label, says it will be paid again, and the next run makes it again', async () => {
-    project = await openProject();
-    project.write('m.yaml', SHORTS);
-    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
-    const result = await project.cli(['forget', 'm.yaml', 'TR2-RED']);
-    expect(result.exitCode, result.stderr).toBe(0);
-    // In the words every view uses: the database's `downloaded` is the state `done`; credits are `used`.
-    expect(result.stdout).toMatch(/^forgot TR2-RED \(shorts:[0-9a-f]{12}\): it was done, remote id [0-9a-f-]{36}, 5 credits used$/m);
-    expect(result.stdout).toMatch(/^the next run plans it again as new and submits it: it will be paid for again \(about 5 credits\)$/m);
-    expect(result.stdout).toMatch(/^its 5 credits stay counted in every total and against budget\.max_credits, as spent on a forgotten job$/m);
-    expect(statusCounts(project)).toEqual({ downloaded: 1 });
-    const again = await project.cli(['run', 'm.yaml', ...fast]);
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(project.sandbox.stats().created).toEqual({ ai_short: 3 });
-    // Paid twice, on purpose: both payments stay in every figure, the forgotten one said apart.
-    const { totals } = JSON.parse((await project.cli(['status', 'm.yaml', '--json'])).stdout) as { totals: { creditsUsed: number; creditsApart: { forgotten: number } } };
-    expect(totals).toMatchObject({ creditsUsed: project.sandbox.stats().credits.charged, creditsApart: { forgotten: 5 } });
-  });
-
-  test.each([
-    ['submitted', 'let a run finish it: `reelpipe run m.yaml`'],
-    ['in_doubt', 'settle it first: `reelpipe doubt m.yaml`, then `reelpipe resolve`'],
-  ])('a job %s is refused (exit 2) and kept', async (status, next) => {
-    project = await openProject();
-    project.write('m.yaml', SHORTS);
-    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
-    const [row] = project.query<{ key: string }>('SELECT key FROM jobs ORDER BY key LIMIT 1');
-    const db = openStateDb(join(project.dir, 'state', 'reelpipe.db'));
-    db.prepare('UPDATE jobs SET status = ? WHERE key = ?').run(status, row!.key);
-    db.close();
-    const result = await project.cli(['forget', 'm.yaml', row!.key]);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain(`it exists at the service (or may), and forgetting it would lose track of a job that is paid for; ${next}`);
-    expect(project.query('SELECT key FROM jobs WHERE key = ?', row!.key)).toHaveLength(1);
-  });
-
-  test('refused (exit 75) while a run holds the manifest', async () => {
-    project = await openProject();
-    const manifest = project.write('m.yaml', SHORTS);
-    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
-    const store = await openStore(join(project.dir, 'state', 'reelpipe.db'));
-    const lock = await acquireLock(store, { name: (await readManifestId(manifest))! });
-    try {
-      const result = await project.cli(['forget', 'm.yaml', 'TR2-RED']);
-      expect(result.exitCode).toBe(75);
-      expect(statusCounts(project)).toEqual({ downloaded: 2 });
-    } finally {
-      await lock.release();
-      await store.close();
-    }
-  });
-
-  test('a job given by key is named by its label too, and its state in the vocabulary\'s words (the database\'s done is finished)', async () => {
-    project = await openProject();
-    project.write('m.yaml', SHORTS);
-    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
-    const [row] = project.query<{ key: string }>("SELECT key FROM jobs WHERE output_name = 'TR2-BLK'");
-    const db = openStateDb(join(project.dir, 'state', 'reelpipe.db'));
-    db.prepare("UPDATE jobs SET status = 'done' WHERE key = ?").run(row!.key);
-    db.close();
-    const result = await project.cli(['forget', 'm.yaml', row!.key]);
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout.split('\n')[0]).toMatch(new RegExp(`^forgot TR2-BLK \\(${row!.key}\\): it was finished, `));
-  });
-
-  test('an unknown job is a usage error', async () => {
-    project = await openProject();
-    project.write('m.yaml', SHORTS);
-    expect((await project.cli(['run', 'm.yaml', ...fast])).exitCode).toBe(0);
-    const result = await project.cli(['forget', 'm.yaml', 'TR2-GRN']);
-    expect([result.exitCode, result.stderr]).toEqual([2, 'reelpipe: TR2-GRN: no such job; give a key or a label of this manifest, as `reelpipe status` shows them']);
   });
 });
 
