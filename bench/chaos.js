@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // `npm run chaos`: a seeded soak proving reelpipe's money and durability promises under the
 // hostile fault profile — 1,000 jobs, the runner SIGKILLed at random moments and the journalled
-// sandbox SIGKILLed too, re-run until done — in polling mode, then webhook mode (--both). Prints
-// every invariant PASS/FAIL with its figures; exits 1 if any failed. See docs/chaos.md.
+// sandbox SIGKILLed too, re-run until done — in polling mode, then webhook mode (--both), on the
+// SQLite store and then on PostgreSQL (a throwaway server the harness starts, a fresh database per
+// mode; --store picks one). Prints every invariant PASS/FAIL with its figures, then one table of
+// every verdict by store and mode; exits 1 if any failed. See docs/chaos.md.
 import { rmSync, writeFileSync } from 'node:fs';
-import { renderSoak } from './chaos/report.js';
+import { startPostgres } from './lib/postgres-server.js';
+import { renderSoak, renderVerdicts, soakLabel } from './chaos/report.js';
 import { USAGE, parseOptions } from './chaos/options.js';
-import { recheck, runSoak } from './chaos/soak.js';
+import { keepStateCopy, recheck, runSoak } from './chaos/soak.js';
 
 let options;
 try {
@@ -26,21 +29,47 @@ if (options.recheck) {
   console.log(renderSoak(soak));
   soaks.push(soak);
 }
-for (const mode of options.recheck ? [] : options.modes) {
-  console.error(`chaos: ${mode} mode, ${options.jobs} jobs, seed ${options.seed}, ${options.kills} timed + ${options.pointKills} point kills, ${options.sandboxKills} sandbox kills`);
-  const soak = await runSoak(options, mode);
+let server;
+try {
+  for (const store of options.recheck ? [] : options.stores) {
+    for (const mode of options.modes) soaks.push(await soakOnce(store, mode));
+  }
+} finally {
+  server?.stop();
+}
+
+/** One soak: its state (a file in its workspace, or a database of its own), run, printed, kept or removed. */
+async function soakOnce(store, mode) {
+  let state;
+  if (store === 'postgres') {
+    server ??= await startPostgres();
+    state = options.state ?? (await server.database(`chaos_${mode}`));
+  }
+  console.error(`chaos: ${store}, ${mode} mode, ${options.jobs} jobs, seed ${options.seed}, ${options.kills} timed + ${options.pointKills} point kills, ${options.sandboxKills} sandbox kills${state ? `; state ${state}` : ''}`);
+  const soak = await runSoak(options, mode, { store, state });
   const failed = soak.rows.some((r) => r.verdict === 'FAIL');
   // A failed soak keeps its workspace (state, journal, outputs, every run's stderr) to look into.
   soak.kept = failed || options.keep;
+  if (soak.kept && state) {
+    try {
+      keepStateCopy(soak);
+    } catch (error) {
+      console.error(`chaos: the PostgreSQL state could not be copied into ${soak.dir}: ${error.message}`);
+    }
+  }
   if (!soak.kept) rmSync(soak.dir, { recursive: true, force: true });
   console.log(renderSoak(soak));
-  soaks.push(soak);
+  return soak;
 }
 
 const allHeld = soaks.every((s) => s.rows.every((r) => r.verdict !== 'FAIL'));
-console.log(`\n${allHeld ? 'every invariant held' : 'INVARIANTS FAILED'} (${soaks.map((s) => s.mode).join(', ')}; seed ${options.seed})`);
+if (soaks.length > 1) console.log(renderVerdicts(soaks));
+console.log(`\n${allHeld ? 'every invariant held' : 'INVARIANTS FAILED'} (${soaks.map(soakLabel).join('; ')}; seed ${options.seed})`);
 if (options.json) {
-  const out = { options, held: allHeld, soaks: soaks.map(({ mode, rows, log, counts, doubt, wallMs, dir, kept }) => ({ mode, rows, log, counts, doubt, wallMs, dir: kept ? dir : null })) };
+  const out = {
+    options, held: allHeld,
+    soaks: soaks.map(({ store, mode, rows, log, counts, doubt, wallMs, dir, kept }) => ({ store, mode, rows, log, counts, doubt, wallMs, dir: kept ? dir : null })),
+  };
   writeFileSync(options.json, `${JSON.stringify(out, null, 2)}\n`);
 }
 process.exit(allHeld ? 0 : 1);

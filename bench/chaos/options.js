@@ -2,7 +2,8 @@
 // one-minute version `npm test` runs (test/e2e/chaos.test.ts).
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: node bench/chaos.js [--both | --webhooks] [--quick] [--jobs N] [--kills K] [--point-kills P]
+export const USAGE = `usage: node bench/chaos.js [--both | --webhooks] [--store sqlite|postgres|both] [--state postgres://…]
+       [--quick] [--jobs N] [--kills K] [--point-kills P]
        [--sandbox-kills M] [--seed S] [--max-credits N|plan|none] [--speed X] [--capacity N] [--rate N]
        [--kill-window MIN,MAX] [--max-reruns N] [--json FILE] [--keep]
        node bench/chaos.js --recheck DIR [--max-credits N] [--json FILE]   (judge a kept workspace again)`;
@@ -34,9 +35,10 @@ export function parseOptions(argv) {
       jobs: { type: 'string' }, kills: { type: 'string' }, 'point-kills': { type: 'string' }, 'sandbox-kills': { type: 'string' },
       seed: { type: 'string' }, 'max-credits': { type: 'string' }, speed: { type: 'string' }, capacity: { type: 'string' },
       rate: { type: 'string' }, 'kill-window': { type: 'string' }, 'max-reruns': { type: 'string' }, json: { type: 'string' },
-      help: { type: 'boolean' }, recheck: { type: 'string' },
+      help: { type: 'boolean' }, recheck: { type: 'string' }, store: { type: 'string' }, state: { type: 'string' },
     },
   });
+  const { stores, state } = storeOptions(values);
   const base = values.quick ? QUICK : FULL;
   const window = values['kill-window']?.split(',').map((t) => number('kill-window', t)) ?? base.killWindow;
   if (window.length !== 2 || window[0] > window[1]) throw new Error(`--kill-window ${values['kill-window']}: use MIN,MAX in seconds, e.g. 0.5,3`);
@@ -46,6 +48,10 @@ export function parseOptions(argv) {
     recheck: values.recheck,
     capGiven: values['max-credits'] !== undefined,
     modes: values.both ? ['polling', 'webhooks'] : [values.webhooks ? 'webhooks' : 'polling'],
+    /** The stores soaked, in order, each in every mode. @default ['sqlite', 'postgres'] (`--state`: postgres) */
+    stores,
+    /** A PostgreSQL database to soak in, made by the caller (the tests'); without it the harness starts a server of its own. */
+    state,
     jobs: values.jobs ? number('jobs', values.jobs, { whole: true, min: 10 }) : base.jobs,
     kills: values.kills ? number('kills', values.kills, { whole: true }) : base.kills,
     pointKills: values['point-kills'] ? number('point-kills', values['point-kills'], { whole: true }) : base.pointKills,
@@ -65,4 +71,23 @@ export function parseOptions(argv) {
     json: values.json,
     keep: Boolean(values.keep),
   };
+}
+
+const STORES = { sqlite: ['sqlite'], postgres: ['postgres'], both: ['sqlite', 'postgres'] };
+
+/**
+ * `--store` and `--state`. Why `--state` takes one mode only: a soak needs a state of its own, and
+ * the harness makes one per mode only on the PostgreSQL server it starts itself.
+ */
+function storeOptions(values) {
+  const state = values.state;
+  if (state !== undefined) {
+    if (!/^postgres(ql)?:\/\//i.test(state)) throw new Error(`--state ${state}: give a PostgreSQL database (postgres://USER@HOST:PORT/DB); a SQLite soak keeps its file in its workspace`);
+    if (values.both) throw new Error('--state names one database: give one mode (no --both)');
+    if (values.store !== undefined && values.store !== 'postgres') throw new Error(`--state is a PostgreSQL database: --store ${values.store} does not go with it`);
+    return { stores: ['postgres'], state };
+  }
+  const stores = STORES[values.store ?? 'both'];
+  if (!stores) throw new Error(`--store ${values.store}: use sqlite, postgres or both`);
+  return { stores, state: undefined };
 }

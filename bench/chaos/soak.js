@@ -8,7 +8,8 @@
 //                `maxReruns` of them — more fails the soak loudly;
 //
 // then the evidence is read and judged (invariants.js). Every choice comes from the seed; only
-// where a timed kill lands depends on the machine.
+// where a timed kill lands depends on the machine. The state is a SQLite file in the workspace or
+// a PostgreSQL database the caller made for this soak alone (the same seed, the same kills).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { setInterval, clearInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { FAULT_PROFILES } from '../../dist/sandbox/index.js';
+import { isPostgres } from '../lib/postgres-server.js';
 import { readService, readState } from './evidence.js';
 import { countBy, doubtSummary, judge } from './invariants.js';
 import { writeManifest } from './manifest.js';
@@ -29,13 +31,17 @@ const CLI = fileURLToPath(new URL('../../bin/reelpipe.js', import.meta.url));
 const KILL_POINTS = ['before-post', 'after-post', 'after-poll', 'mid-download', 'after-download'];
 const log = (line) => process.stderr.write(`${line}\n`);
 
-/** Runs one soak; resolves with { mode, dir, rows, log, counts, wallMs }. */
-export async function runSoak(options, mode) {
+/**
+ * Runs one soak on `store` ('sqlite' or 'postgres'); `state` is the PostgreSQL database's URL (a
+ * fresh one: the soak's alone), or undefined for a SQLite file in the workspace. Resolves with
+ * { store, mode, dir, rows, log, counts, wallMs }.
+ */
+export async function runSoak(options, mode, { store = 'sqlite', state } = {}) {
   const started = performance.now();
   const rng = seededRandom(options.seed * 2 + (mode === 'webhooks' ? 1 : 0));
-  const dir = mkdtempSync(path.join(tmpdir(), `reelpipe-chaos-${mode}-`));
-  const ws = await prepare(options, dir);
-  const soakLog = { mode, seed: options.seed, runs: [], finalCode: null, peakCharged: 0, settled: false, hung: 0, faults: {} };
+  const dir = mkdtempSync(path.join(tmpdir(), `reelpipe-chaos-${store}-${mode}-`));
+  const ws = await prepare(options, dir, state);
+  const soakLog = { store, mode, seed: options.seed, runs: [], finalCode: null, peakCharged: 0, settled: false, hung: 0, faults: {} };
   const sampler = sampleCharges(ws, soakLog);
   try {
     const runner = runnerFor(options, ws, mode);
@@ -44,8 +50,8 @@ export async function runSoak(options, mode) {
     sampler.stop();
     await sampler.sample();
     addCounts(soakLog.faults, (await introspect(ws.url, 'stats')).faults);
-    const judged = await judgeWorkspace(describe(ws, options), soakLog, ws.url);
-    return { mode, dir, ...judged, log: soakLog, wallMs: performance.now() - started };
+    const judged = await judgeWorkspace(describe(ws, options, store), soakLog, ws.url);
+    return { store, mode, dir, ...judged, log: soakLog, wallMs: performance.now() - started };
   } finally {
     sampler.stop();
     await killProcess(ws.sandbox.child, 'SIGTERM');
@@ -53,7 +59,7 @@ export async function runSoak(options, mode) {
 }
 
 /** The workspace: profile file, a link made on a quiet start, the hostile sandbox, manifest, plan. */
-async function prepare(options, dir) {
+async function prepare(options, dir, state = path.join(dir, 'state', 'reelpipe.db')) {
   mkdirSync(path.join(dir, 'logs'));
   const profile = path.join(dir, 'hostile.json');
   // Every hostile rate, but 429/503 say Retry-After 0 instead of 1 s: that changes no outcome,
@@ -65,7 +71,7 @@ async function prepare(options, dir) {
   const quiet = await startSandboxProcess(CLI, { ...base, faults: 'none' });
   const linkId = await createLink(quiet.url);
   await killProcess(quiet.child, 'SIGTERM');
-  const ws = { dir, port, base, profile, linkId, statePath: path.join(dir, 'state', 'reelpipe.db'), outputsDir: path.join(dir, 'out') };
+  const ws = { dir, port, base, profile, linkId, statePath: state, outputsDir: path.join(dir, 'out') };
   ws.sandbox = await startSandboxProcess(CLI, { ...base, faults: profile });
   ws.url = ws.sandbox.url;
   ws.manifest = writeManifest(dir, options.jobs, linkId);
@@ -76,9 +82,9 @@ async function prepare(options, dir) {
 }
 
 /** What judging a workspace needs, kept in soak.json so `--recheck DIR` can judge it again. */
-function describe(ws, options) {
+function describe(ws, options, store) {
   return {
-    dir: ws.dir, statePath: ws.statePath, outputsDir: ws.outputsDir, journal: ws.base.journal, plan: ws.plan, cap: ws.cap, linkId: ws.linkId,
+    store, dir: ws.dir, statePath: ws.statePath, outputsDir: ws.outputsDir, journal: ws.base.journal, plan: ws.plan, cap: ws.cap, linkId: ws.linkId,
     asked: { kills: options.kills, pointKills: options.pointKills, sandboxKills: options.sandboxKills, maxReruns: options.maxReruns },
   };
 }
@@ -86,7 +92,7 @@ function describe(ws, options) {
 /** Reads the evidence of a workspace, judges it, and writes DIR/soak.json. */
 async function judgeWorkspace(workspace, soakLog, url) {
   const evidence = {
-    plan: workspace.plan, state: readState(workspace.statePath), service: await readService(url), outputsDir: workspace.outputsDir,
+    plan: workspace.plan, state: await readState(workspace.statePath), service: await readService(url), outputsDir: workspace.outputsDir,
     harnessIds: new Set([workspace.linkId]), cap: workspace.cap, log: soakLog,
   };
   evidence.stats = evidence.service.stats;
@@ -107,10 +113,28 @@ export async function recheck(dir, { cap } = {}) {
   const sandbox = await startSandboxProcess(CLI, { port: 0, speed: 1, capacity: 1, credits: 0, seed: 1, faults: 'none', journal: workspace.journal, cwd: dir });
   try {
     const judged = await judgeWorkspace(workspace, saved.log, sandbox.url);
-    return { mode: `${saved.log.mode} (recheck)`, dir, ...judged, log: saved.log, wallMs: 0, kept: true };
+    return { store: saved.workspace.store ?? storeOf(workspace.statePath), mode: `${saved.log.mode} (recheck)`, dir, ...judged, log: saved.log, wallMs: 0, kept: true };
   } finally {
     await killProcess(sandbox.child, 'SIGTERM');
   }
+}
+
+const storeOf = (location) => (isPostgres(location) ? 'postgres' : 'sqlite');
+
+/**
+ * A kept PostgreSQL soak's state, copied into its workspace as DIR/state/reelpipe.db (`reelpipe
+ * state copy`, every table, counts and credits checked): the throwaway server goes with the
+ * harness, and `--recheck DIR` then judges the copy. soak.json keeps where it came from.
+ */
+export function keepStateCopy(soak) {
+  const file = path.join(soak.dir, 'soak.json');
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  if (!isPostgres(saved.workspace.statePath)) return;
+  const copy = path.join(soak.dir, 'state', 'reelpipe.db');
+  mkdirSync(path.dirname(copy), { recursive: true });
+  execFileSync(process.execPath, [CLI, 'state', 'copy', saved.workspace.statePath, copy], { cwd: soak.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  saved.workspace = { ...saved.workspace, statePath: copy, copiedFrom: saved.workspace.statePath };
+  writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`);
 }
 
 /**
@@ -179,11 +203,11 @@ async function killPhase(options, ws, runner, rng, soakLog) {
 
 /** Re-runs without kills until the code is final; fails the soak (settled: false) past the bound. */
 async function settlePhase(options, runner, ws, soakLog) {
-  let before = statusCounts(ws);
+  let before = await statusCounts(ws);
   for (let i = 0; i < options.maxReruns; i++) {
     const result = await runner(soakLog.runs.length + 1);
     record(soakLog, result, { phase: 'settle' });
-    const after = statusCounts(ws);
+    const after = await statusCounts(ws);
     const moved = JSON.stringify(after) !== JSON.stringify(before);
     before = after;
     if (result.hung || result.signal) continue;
@@ -200,13 +224,13 @@ function record(soakLog, result, extra) {
   const run = { n: soakLog.runs.length + 1, ...extra, code: result.code, signal: result.signal, ms: Math.round(result.ms), ...(result.during ? { sandbox: result.during } : {}) };
   if (result.hung) soakLog.hung++;
   soakLog.runs.push(run);
-  log(`  [${soakLog.mode}] run ${run.n} (${run.phase}): ${run.signal ?? `exit ${run.code}`} after ${(run.ms / 1000).toFixed(1)} s` +
+  log(`  [${soakLog.store ?? 'sqlite'} ${soakLog.mode}] run ${run.n} (${run.phase}): ${run.signal ?? `exit ${run.code}`} after ${(run.ms / 1000).toFixed(1)} s` +
     `${run.kill ? ` — ${run.kill}` : ''}${run.sandbox ? ` — sandbox SIGKILLed ${run.sandbox} and restarted on its journal` : ''}`);
 }
 
-function statusCounts(ws) {
+async function statusCounts(ws) {
   try {
-    return countBy(readState(ws.statePath).rows, (r) => r.status);
+    return countBy((await readState(ws.statePath)).rows, (r) => r.status);
   } catch {
     return {};
   }
