@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -6,12 +6,14 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { freshPgDatabase, pgRows, type PgDatabase } from '../helpers/pg-database.js';
 
 /**
  * The short version of `npm run chaos` (bench/chaos.js --quick): in polling and in webhook mode,
  * 150 jobs on the hostile profile, the runner SIGKILLed at seeded moments and at named instants,
- * the journalled sandbox SIGKILLed and restarted, re-run until done. Every invariant must hold.
- * Then a kept workspace is tampered with and judged again: each check must catch what it guards.
+ * the journalled sandbox SIGKILLed and restarted, re-run until done. Every invariant must hold, on
+ * the SQLite store and on PostgreSQL (a test database of its own per mode). Then a kept SQLite
+ * workspace is tampered with and judged again: each check must catch what it guards.
  */
 const CHAOS = join(REPO_ROOT, 'bench', 'chaos.js');
 const INVARIANTS = [
@@ -25,6 +27,7 @@ const INVARIANTS = [
 
 interface Row { name: string; verdict: 'PASS' | 'FAIL' | 'SKIP'; figures: string; detail: Record<string, unknown> }
 interface Soak {
+  store: string;
   mode: string;
   rows: Row[];
   dir: string | null;
@@ -42,7 +45,7 @@ const rowOf = (soak: Soak, name: string) => soak.rows.find((r) => r.name === nam
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-chaos-test-'));
-  const run = await chaos(['--quick', '--both', '--keep', '--json', join(dir, 'chaos.json')]);
+  const run = await chaos(['--quick', '--both', '--store', 'sqlite', '--keep', '--json', join(dir, 'chaos.json')]);
   stdout = `${run.stdout}\n${run.stderr.slice(-3000)}`;
   report = readReport(join(dir, 'chaos.json'));
 }, 300_000);
@@ -52,22 +55,61 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Every invariant judged and held (the budget too: the quick soak runs under the plan's total as cap), after the kills asked for. */
+function expectEveryInvariantHeld(soak: Soak | undefined, output: string): void {
+  expect(soak, output).toBeDefined();
+  expect(soak!.rows.filter((r) => r.verdict === 'FAIL'), output).toEqual([]);
+  expect(soak!.rows.filter((r) => INVARIANTS.includes(r.name)).map((r) => [r.name, r.verdict])).toEqual(INVARIANTS.map((name) => [name, 'PASS']));
+  expect(soak!.log.kills.timed).toBeGreaterThanOrEqual(5);
+  expect(soak!.log.kills.point).toBeGreaterThanOrEqual(2);
+  expect(soak!.log.sandboxKills).toBeGreaterThanOrEqual(1);
+  expect(soak!.log.settled).toBe(true);
+}
+
 describe('the quick chaos soak', () => {
   test.each(['polling', 'webhooks'])('%s mode: every invariant holds, after real kills of the runner and the sandbox', (mode) => {
-    const soak = report.soaks.find((s) => s.mode === mode)!;
-    expect(soak, stdout).toBeDefined();
-    expect(soak.rows.filter((r) => r.verdict === 'FAIL'), stdout).toEqual([]);
-    // Every invariant was judged (the budget too: the quick soak runs under the plan's total as cap).
-    expect(soak.rows.filter((r) => INVARIANTS.includes(r.name)).map((r) => [r.name, r.verdict])).toEqual(INVARIANTS.map((name) => [name, 'PASS']));
-    expect(soak.log.kills.timed).toBeGreaterThanOrEqual(5);
-    expect(soak.log.kills.point).toBeGreaterThanOrEqual(2);
-    expect(soak.log.sandboxKills).toBeGreaterThanOrEqual(1);
-    expect(soak.log.settled).toBe(true);
+    const soak = report.soaks.find((s) => s.mode === mode);
+    expect(soak?.store).toBe('sqlite');
+    expectEveryInvariantHeld(soak, stdout);
   });
 
   test('the soak exits 0 and says every invariant held', () => {
     expect(report.held, stdout).toBe(true);
     expect(stdout).toContain('every invariant held');
+  });
+});
+
+describe('the quick chaos soak on PostgreSQL', () => {
+  const MODES = ['polling', 'webhooks'] as const;
+  const soaks = new Map<string, { db: PgDatabase; report: Report | undefined; output: string }>();
+
+  // One soak per mode, each on a test database of its own (the harness takes one database per soak).
+  beforeAll(async () => {
+    for (const mode of MODES) {
+      const db = await freshPgDatabase();
+      const json = join(dir, `chaos-postgres-${mode}.json`);
+      const run = await chaos(['--quick', ...(mode === 'webhooks' ? ['--webhooks'] : []), '--state', db.url, '--json', json]);
+      const output = `${run.stdout}\n${run.stderr.slice(-3000)}`;
+      // No report when the harness itself broke (no server, a crash): the test then shows its output.
+      soaks.set(mode, { db, output, report: existsSync(json) ? readReport(json) : undefined });
+    }
+  }, 600_000);
+
+  afterAll(async () => {
+    for (const { db, report: pgReport } of soaks.values()) {
+      for (const soak of pgReport?.soaks ?? []) if (soak.dir) rmSync(soak.dir, { recursive: true, force: true });
+      await db.drop();
+    }
+  });
+
+  test.each(MODES)('%s mode: every invariant holds, the state in PostgreSQL', async (mode) => {
+    const { db, report: pgReport, output } = soaks.get(mode)!;
+    expect(pgReport?.held, output).toBe(true);
+    const soak = pgReport!.soaks.find((s) => s.mode === mode);
+    expect(soak?.store).toBe('postgres');
+    expectEveryInvariantHeld(soak, output);
+    // The jobs the invariants judged are the database's: every planned job has its row there.
+    expect(await pgRows<{ jobs: number }>('SELECT count(*)::int AS jobs FROM jobs', db.url)).toEqual([{ jobs: 150 }]);
   });
 });
 
