@@ -6,13 +6,16 @@ import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { renderReport } from '../../src/report/html/render-report.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, type CliOptions } from '../helpers/cli.js';
+import { freshPgDatabase, type PgDatabase } from '../helpers/pg-database.js';
 import { reportData, reportJob } from '../report/fixtures/report-data.js';
 import { openBrowser, type Browser, type RequestLog } from './browser.js';
+import { STORES } from './state-rows.js';
 
 /**
- * The report as a person sees it: the demo and a run with a failed step, each run on the embedded
- * sandbox by the real CLI, then opened in a real headless Chromium. Screenshots land in out/test/.
+ * The report as a person sees it: the demo (its state on SQLite, then on PostgreSQL) and a run with
+ * a failed step, each run on the embedded sandbox by the real CLI, then opened in a real headless
+ * Chromium. Screenshots land in out/test/.
  */
 const dir = mkdtempSync(join(tmpdir(), 'reelpipe-report-'));
 const SCREENSHOTS = join(REPO_ROOT, 'out', 'test');
@@ -87,15 +90,27 @@ const TIMELINE_LANES = `(() => {
 
 const tileValue = (page: Page, what: string) => page.locator('#totals .tile', { has: page.locator(`span:text-is("${what}")`) }).locator('b').textContent();
 
-describe('the demo\'s report', () => {
+describe.each(STORES)('the demo\'s report, its state on %s', (store) => {
+  // Each store's demo in a folder of its own: an outputs folder belongs to one state.
+  const base = store === 'sqlite' ? dir : join(dir, store);
+  let database: PgDatabase | undefined;
+  /** `--state` naming the PostgreSQL database: beside --sandbox, REELPIPE_STATE is not read. */
+  let stateFlags: string[] = [];
+  const demo = (args: string[], options: CliOptions = {}) => runCli([...args, ...stateFlags], { cwd: base, timeout: 60_000, ...options });
   let reportPath: string;
   let stdout: string;
   beforeAll(async () => {
-    const run = await cli(['run', 'examples/demo.yaml', '--sandbox']);
+    if (store === 'postgres') {
+      cpSync(join(REPO_ROOT, 'examples'), join(base, 'examples'), { recursive: true });
+      database = await freshPgDatabase();
+      stateFlags = ['--state', database.url];
+    }
+    const run = await demo(['run', 'examples/demo.yaml', '--sandbox']);
     expect(run.exitCode, run.stderr).toBe(0);
     stdout = run.stdout;
-    reportPath = join(dir, 'out', 'demo.sandbox', 'report', 'index.html');
+    reportPath = join(base, 'out', 'demo.sandbox', 'report', 'index.html');
   }, 60_000);
+  afterAll(() => database?.drop());
 
   test('the run ends by printing the report\'s path', () => {
     expect(stdout.trimEnd().split('\n').at(-1)).toBe(`report: ${reportPath}`);
@@ -118,14 +133,14 @@ describe('the demo\'s report', () => {
     expectNothingLeft(requests);
     // The page, its seven videos and three ads at least, each from the outputs folder.
     expect(requests.inside.length).toBeGreaterThanOrEqual(11);
-    await screenshot(page, 'report-demo.png');
+    await screenshot(page, store === 'sqlite' ? 'report-demo.png' : `report-demo-${store}.png`);
     await page.close();
   });
 
   test('draws the timeline: one lane per step, each inked with its jobs\' bars in the colour of their state', async () => {
     const { page, requests } = await open(reportPath);
     const lanes = await page.evaluate<{ step: string; jobs: number; inked: number; done: number; area: number }[]>(TIMELINE_LANES);
-    const status = JSON.parse((await cli(['status', 'examples/demo.yaml', '--sandbox', '--json'])).stdout) as { steps: { id: string; jobs: number }[] };
+    const status = JSON.parse((await demo(['status', 'examples/demo.yaml', '--sandbox', '--json'])).stdout) as { steps: { id: string; jobs: number }[] };
     expect(lanes.map((l) => [l.step, l.jobs])).toEqual(status.steps.map((s) => [s.id, s.jobs]));
     for (const lane of lanes) {
       // Not blank, and drawn: every job of the demo is done, so each lane holds that green.
@@ -147,7 +162,7 @@ describe('the demo\'s report', () => {
   });
 
   test('results.csv holds every row of the demo\'s CSV once, with its state', () => {
-    const input = parse(readFileSync(join(dir, 'examples', 'demo-scripts.csv')), { columns: true }) as Record<string, string>[];
+    const input = parse(readFileSync(join(base, 'examples', 'demo-scripts.csv')), { columns: true }) as Record<string, string>[];
     const results = parse(readFileSync(join(dirname(reportPath), 'results.csv')), { columns: true }) as Record<string, string>[];
     expect(results).toHaveLength(9);
     for (const row of input) {
@@ -159,9 +174,9 @@ describe('the demo\'s report', () => {
   test('status --json and plan --json carry each job\'s label, origin, files, times and credits', async () => {
     type Job = { label: string; origin: string | null; state: string; outputs: string[]; submittedAt: string | null; finishedAt: string | null; downloadedAt: string | null; creditsUsed: number | null };
     for (const command of ['status', 'plan']) {
-      const json = JSON.parse((await cli([command, 'examples/demo.yaml', '--sandbox', '--json'])).stdout) as { jobs: Job[] };
+      const json = JSON.parse((await demo([command, 'examples/demo.yaml', '--sandbox', '--json'])).stdout) as { jobs: Job[] };
       const short = json.jobs.find((j) => j.label === 'short-TR2-RED');
-      expect(short, command).toMatchObject({ origin: 'examples/demo-scripts.csv:3', state: 'done', creditsUsed: 5, outputs: [join(dir, 'out', 'demo.sandbox', 'shorts', 'short-TR2-RED.mp4')] });
+      expect(short, command).toMatchObject({ origin: 'examples/demo-scripts.csv:3', state: 'done', creditsUsed: 5, outputs: [join(base, 'out', 'demo.sandbox', 'shorts', 'short-TR2-RED.mp4')] });
       expect([short?.submittedAt, short?.finishedAt, short?.downloadedAt].every((t) => t !== null && !Number.isNaN(Date.parse(t ?? '')))).toBe(true);
       // The product link's cost is never reported: unknown, not 0.
       expect(json.jobs.find((j) => j.label === 'product')?.creditsUsed, command).toBeNull();
@@ -169,23 +184,23 @@ describe('the demo\'s report', () => {
   });
 
   test('reelpipe report --open hands the file to xdg-open, or says there is none', async () => {
-    const bin = join(dir, 'bin');
+    const bin = join(base, 'bin');
     mkdirSync(bin, { recursive: true });
     symlinkSync(process.execPath, join(bin, 'node'));
-    const none = await runCli(['report', 'examples/demo.yaml', '--sandbox', '--open'], { cwd: dir, env: { PATH: bin } });
+    const none = await demo(['report', 'examples/demo.yaml', '--sandbox', '--open'], { env: { PATH: bin } });
     expect([none.exitCode, none.stderr]).toEqual([0, `--open: neither xdg-open nor open is on PATH; open ${reportPath} in a browser`]);
-    const opened = join(dir, 'opened.txt');
+    const opened = join(base, 'opened.txt');
     writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$@" > "${opened}"\n`, { mode: 0o755 });
-    const open = await runCli(['report', 'examples/demo.yaml', '--sandbox', '--open'], { cwd: dir, env: { PATH: bin } });
+    const open = await demo(['report', 'examples/demo.yaml', '--sandbox', '--open'], { env: { PATH: bin } });
     expect([open.exitCode, open.stderr]).toEqual([0, '']);
     // The opener is not waited for (a browser may stay open): wait for its mark instead.
     await vi.waitFor(() => expect(readFileSync(opened, 'utf8')).toBe(`${reportPath}\n`), { timeout: 10_000 });
   });
 
   test('reelpipe report writes it again on demand, for a run given by id, and refuses an unknown one', async () => {
-    const again = await cli(['report', 'examples/demo.yaml', '--sandbox', '--run', '1']);
+    const again = await demo(['report', 'examples/demo.yaml', '--sandbox', '--run', '1']);
     expect([again.exitCode, again.stdout.split('\n')[0]]).toEqual([0, `report: ${reportPath}`]);
-    const unknown = await cli(['report', 'examples/demo.yaml', '--sandbox', '--run', '99']);
+    const unknown = await demo(['report', 'examples/demo.yaml', '--sandbox', '--run', '99']);
     expect([unknown.exitCode, unknown.stderr]).toEqual([2, expect.stringContaining('--run 99: no such run of')]);
   });
 });
