@@ -102,6 +102,14 @@ export async function restartCluster(cluster: PgCluster, mode: PgStopMode = 'fas
   });
 }
 
+/** `pg_ctl start -w` on a stopped cluster, with the options it was first started with: a database back after an outage. */
+export async function startCluster(cluster: PgCluster): Promise<void> {
+  const logStart = logSize(cluster.logFile);
+  await runPg(cluster.binDir, 'pg_ctl', ['start', '-D', cluster.dataDir, '-l', cluster.logFile, '-w', '-o', serverOptions(cluster)], cluster.dataDir).catch((error: Error) => {
+    throw new Error(`${error.message}\nserver log (${cluster.logFile}):\n${logTail(cluster.logFile, logStart)}`, { cause: error });
+  });
+}
+
 /** `pg_ctl stop -m immediate`: nothing of a throwaway cluster is worth a clean shutdown. */
 export async function stopCluster(cluster: PgCluster): Promise<void> {
   if (!existsSync(join(cluster.dataDir, 'postmaster.pid'))) return;

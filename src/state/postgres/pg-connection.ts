@@ -45,6 +45,8 @@ const types = {
 export class PgDb {
   roundTrips = 0;
   private closed = false;
+  /** A statement waited its whole bound for the database in vain (see retried). */
+  private gone = false;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -159,15 +161,27 @@ export class PgDb {
     await this.pool.end();
   }
 
-  /** `step` again on a dropped link, with growing pauses, until `boundMs` has passed; then the located fault. */
+  /**
+   * `step` again on a dropped link, with growing pauses, until `boundMs` has passed; then the
+   * located fault. Once one statement has waited its whole bound in vain the database is taken as
+   * gone: the statements after it (a run's last records on its way out) are tried once each, not
+   * given a bound of their own — a run that lost its database ends within its bound, not within
+   * one bound per write. The first statement that gets through takes that back.
+   */
   private async retried<T>(doing: string, boundMs: number, step: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + boundMs;
+    const deadline = Date.now() + (this.gone ? 0 : boundMs);
     for (let pause = 100; ; pause = Math.min(pause * 2, 2_000)) {
       try {
-        return await step();
+        const value = await step();
+        this.gone = false;
+        return value;
       } catch (error) {
         if (error instanceof CommitUnknownError) throw error;
-        if (faultKind(error) !== 'link' || this.closed || Date.now() + pause > deadline) throw pgFault(this.shown, error, doing);
+        const link = faultKind(error) === 'link';
+        if (!link || this.closed || Date.now() + pause > deadline) {
+          if (link) this.gone = true;
+          throw pgFault(this.shown, error, doing);
+        }
         await this.sleep(pause);
       }
     }
