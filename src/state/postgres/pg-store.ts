@@ -90,11 +90,13 @@ export class PgStore implements Store {
     });
   }
 
-  /** The run's `run:finished` event also keeps the store's round trips so far: what `npm run bench` prints per job. */
+  /** A run's `run:finished` event also keeps the store's round trips so far (not a refused start's): what `npm run bench` prints per job. */
   async finishRun(outcome: string, summary: Record<string, unknown>, refusal: string | null = null): Promise<void> {
     const runId = this.run;
     if (runId === null) return;
-    await this.alone((tx, scope) => finishRun(tx, { ...scope, runId }, outcome, { ...summary, roundTrips: this.roundTrips }, refusal));
+    // A refused start did no work to count: its record stays the one SQLite writes.
+    const counted = refusal === null ? { ...summary, roundTrips: this.roundTrips } : summary;
+    await this.alone((tx, scope) => finishRun(tx, { ...scope, runId }, outcome, counted, refusal));
   }
 
   note(type: EventType, jobKey: string | null, data?: Record<string, unknown>): Promise<void> {
