@@ -48,9 +48,13 @@ export async function freshPgDatabase(): Promise<PgDatabase> {
   // Why pid, a count and random bytes: workers in parallel, and re-runs in one worker, never collide.
   const name = `reelpipe_test_${process.pid}_${made}_${randomBytes(3).toString('hex')}`;
   await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${PG_TEMPLATE}`);
+  const url = databaseUrl(pgServerUrl(), name);
+  // A clone is a copy of the template, its identity included (as a copied SQLite file is): each
+  // test's state gets one of its own, as a database migrated from nothing would have.
+  await pgRows("UPDATE meta SET value = md5(random()::text || clock_timestamp()::text) WHERE key = 'state_id'", url);
   return {
     name,
-    url: databaseUrl(pgServerUrl(), name),
+    url,
     drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }

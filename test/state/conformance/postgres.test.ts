@@ -1,28 +1,11 @@
-import pg from 'pg';
 import type { Store } from '../../../src/state/index.js';
 import { PgStore } from '../../../src/state/postgres/pg-store.js';
 import { freshPgDatabase } from '../../helpers/pg-database.js';
 import { storeConformance } from './store-conformance.js';
 
-/**
- * A database cloned from the run's migrated template is a copy of it, identity included (as a
- * copied SQLite file is): each test's state is given one of its own, as a database migrated from
- * nothing would have.
- */
-async function newIdentity(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query("UPDATE meta SET value = md5(random()::text || clock_timestamp()::text) WHERE key = 'state_id'");
-  } finally {
-    await client.end();
-  }
-}
-
 /** The PostgreSQL store against the conformance suite: a database of its own per test, cloned from the run's migrated template. */
 storeConformance('PostgreSQL', async (clock) => {
   const database = await freshPgDatabase();
-  await newIdentity(database.url);
   const opened: Store[] = [await PgStore.open(database.url, clock)];
   return {
     store: opened[0]!,
