@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { openProject, TIME_SCALE, type Project } from './harness.js';
+import { openProject, STORES, TIME_SCALE, type Project } from './harness.js';
 
 const SHORTS = `
 version: 1
@@ -170,9 +170,9 @@ steps:
   });
 });
 
-describe('the cap across kills and resumes', () => {
+describe.each(STORES)('the cap across kills and resumes, on %s', (store) => {
   test('a batch killed at every kind of instant and resumed never spends more than its cap in total', async () => {
-    project = await openProject();
+    project = await openProject({ store });
     // 60 words: 5 credits expected (and charged), 10 at the high end, which is what each job
     // reserves. 12 jobs expect 60 = the cap, so the plan passes and the reservations bind.
     const words = `${'fresh colours light jackets bright days '.repeat(9)}made for long walks`;
@@ -197,7 +197,7 @@ steps:
     const { charged, refunded } = project.sandbox.stats().credits;
     expect(charged - refunded, `exits ${codes.join(', ')}`).toBeLessThanOrEqual(60);
     expect(charged - refunded).toBeGreaterThan(0);
-    const [spent] = project.query<{ n: number }>('SELECT sum(coalesce(credits_used, credits_reserved) + credits_prior) AS n FROM jobs WHERE status <> \'planned\'');
+    const [spent] = await project.rows<{ n: number }>('SELECT sum(coalesce(credits_used, credits_reserved) + credits_prior) AS n FROM jobs WHERE status <> \'planned\'');
     expect(spent?.n ?? 0).toBeLessThanOrEqual(60);
     // The two kills around the first POSTs always land (every run posts before it polls); whether
     // the later ones do depends on what the cap still lets a run send, so they are not counted on.
