@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { measuredBy } from './measure-child.js';
 import { isQuick } from './options.js';
 
-export const RESULTS_DIR = fileURLToPath(new URL('../results', import.meta.url));
+export const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
 
 /** The machine: cores, CPU model, memory, load, Node, and the commit measured. */
 export function machine() {
