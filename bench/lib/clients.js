@@ -9,14 +9,17 @@ const client = (file) => fileURLToPath(new URL(`../clients/${file}`, import.meta
 
 /**
  * reelpipe's own CLI, `reelpipe run bench.yaml --time-scale X --rate RATE` (`rate: null`: no
- * --rate flag, reelpipe's default) and, with `webhooks`, a receiver on a free loopback port.
+ * --rate flag, reelpipe's default), with `webhooks` a receiver on a free loopback port, and with
+ * `state` (a location, or a function making one per run) `--state STATE`; without it the default
+ * SQLite file, FOLDER/state/reelpipe.db.
  */
-export function reelpipe(name, { rate = 1000, webhooks = false } = {}) {
+export function reelpipe(name, { rate = 1000, webhooks = false, state } = {}) {
   return {
     name,
     async prepare({ dir, kind, jobs, concurrency, timeScale }) {
       const manifest = writeManifest(dir, { kind, jobs, concurrency });
       const args = [...CLI_NODE_ARGS, 'run', manifest, '--time-scale', String(timeScale)];
+      if (state !== undefined) args.push('--state', typeof state === 'function' ? await state() : state);
       if (rate !== null) args.push('--rate', String(rate));
       if (webhooks) {
         const port = await freePort();
