@@ -74,7 +74,10 @@ export async function openProject({ store = 'sqlite', ...options }: ProjectOptio
     cli: (args, extra = {}, cwd = dir) => runCli(args, { cwd, env: { ...env, ...extra }, timeout: 60_000 }),
     rows: stateRows.rows,
     execute: stateRows.execute,
-    query: <T>(sql: string, ...params: unknown[]) => queryAt<T>(sqlitePath, sql, ...params),
+    query: <T>(sql: string, ...params: unknown[]) => {
+      if (database) throw new Error(`project.query reads state/reelpipe.db, but this project's state is ${database.url}: await project.rows(…) reads either`);
+      return queryAt<T>(sqlitePath, sql, ...params);
+    },
     queryAt,
     close: async () => {
       await stateRows.close();
