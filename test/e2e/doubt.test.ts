@@ -38,7 +38,8 @@ async function teaserInDoubt(p: Project, point: 'after-post:2' | 'before-post:2'
   expect(held.exitCode, held.stderr).toBe(5);
 }
 
-describe.each(STORES)('on %s', (store) => {
+// Why 60 s: each test runs the CLI eight to ten times, on PostgreSQL each opening a connection, on a busy machine.
+describe.each(STORES)('on %s', { timeout: 60_000 }, (store) => {
   describe('reelpipe doubt and resolve', () => {
     test('doubt lists the job with its window, body and ways; an adopt of another job\'s id or an unknown id is refused; the real id is adopted and never paid twice', async () => {
       project = await openProject({ store });

@@ -49,7 +49,8 @@ const KILLS = [
   'after-poll:1',
 ];
 
-describe.each(STORES)('SIGKILL at any instant loses nothing and pays for nothing twice (%s)', (store) => {
+// Why 90 s: eleven runs of the CLI, each a process of its own (and on PostgreSQL a connection), on a busy machine.
+describe.each(STORES)('SIGKILL at any instant loses nothing and pays for nothing twice (%s)', { timeout: 90_000 }, (store) => {
   let project: Project;
   beforeAll(async () => {
     project = await openProject({ store });

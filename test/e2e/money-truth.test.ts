@@ -68,7 +68,8 @@ steps:
     with: { script: "{{ row.s }}", style: 3D, aspect_ratio: 9x16 }
 `;
 
-describe.each(STORES)('on %s', (store) => {
+// Why 60 s: a test runs the CLI up to ten times, on PostgreSQL each opening a connection, on a busy machine.
+describe.each(STORES)('on %s', { timeout: 60_000 }, (store) => {
   beforeEach(async () => {
     if (store === 'postgres') database = await freshPgDatabase();
   });

@@ -170,7 +170,8 @@ steps:
   });
 });
 
-describe.each(STORES)('the cap across kills and resumes, on %s', (store) => {
+// Why 60 s: five runs of the CLI, four of them killed, on PostgreSQL each opening a connection, on a busy machine.
+describe.each(STORES)('the cap across kills and resumes, on %s', { timeout: 60_000 }, (store) => {
   test('a batch killed at every kind of instant and resumed never spends more than its cap in total', async () => {
     project = await openProject({ store });
     // 60 words: 5 credits expected (and charged), 10 at the high end, which is what each job
