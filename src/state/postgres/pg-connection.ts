@@ -21,7 +21,7 @@ export interface Tx {
 /** How long the connection may be lost before a command gives up (exit 74). */
 const RECONNECT_BOUND_MS = 30_000;
 /** How long the first connection may take: an unreachable database ends the command (exit 74) inside 10 s. */
-const FIRST_CONNECT_BOUND_MS = 8_000;
+const FIRST_CONNECT_BOUND_MS = 6_000;
 
 // Epoch milliseconds and counts are BIGINT, sums of them NUMERIC: read as numbers so rows compare
 // with SQLite's exactly. Safe: epoch ms and credit sums stay far below 2^53.
