@@ -1,39 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createClient } from '../../src/api/index.js';
 import { STORES, TIME_SCALE, checkOutputs, countStatuses, openProject, sumCredits, type Project } from './harness.js';
+import { makeLink, RECONCILABLE_JOBS, reconcilableManifest } from './reconcilable-fixture.js';
 
-/**
- * Kinds the runner can reconcile (lipsync by time window, ad clones by list), so a kill between
- * POST and commit must end in "found", never in a second job. The link is made beforehand. 21
- * jobs, so every killed run still has work left when it reaches its point: a run that finished
- * everything before its Nth arrival would never be killed, and the test would depend on speed.
- */
-const LINES = ['the trail starts here', 'the river crossing', 'the summit at dawn', 'the long way down', 'the forest edge', 'the ridge walk', 'the old bridge', 'the valley floor', 'the high meadow', 'the last climb', 'the lake shore', 'the way home'];
-const LANGUAGES = ['de', 'fr', 'it', 'es', 'pt', 'nl', 'pl', 'sv', 'da'];
-const JOBS = LINES.length + LANGUAGES.length;
-const manifest = (linkId: string) => `
-version: 1
-name: crash
-outputs: out
-concurrency: 3
-steps:
-  - id: talk
-    kind: lipsync_v2
-    for_each:
-      rows:
-${LINES.map((line, i) => `        - { text: "${i + 1}: ${line}." }`).join('\n')}
-    with:
-      video_inputs:
-        - character: { type: avatar, avatar_id: 5eed0000-0000-4000-8000-000000000101 }
-          voice: { type: text, input_text: "{{ row.text }}" }
-  - id: clones
-    kind: ad_clone
-    estimate_credits: { low: 84, expected: 84, high: 168 }
-    matrix: { language: [${LANGUAGES.join(', ')}] }
-    name: "clone-{{ matrix.language }}"
-    with: { link: ${linkId}, video_url: https://example.com/ads/reference.mp4, language: "{{ matrix.language }}" }
-`;
+/** The batch of reconcilable kinds (reconcilable-fixture.ts): a kill between POST and commit must end in "found". */
+const JOBS = RECONCILABLE_JOBS;
 
 /** Each run is killed the Nth time it reaches a point; together they cover every instant named in the issue. */
 const KILLS = [
@@ -54,10 +25,7 @@ describe.each(STORES)('SIGKILL at any instant loses nothing and pays for nothing
   let project: Project;
   beforeAll(async () => {
     project = await openProject({ store });
-    const client = createClient({ baseUrl: project.sandbox.url, apiId: 'e2e-api-id', apiKey: 'e2e-api-key-secret' });
-    const link = await client.links.createWithParams({ title: 'Trail Runner', image_urls: ['https://example.com/tr.jpg'] });
-    await client.close();
-    project.write('crash.yaml', manifest(link.id));
+    project.write('crash.yaml', reconcilableManifest('crash', await makeLink(project)));
   });
   afterAll(() => project.close());
 

@@ -1,41 +1,17 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createClient } from '../../src/api/index.js';
 import { pgRows } from '../helpers/pg-database.js';
 import { databaseUrl, startCluster, startPostgres, stopCluster, type PostgresServer } from '../helpers/postgres-server.js';
 import { openProject, TIME_SCALE, type Project } from './harness.js';
+import { makeLink, RECONCILABLE_JOBS, reconcilableManifest } from './reconcilable-fixture.js';
 
 /**
  * The state's database gone for longer than a run waits for it (30 s of reconnects): the run stops
  * sending and exits 74, saying so; once the database is back, running the same command again
  * finishes the batch — every job made once, the credits in the state what the service charged.
- * Lipsync and ad clone jobs, whose creations a resume can find at the service (a POST whose answer
- * was lost with the database is adopted, never sent again).
+ * Lipsync and ad clone jobs (reconcilable-fixture.ts), whose creations a resume can find at the
+ * service (a POST whose answer was lost with the database is adopted, never sent again).
  */
-const LINES = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of the trail`);
-const LANGUAGES = ['de', 'fr', 'it', 'es', 'pt', 'nl', 'pl', 'sv', 'da'];
-const manifest = (linkId: string) => `
-version: 1
-name: outage
-outputs: out
-concurrency: 3
-steps:
-  - id: talk
-    kind: lipsync_v2
-    for_each:
-      rows:
-${LINES.map((line) => `        - { text: "${line}." }`).join('\n')}
-    with:
-      video_inputs:
-        - character: { type: avatar, avatar_id: 5eed0000-0000-4000-8000-000000000101 }
-          voice: { type: text, input_text: "{{ row.text }}" }
-  - id: clones
-    kind: ad_clone
-    estimate_credits: { low: 84, expected: 84, high: 168 }
-    matrix: { language: [${LANGUAGES.join(', ')}] }
-    name: "clone-{{ matrix.language }}"
-    with: { link: ${linkId}, video_url: https://example.com/ads/reference.mp4, language: "{{ matrix.language }}" }
-`;
-const JOBS = LINES.length + LANGUAGES.length;
+const JOBS = RECONCILABLE_JOBS;
 
 let server: PostgresServer;
 let project: Project;
@@ -43,10 +19,7 @@ beforeAll(async () => {
   server = await startPostgres();
   await pgRows('CREATE DATABASE outage', server.url);
   project = await openProject();
-  const client = createClient({ baseUrl: project.sandbox.url, apiId: 'e2e-api-id', apiKey: 'e2e-api-key-secret' });
-  const link = await client.links.createWithParams({ title: 'Trail Runner', image_urls: ['https://example.com/tr.jpg'] });
-  await client.close();
-  project.write('outage.yaml', manifest(link.id));
+  project.write('outage.yaml', reconcilableManifest('outage', await makeLink(project)));
 }, 30_000);
 afterAll(async () => {
   await project?.close();
