@@ -55,7 +55,12 @@ export class PgDb {
   ) {}
 
   /** Connects to the state at `location` (checked with one statement), or throws a located error: exit 2 or 74. */
-  static async connect(location: string, where = '--state', sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<PgDb> {
+  static async connect(
+    location: string,
+    where = '--state',
+    sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+    options: { exitOnIdle?: boolean } = {},
+  ): Promise<PgDb> {
     const address = parsePgAddress(addressToOpen(location), where);
     const ssl = address.params.get('sslmode');
     const pool = new pg.Pool({
@@ -72,6 +77,8 @@ export class PgDb {
       idle_in_transaction_session_timeout: 60_000,
       application_name: `reelpipe/${hostname()}`.slice(0, 63),
       types,
+      // A pool kept for a process's reads (pg-reads-open.ts) never holds the process open.
+      ...(options.exitOnIdle ? { allowExitOnIdle: true } : {}),
     });
     // A connection that dies while idle in the pool (a server restart) is dropped by the pool;
     // without a handler its 'error' would end the process.

@@ -3,16 +3,31 @@ import { newerDatabase } from './pg-faults.js';
 import { migrateDb, PG_SCHEMA_VERSION } from './pg-migrate.js';
 
 /**
- * How the reader (pg-reader.ts) meets the state at a PostgreSQL address: a pool for each read,
- * ended when it is done, as SQLite's reader opens the file for each read and closes it. Why not
- * one pool kept: the commands make a reader at each call (`stateAt(x).facts(…)`) and have no
- * moment to close it; a pool left open would keep the process alive.
+ * How the reader (pg-reader.ts) meets the state at a PostgreSQL address: one pool per address for
+ * the whole process, made by its first read and kept (a command reads the state several times: a
+ * pool and a schema check for each read cost a finished 10,000-job re-run most of its time). The
+ * pool lets the process exit whenever it is idle (`exitOnIdle`), so no command has to close it;
+ * one whose first connection failed is not kept, and the next read tries again.
  *
  * A database with no reelpipe schema yet (made, never migrated) reads as empty and is left as it
  * is; one a newer reelpipe wrote is refused (exit 2), as SQLite's is. One an older reelpipe left
  * is migrated first by the reads that need its columns (`older: 'migrate'`), as SQLite's
- * openStateDbCurrent does — a run would do the same.
+ * openStateDbCurrent does — a run would do the same. A schema found current is not asked about
+ * again by the same process.
  */
+
+const pools = new Map<string, Promise<PgDb>>();
+const current = new WeakSet<PgDb>();
+
+function readerDb(location: string): Promise<PgDb> {
+  let db = pools.get(location);
+  if (!db) {
+    db = PgDb.connect(location, '--state', undefined, { exitOnIdle: true });
+    pools.set(location, db);
+    db.catch(() => pools.delete(location));
+  }
+  return db;
+}
 
 /** What a read does with a state an older reelpipe left: migrate it first, or read it as it is (it needs no newer column). */
 export type Older = 'migrate' | 'as-is';
@@ -22,19 +37,18 @@ export type Older = 'migrate' | 'as-is';
  * with each other, and it takes no lock a run would wait on); `none` without a schema.
  */
 export async function readPg<T>(location: string, none: T, read: (tx: Tx) => Promise<T>, older: Older = 'migrate'): Promise<T> {
-  const db = await PgDb.connect(location);
-  try {
+  const db = await readerDb(location);
+  if (!current.has(db)) {
     const version = await schemaVersion(db);
     if (version === null) return none;
     if (version > PG_SCHEMA_VERSION) throw newerDatabase(db.shown, version, PG_SCHEMA_VERSION);
     if (version < PG_SCHEMA_VERSION && older === 'migrate') await migrateDb(db);
-    return await db.tx(async (tx) => {
-      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      return read(tx);
-    }, { doing: 'reading the state' });
-  } finally {
-    await db.close();
+    if (version === PG_SCHEMA_VERSION || older === 'migrate') current.add(db);
   }
+  return db.tx(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    return read(tx);
+  }, { doing: 'reading the state' });
 }
 
 /** `write` in one transaction on the state at `location`, migrated first (made, if the database is empty). */

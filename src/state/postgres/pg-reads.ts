@@ -41,15 +41,15 @@ export class PgReads {
     });
   }
 
-  /** The job, with the links recorded for its files (idx, url), in their places' order. */
-  async jobWithLinks(key: string): Promise<{ row: JobRow; links: { idx: number; url: string }[] } | undefined> {
-    const [raw] = await this.db.query<RawJobRow & { links: [number, string][] | null }>(
+  /** The job, with the outputs recorded for its files (their links among them), in their places' order: one statement. */
+  async jobWithOutputs(key: string): Promise<{ row: JobRow; outputs: OutputRow[] } | undefined> {
+    const [raw] = await this.db.query<RawJobRow & { outputs: unknown[][] | null }>(
       `SELECT jobs.*, ${lastReadOf('jobs')} AS last_read,
-         (SELECT json_agg(json_build_array(idx, url) ORDER BY idx) FROM outputs o WHERE o.manifest = jobs.manifest AND o.job_key = jobs.key) AS links
+         (SELECT json_agg(json_build_array(${OUTPUT_COLUMNS}) ORDER BY idx) FROM outputs o WHERE o.manifest = jobs.manifest AND o.job_key = jobs.key) AS outputs
        FROM jobs WHERE manifest = $1 AND key = $2`,
       [this.manifest(), key],
     );
-    return raw && { row: toJobRow(raw), links: (raw.links ?? []).map(([idx, url]) => ({ idx, url })) };
+    return raw && { row: toJobRow(raw), outputs: (raw.outputs ?? []).map(outputFromValues) };
   }
 
   async jobStates(): Promise<JobState[]> {

@@ -26,7 +26,8 @@ import { PgQueue, type WriteScope } from './pg-queue.js';
 import { PgReads } from './pg-reads.js';
 import { finishRun, startRun } from './pg-runs.js';
 import { unique } from './pg-sql.js';
-import { leadLock, runWave, type Outcome, type WaveOp } from './pg-wave.js';
+import { HeldRows } from './pg-held-rows.js';
+import { leadLock, runWave, type Outcome, type WaveOp, type WaveSeen } from './pg-wave.js';
 
 /**
  * The Store (src/state/store.ts) on PostgreSQL, shared by many processes on many hosts. Every
@@ -34,8 +35,9 @@ import { leadLock, runWave, type Outcome, type WaveOp } from './pg-wave.js';
  * lost), taken in the order asked for (pg-queue.ts): the job writes of one turn of the event loop
  * go as one wave (pg-wave.ts: rows locked, guards checked on them, parts written by multi-row
  * statements), durably (`synchronous_commit = on`) when any asks — an intent, a remote id, a
- * settlement, a hook, a recovery. Reads are single statements of committed state (pg-reads.ts).
- * Times are the injected clock's, but for the run lock's (pg-lock.ts).
+ * settlement, a hook, a recovery. Reads are single statements of committed state (pg-reads.ts),
+ * but a job's row and its files just written under the run lock (pg-held-rows.ts). Times are the
+ * injected clock's, but for the run lock's (pg-lock.ts).
  */
 export class PgStore implements Store {
   private scope: string | null = null;
@@ -43,12 +45,15 @@ export class PgStore implements Store {
   private closed = false;
   private readonly queue: PgQueue;
   private readonly reads: PgReads;
+  private readonly held = new HeldRows();
 
   private constructor(
     private readonly db: PgDb,
     readonly clock: Clock,
   ) {
-    this.queue = new PgQueue((scope, ops, durable) => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true), { durable, lead: leadLock(scope, ops) }));
+    this.queue = new PgQueue((scope, ops, durable) =>
+      this.holding(scope.manifest, (seen) => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true, seen()), { durable, lead: leadLock(scope, ops) })),
+    );
     this.reads = new PgReads(db, () => this.manifest);
   }
 
@@ -106,11 +111,11 @@ export class PgStore implements Store {
   // ── the plan ──
   syncPlan(manifest: string, jobs: readonly NewJob[]): Promise<{ added: number; known: number }> {
     this.scope = manifest;
-    return this.alone((tx, scope) => syncPlan(tx, withManifest(scope), jobs));
+    return this.changingJobs(this.alone((tx, scope) => syncPlan(tx, withManifest(scope), jobs)));
   }
 
   recoverInterrupted(keys: ReadonlySet<string>, why: string): Promise<JobRow[]> {
-    return this.alone(async (tx, scope) => {
+    return this.changingJobs(this.alone(async (tx, scope) => {
       const manifest = withManifest(scope).manifest;
       const found = await tx.query<{ key: string | null; tx_xid: string; tx_pid: number }>(
         `SELECT ${TX_MARK_COLUMNS}, j.key FROM (SELECT 1) one LEFT JOIN jobs j ON j.manifest = $1 AND j.status = 'submitting' ORDER BY j.key COLLATE "C"`,
@@ -121,12 +126,16 @@ export class PgStore implements Store {
       // Guarded: a job another process moved since the scan is left where it is now.
       const written = await answers<Written>(runWave(tx, scope, orphans.map((key) => writeOp({ ...interruptedWrite(key, why), onlyFrom: ['submitting'] }))));
       return written.filter((w) => w.moved).map((w) => w.row);
-    }, true);
+    }, true));
   }
 
-  claim(limit: number, scope: ReadonlySet<string>): Promise<{ key: string; status: JobStatus }[]> {
+  async claim(limit: number, scope: ReadonlySet<string>): Promise<{ key: string; status: JobStatus }[]> {
     // A store acting for no run claims as run 0: claims then count once per store, as a run's do.
-    return this.alone((tx, op) => claimReady(tx, withManifest(op).manifest, op.runId ?? 0, limit, scope));
+    const manifest = this.scope;
+    const { claimed, rows } = await this.alone((tx, op) => claimReady(tx, withManifest(op).manifest, op.runId ?? 0, limit, scope));
+    // The runner reads each job it claimed next: held, those reads cost nothing.
+    this.held.committed(manifest, rows, []);
+    return claimed;
   }
 
   // ── a job's moves ──
@@ -146,8 +155,15 @@ export class PgStore implements Store {
    * recorded them) — nothing to write, no transaction; else written as any write.
    */
   private async relink(write: JobWrite, links: { urls: readonly string[]; places: readonly number[] }): Promise<Written> {
-    const read = await this.reads.jobWithLinks(write.key);
-    if (read && sameLinks(read.links, links.urls, links.places)) return { row: read.row, moved: true };
+    const manifest = this.manifest;
+    this.held.readingFiles(write.key);
+    const read = await this.reads.jobWithOutputs(write.key).catch((error: unknown) => {
+      this.held.touched(write.key);
+      throw error;
+    });
+    // Its files, read in the same statement, answer the `outputs(key)` a download asks next.
+    this.held.keepFiles(manifest, write.key, read?.outputs ?? []);
+    if (read && sameLinks(read.outputs, links.urls, links.places)) return { row: read.row, moved: true };
     return this.wave(writeOp(write), write.durable ?? false);
   }
 
@@ -156,7 +172,7 @@ export class PgStore implements Store {
     const allOrNothing = options.allOrNothing ?? false;
     if (unique(writes.map((w) => w.key)).length === writes.length) return this.wave(writeAllOp(writes, allOrNothing), durable);
     // A job written twice in one list: its writes one after another, in a transaction of their own.
-    return this.alone(async (tx, scope) => {
+    return this.changingJobs(this.alone(async (tx, scope) => {
       const written: Written[] = [];
       for (const write of writes) {
         const [w] = await answers<Written>(runWave(tx, scope, [writeOp(write)]));
@@ -164,7 +180,7 @@ export class PgStore implements Store {
         written.push(w!);
       }
       return written;
-    }, durable);
+    }, durable));
   }
 
   planAgain(keys: readonly string[], from: readonly JobStatus[], data: Record<string, unknown> = {}): Promise<JobRow[]> {
@@ -176,7 +192,7 @@ export class PgStore implements Store {
   }
 
   forget(key: string, by: Record<string, unknown>) {
-    return this.alone((tx, scope) => forgetJob(tx, withManifest(scope), key, by));
+    return this.changingJobs(this.alone((tx, scope) => forgetJob(tx, withManifest(scope), key, by)));
   }
 
   recordDelivery(token: string, delivery: { id?: string | undefined; status?: string | undefined }) {
@@ -193,6 +209,7 @@ export class PgStore implements Store {
   }
 
   moveOutput(key: string, idx: number, path: string | null, why: string): Promise<void> {
+    this.held.touched(key);
     return this.alone((tx, scope) => moveOutput(tx, withManifest(scope), key, idx, path, why));
   }
 
@@ -214,28 +231,32 @@ export class PgStore implements Store {
   }
 
   retryFailedHooks(keys: readonly string[]): Promise<{ jobs: number; hooks: number }> {
-    return this.alone(async (tx, scope) => {
+    return this.changingJobs(this.alone(async (tx, scope) => {
       const ordered = unique(keys);
       const moved = await answers<boolean>(runWave(tx, scope, ordered.map(hooksRetryOp)));
       const jobs = ordered.filter((_, i) => moved[i]);
       return { jobs: jobs.length, hooks: await retryFailedHooks(tx, withManifest(scope).manifest, jobs) };
-    });
+    }));
   }
 
   // ── the run lock ──
-  takeLock(taker: LockTaker & { name: string; token: string; pid: number }): Promise<void> {
-    return this.alone((tx, scope) => takeLock(tx, scope, this.clock, taker));
+  async takeLock(taker: LockTaker & { name: string; token: string; pid: number }): Promise<void> {
+    await this.alone((tx, scope) => takeLock(tx, scope, this.clock, taker));
+    this.held.hold(taker.name);
   }
 
   /** A no-op once the store is closed (the heartbeat's last tick may fall after the close). */
   async beatLock(name: string, token: string): Promise<boolean> {
     if (this.closed) return true;
-    return this.alone((tx, scope) => beatLock(tx, scope, this.clock, name, token));
+    const ours = await this.alone((tx, scope) => beatLock(tx, scope, this.clock, name, token));
+    if (!ours) this.held.release(name);
+    return ours;
   }
 
   /** A no-op once the store is closed: a lock released after its store closed went with the process's end. */
   async releaseLock(name: string, token: string): Promise<void> {
     if (this.closed) return;
+    this.held.release(name);
     await this.alone((tx, scope) => releaseLock(tx, scope, name, token));
   }
 
@@ -244,12 +265,14 @@ export class PgStore implements Store {
   }
 
   forceUnlock(name: string, token: string | null, data: Record<string, unknown>): Promise<boolean> {
+    this.held.release(name);
     return this.alone((tx, scope) => forceUnlock(tx, scope, name, token, data));
   }
 
   // ── reads ──
-  job(key: string) {
-    return this.reads.job(key);
+  async job(key: string): Promise<JobRow | undefined> {
+    const held = this.scope === null ? undefined : this.held.row(this.scope, key);
+    return held ? { ...held } : this.reads.job(key);
   }
 
   jobs(keys: readonly string[]) {
@@ -280,8 +303,8 @@ export class PgStore implements Store {
     return this.reads.attemptByHookToken(token);
   }
 
-  outputs(key: string) {
-    return this.reads.outputs(key);
+  async outputs(key: string) {
+    return (this.scope !== null && this.held.takeFiles(this.scope, key)) || this.reads.outputs(key);
   }
 
   allOutputs() {
@@ -339,6 +362,27 @@ export class PgStore implements Store {
   /** What an operation writes for: the manifest and run as it was asked for, the time as it runs. */
   private opScope(scope: WriteScope): OpScope {
     return { ...scope, now: this.clock.now() };
+  }
+
+  /**
+   * A wave's transaction, its rows held once it committed (pg-held-rows.ts). `seen` starts anew
+   * for each try of the transaction: only what the committed one saw is kept.
+   */
+  private async holding<T>(manifest: string | null, run: (seen: () => WaveSeen) => Promise<T>): Promise<T> {
+    let seen: WaveSeen = { rows: new Map(), touched: new Set() };
+    try {
+      const value = await run(() => (seen = { rows: new Map(), touched: new Set() }));
+      this.held.committed(manifest, seen.rows, seen.touched);
+      return value;
+    } catch (error) {
+      this.held.drop();
+      throw error;
+    }
+  }
+
+  /** An operation that changes jobs outside a wave: nothing held stays, however it ended. */
+  private changingJobs<T>(done: Promise<T>): Promise<T> {
+    return done.finally(() => this.held.drop());
   }
 
   /** One transaction of the store, durable when asked (pg-commit.ts). */

@@ -69,11 +69,17 @@ export interface WaveWritten {
 
 export type Outcome = { value: unknown } | { error: unknown };
 
+/** What a wave saw, for the store to hold once it commits (pg-held-rows.ts): each job it locked as it left it, and every job its operations named. */
+export interface WaveSeen {
+  rows: Map<string, RawJobRow>;
+  touched: Set<string>;
+}
+
 /**
  * Applies `ops` in the caller's transaction: each answers its value, or the error that rejected it
  * alone. `whole`: the wave is the transaction's whole body, so its last statement may carry the COMMIT.
  */
-export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], whole = false): Promise<Outcome[]> {
+export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], whole = false, seen?: WaveSeen): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   // The first round's rows were locked with BEGIN when the transaction was started with leadLock's statement.
   let led = tx.led as (RawJobRow & Mark)[] | undefined;
@@ -87,7 +93,7 @@ export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[
       (entry.op.keys.some((key) => taken.has(key)) ? later : round).push(entry);
       for (const key of entry.op.keys) taken.add(key);
     }
-    const answers = await runRound(tx, scope, round.map((e) => e.op), led, whole && later.length === 0);
+    const answers = await runRound(tx, scope, round.map((e) => e.op), led, whole && later.length === 0, seen);
     led = undefined;
     round.forEach((entry, n) => (outcomes[entry.i] = answers[n]!));
     pending = later;
@@ -95,7 +101,7 @@ export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[
   return outcomes;
 }
 
-async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led: (RawJobRow & Mark)[] | undefined, last: boolean): Promise<Outcome[]> {
+async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led: (RawJobRow & Mark)[] | undefined, last: boolean, seen?: WaveSeen): Promise<Outcome[]> {
   const rows = led ? locked(tx, led) : await lock(tx, scope.manifest, lockKeys(scope, ops));
   const looked = await look(tx, scope.manifest, unique(ops.filter((op) => op.looks).flatMap((op) => op.keys)));
   const view: WaveView = {
@@ -135,6 +141,10 @@ async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led
     } catch (error) {
       outcomes[i] = { error };
     }
+  }
+  if (seen) {
+    for (const key of rows.keys()) seen.rows.set(key, written.row(key));
+    for (const op of ops) for (const key of op.keys) seen.touched.add(key);
   }
   return outcomes;
 }

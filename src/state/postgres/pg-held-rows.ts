@@ -1,0 +1,95 @@
+import type { JobRow, OutputRow } from '../job-row.js';
+import { toJobRow, type RawJobRow } from '../sqlite/job-row.js';
+
+/**
+ * What this store's own commits say a job is now, so the runner's reads of a job it has just
+ * written cost no round trip. On PostgreSQL every read is one, and a job's life read its row four
+ * times and its files once (docs/performance.md): more than its writes.
+ *
+ * Policy: rows are held only while this store holds the run lock of the manifest they belong to.
+ * Every command that writes a manifest's jobs (run, resolve, forget) takes that lock first, so
+ * under it no other process changes them: the row a committed wave left is the row until this
+ * store writes the job again. Reads outside the lock (the readers, a store between locks) always
+ * go to the database, and a read never fills what is held: only a commit does.
+ *
+ *   off ──takeLock(manifest)──▶ holding ──lock lost (beat false), released, broken──▶ off
+ *
+ * While holding: a wave's commit keeps every job row it locked, as it left it; a wave whose
+ * transaction failed, or an operation that changes jobs some other way (a plan synced, an
+ * interrupted intent recovered, a job forgotten, hooks retried), drops everything held. A job's
+ * outputs, read with its links before a download, are held for the `outputs(key)` that follows,
+ * unless a write named the job while they were read, and dropped by any write that names it.
+ *
+ * Bounded: at most HELD_ROWS rows, the least recently written dropped first (a batch's jobs are
+ * written a few at a time; what is not held is read from the database, as before).
+ */
+export const HELD_ROWS = 4096;
+
+export class HeldRows {
+  private manifest: string | null = null;
+  private readonly rows = new Map<string, JobRow>();
+  private readonly files = new Map<string, OutputRow[]>();
+  /** Jobs whose outputs are being read, no write having named them since the read began. */
+  private readonly reading = new Set<string>();
+
+  /** This store took `manifest`'s run lock: its commits' rows are the truth from now on. */
+  hold(manifest: string): void {
+    this.drop();
+    this.manifest = manifest;
+  }
+
+  /** The lock is not ours any more (or `manifest`'s is not): nothing is held. */
+  release(manifest?: string): void {
+    if (manifest !== undefined && manifest !== this.manifest) return;
+    this.drop();
+    this.manifest = null;
+  }
+
+  /** Everything held is forgotten (a failed transaction, or jobs changed outside a wave); still holding. */
+  drop(): void {
+    this.rows.clear();
+    this.files.clear();
+    this.reading.clear();
+  }
+
+  /** A committed wave's rows for `manifest`, as it left them; its `touched` jobs' held outputs dropped. */
+  committed(manifest: string | null, rows: ReadonlyMap<string, RawJobRow>, touched: Iterable<string>): void {
+    if (manifest === null || manifest !== this.manifest) return;
+    for (const key of touched) this.touched(key);
+    for (const [key, raw] of rows) {
+      this.rows.delete(key);
+      this.rows.set(key, toJobRow(raw));
+    }
+    for (const key of this.rows.keys()) {
+      if (this.rows.size <= HELD_ROWS) break;
+      this.rows.delete(key);
+    }
+  }
+
+  /** A write that named `key` (a file moved, a wave's operation): its held outputs are stale. */
+  touched(key: string): void {
+    this.files.delete(key);
+    this.reading.delete(key);
+  }
+
+  row(manifest: string, key: string): JobRow | undefined {
+    return manifest === this.manifest ? this.rows.get(key) : undefined;
+  }
+
+  /** A read of `key`'s outputs begins: what it finds is held unless a write names the job before it ends. */
+  readingFiles(key: string): void {
+    this.reading.add(key);
+  }
+
+  /** Outputs read with a job's links, while the lock is ours; answered once, by `takeFiles`. */
+  keepFiles(manifest: string, key: string, outputs: OutputRow[]): void {
+    if (this.reading.delete(key) && manifest === this.manifest) this.files.set(key, outputs);
+  }
+
+  takeFiles(manifest: string, key: string): OutputRow[] | undefined {
+    if (manifest !== this.manifest) return undefined;
+    const held = this.files.get(key);
+    this.files.delete(key);
+    return held;
+  }
+}

@@ -1,0 +1,133 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { JobStatus } from '../../../src/state/index.js';
+import { PgStore } from '../../../src/state/postgres/pg-store.js';
+import { ManualClock } from '../../../src/util/clock.js';
+import { freshPgDatabase, type PgDatabase } from '../../helpers/pg-database.js';
+import { bring, fileOf, MANIFEST, newJob } from '../conformance/harness.js';
+
+/**
+ * The rows a PostgreSQL store holds (pg-held-rows.ts): under the manifest's run lock, a job it has
+ * just written is answered from its own commit, with no round trip — and that answer is always the
+ * row the database has, as another store (another process) reads it.
+ */
+
+const LOCK = { name: MANIFEST, token: 'token-a', pid: 4242, host: 'host-a', pidNamespace: 'ns-1', isAlive: () => true, heartbeatMs: 10_000, staleAfterMs: 60_000 };
+
+let database: PgDatabase;
+let clock: ManualClock;
+let store: PgStore;
+let other: PgStore;
+
+beforeEach(async () => {
+  database = await freshPgDatabase();
+  clock = new ManualClock();
+  store = (await PgStore.open(database.url, clock)).useManifest(MANIFEST);
+  other = (await PgStore.open(database.url, clock)).useManifest(MANIFEST);
+  await store.syncPlan(MANIFEST, ['a', 'b', 'c'].map((key) => newJob(key)));
+});
+
+afterEach(async () => {
+  await store.close();
+  await other.close();
+  await database.drop();
+});
+
+/** The store's answer for `key`, the round trips it cost, and the database's row as another store reads it. */
+async function readBoth(key: string) {
+  const before = store.roundTrips;
+  const held = await store.job(key);
+  return { held, trips: store.roundTrips - before, truth: await other.job(key) };
+}
+
+describe('under the run lock', () => {
+  beforeEach(() => store.takeLock(LOCK));
+
+  test.each<JobStatus>(['submitting', 'in_doubt', 'submitted', 'running', 'done', 'failed', 'downloaded', 'hook_failed'])(
+    'a job just brought to %s is answered without a round trip, as the database has it',
+    async (status) => {
+      await bring(store, 'a', status);
+      const { held, trips, truth } = await readBoth('a');
+      expect(trips).toBe(0);
+      expect(held).toEqual(truth);
+      expect(held?.status).toBe(status);
+    },
+  );
+
+  test('the jobs it claims are answered without a round trip, as the database has them', async () => {
+    await bring(other, 'b', 'submitted');
+    const claimed = await store.claim(10, new Set(['a', 'b', 'c']));
+    expect(claimed.map((job) => job.key)).toEqual(['b', 'a', 'c']);
+    for (const key of ['a', 'b', 'c']) {
+      const { held, trips, truth } = await readBoth(key);
+      expect(trips).toBe(0);
+      expect(held).toEqual(truth);
+    }
+  });
+
+  test('a job it has not written since the lock was taken is read from the database', async () => {
+    await bring(other, 'c', 'submitted');
+    const { held, trips, truth } = await readBoth('c');
+    expect(trips).toBe(1);
+    expect(held).toEqual(truth);
+  });
+
+  test("a download's files, read with its links, answer the next outputs() once, without a round trip", async () => {
+    await bring(store, 'a', 'done');
+    const links = { urls: ['https://cdn.example/a.mp4'], places: [0] };
+    await store.write({ key: 'a', outputs: links });
+    await store.recordDownload('a', 0, fileOf('a', 0));
+    // The links as recorded: answered from one read, which also brings the job's files.
+    await store.write({ key: 'a', outputs: links });
+    const before = store.roundTrips;
+    const files = await store.outputs('a');
+    expect(store.roundTrips - before).toBe(0);
+    expect(files).toEqual(await other.outputs('a'));
+    expect(files[0]?.sha256).toBe(fileOf('a', 0).sha256);
+    // Asked again, they come from the database.
+    await store.outputs('a');
+    expect(store.roundTrips - before).toBe(1);
+  });
+
+  test('a write that names the job between the read of its links and outputs() makes outputs() read the database', async () => {
+    await bring(store, 'a', 'done');
+    const links = { urls: ['https://cdn.example/a.mp4'], places: [0] };
+    await store.write({ key: 'a', outputs: links });
+    await store.write({ key: 'a', outputs: links });
+    await store.recordDownload('a', 0, fileOf('a', 0));
+    const files = await store.outputs('a');
+    expect(files[0]?.sha256).toBe(fileOf('a', 0).sha256);
+    expect(files).toEqual(await other.outputs('a'));
+  });
+
+  test('a job forgotten is not answered from what was held', async () => {
+    await bring(store, 'a', 'failed');
+    await store.forget('a', { by: 'test' });
+    expect(await store.job('a')).toBeUndefined();
+  });
+
+  test('once the lock is lost, the rows another holder wrote are read from the database', async () => {
+    await bring(store, 'a', 'submitted');
+    await other.forceUnlock(MANIFEST, LOCK.token, { by: 'test' });
+    await other.takeLock({ ...LOCK, token: 'token-b', host: 'host-b' });
+    await other.write({ key: 'a', move: { to: 'running', change: { remoteStatus: 'running' }, type: 'job:status' } });
+    expect(await store.beatLock(MANIFEST, LOCK.token)).toBe(false);
+    const { held, trips, truth } = await readBoth('a');
+    expect(trips).toBe(1);
+    expect(held?.status).toBe('running');
+    expect(held).toEqual(truth);
+  });
+});
+
+test('without the run lock every read goes to the database', async () => {
+  await bring(store, 'a', 'submitted');
+  const { held, trips, truth } = await readBoth('a');
+  expect(trips).toBe(1);
+  expect(held).toEqual(truth);
+});
+
+test('after the lock is released, reads go to the database', async () => {
+  await store.takeLock(LOCK);
+  await bring(store, 'a', 'submitted');
+  await store.releaseLock(MANIFEST, LOCK.token);
+  expect((await readBoth('a')).trips).toBe(1);
+});
