@@ -1,5 +1,6 @@
 import type { JobRow, OutputRow } from '../job-row.js';
 import { toJobRow, type RawJobRow } from '../sqlite/job-row.js';
+import { PathFilter } from './pg-path-filter.js';
 
 /**
  * What this store's own commits say a job is now, so the runner's reads of a job it has just
@@ -19,6 +20,10 @@ import { toJobRow, type RawJobRow } from '../sqlite/job-row.js';
  * interrupted intent recovered, a job forgotten, hooks retried), drops everything held. A job's
  * outputs, read with its links before a download, are held for the `outputs(key)` that follows,
  * unless a write named the job while they were read, and dropped by any write that names it.
+ * And the paths the manifest's files may be at (pg-path-filter.ts): the database's, read once at
+ * the first question, and every path this store records after — so "is another job's file where
+ * this one goes?", asked before each download, is answered "no" without a round trip when no
+ * recorded file can be there. A path is added before the write that records it is sent.
  *
  * Bounded: at most HELD_ROWS rows, the least recently written dropped first (a batch's jobs are
  * written a few at a time; what is not held is read from the database, as before).
@@ -31,17 +36,25 @@ export class HeldRows {
   private readonly files = new Map<string, OutputRow[]>();
   /** Jobs whose outputs are being read, no write having named them since the read began. */
   private readonly reading = new Set<string>();
+  private paths: { filter: PathFilter; loaded: Promise<void> | null } = { filter: new PathFilter(), loaded: null };
 
   /** This store took `manifest`'s run lock: its commits' rows are the truth from now on. */
   hold(manifest: string): void {
     this.drop();
+    this.paths = { filter: new PathFilter(), loaded: null };
     this.manifest = manifest;
+  }
+
+  /** Whether this store holds `manifest`'s run lock: no other process writes its jobs. */
+  holds(manifest: string | null): boolean {
+    return manifest !== null && manifest === this.manifest;
   }
 
   /** The lock is not ours any more (or `manifest`'s is not): nothing is held. */
   release(manifest?: string): void {
     if (manifest !== undefined && manifest !== this.manifest) return;
     this.drop();
+    this.paths = { filter: new PathFilter(), loaded: null };
     this.manifest = null;
   }
 
@@ -84,6 +97,30 @@ export class HeldRows {
   /** Outputs read with a job's links, while the lock is ours; answered once, by `takeFiles`. */
   keepFiles(manifest: string, key: string, outputs: OutputRow[]): void {
     if (this.reading.delete(key) && manifest === this.manifest) this.files.set(key, outputs);
+  }
+
+  /** A file of the manifest is about to be recorded at `path`. */
+  recording(path: string | null | undefined): void {
+    if (path) this.paths.filter.add(path);
+  }
+
+  /**
+   * Whether a recorded file of `manifest` may be at `path`: true (ask the database) unless the
+   * lock is ours and neither the database's paths, read by `load` at the first question, nor any
+   * this store recorded since can be it.
+   */
+  async mayHavePath(manifest: string, path: string, load: () => Promise<string[]>): Promise<boolean> {
+    if (manifest !== this.manifest) return true;
+    const paths = this.paths;
+    paths.loaded ??= load().then(
+      (found) => found.forEach((one) => paths.filter.add(one)),
+      (error: unknown) => {
+        paths.loaded = null;
+        throw error;
+      },
+    );
+    await paths.loaded;
+    return manifest !== this.manifest || paths.filter.mayHave(path);
   }
 
   takeFiles(manifest: string, key: string): OutputRow[] | undefined {

@@ -101,6 +101,12 @@ export class PgReads {
     return this.db.query<{ jobKey: string; idx: number }>('SELECT job_key AS "jobKey", idx FROM outputs WHERE manifest = $1 AND path = $2', [this.manifest(), path]);
   }
 
+  /** Every path a recorded file of the manifest is at. */
+  async recordedPaths(): Promise<string[]> {
+    const rows = await this.db.query<{ path: string }>('SELECT path FROM outputs WHERE manifest = $1 AND path IS NOT NULL', [this.manifest()]);
+    return rows.map((row) => row.path);
+  }
+
   async items(key: string): Promise<JobItemRow[]> {
     const rows = await this.db.query(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = $1 AND job_key = $2 ORDER BY idx`, [this.manifest(), key]);
     return valuesOf<ItemValues>(rows).map(itemOf);

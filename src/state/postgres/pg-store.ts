@@ -52,7 +52,7 @@ export class PgStore implements Store {
     readonly clock: Clock,
   ) {
     this.queue = new PgQueue((scope, ops, durable) =>
-      this.holding(scope.manifest, (seen) => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true, seen()), { durable, lead: leadLock(scope, ops) })),
+      this.holding(scope.manifest, (seen) => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true, seen()), { durable, lead: leadLock(scope, ops, this.held.holds(scope.manifest)) })),
     );
     this.reads = new PgReads(db, () => this.manifest);
   }
@@ -201,6 +201,7 @@ export class PgStore implements Store {
 
   // ── files ──
   recordDownload(key: string, idx: number, file: DownloadedRecord): Promise<void> {
+    this.held.recording(file.path);
     return this.wave(fileOp(key, idx, file), false);
   }
 
@@ -210,10 +211,12 @@ export class PgStore implements Store {
 
   moveOutput(key: string, idx: number, path: string | null, why: string): Promise<void> {
     this.held.touched(key);
+    this.held.recording(path);
     return this.alone((tx, scope) => moveOutput(tx, withManifest(scope), key, idx, path, why));
   }
 
   finishDownload(key: string, last: { idx: number; file: DownloadedRecord } | undefined, files: number) {
+    this.held.recording(last?.file.path);
     return this.wave(finishDownloadOp(key, last, files), false);
   }
 
@@ -311,7 +314,9 @@ export class PgStore implements Store {
     return this.reads.allOutputs();
   }
 
-  outputsAtPath(path: string) {
+  async outputsAtPath(path: string) {
+    // Under the run lock, a path no recorded file can be at is answered without a round trip.
+    if (this.scope !== null && !(await this.held.mayHavePath(this.scope, path, () => this.reads.recordedPaths()))) return [];
     return this.reads.outputsAtPath(path);
   }
 

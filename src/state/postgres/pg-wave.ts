@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { StateError } from '../../errors.js';
-import { JOB_ROWS, type RawJobRow } from '../sqlite/job-row.js';
+import { JOB_ROWS, lastReadOf, type RawJobRow } from '../sqlite/job-row.js';
 import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
 import type { LinkedOutput } from './pg-downloads.js';
 import { emit } from './pg-emit.js';
@@ -101,9 +101,10 @@ export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[
   return outcomes;
 }
 
-async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led: (RawJobRow & Mark)[] | undefined, last: boolean, seen?: WaveSeen): Promise<Outcome[]> {
+async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led: (RawJobRow & Mark & Partial<Looked>)[] | undefined, last: boolean, seen?: WaveSeen): Promise<Outcome[]> {
   const rows = led ? locked(tx, led) : await lock(tx, scope.manifest, lockKeys(scope, ops));
-  const looked = await look(tx, scope.manifest, unique(ops.filter((op) => op.looks).flatMap((op) => op.keys)));
+  const looking = unique(ops.filter((op) => op.looks).flatMap((op) => op.keys));
+  const looked = led?.some((row) => row.looked !== undefined) ? lookedWithLock(led) : await look(tx, scope.manifest, looking);
   const view: WaveView = {
     scope,
     manifest: () => manifestOf(scope),
@@ -159,19 +160,25 @@ type Mark = { tx_xid: string; tx_pid: number };
 /** The jobs the operations lock (none without a manifest: those operations fail alone). */
 const lockKeys = (scope: OpScope, ops: readonly WaveOp[]): string[] => (scope.manifest === null ? [] : unique(ops.filter((op) => op.locks).flatMap((op) => op.keys)));
 
-/** Step 1's statement: the jobs of `keys` locked and read in key order, with the transaction's mark (pg-commit.ts). */
-const lockSql = (manifest: string, keys: string): string => `SELECT ${TX_MARK_COLUMNS}, j.* FROM (SELECT 1) one LEFT JOIN LATERAL (
-  ${JOB_ROWS} WHERE manifest = ${manifest} AND key = ANY(${keys}) ORDER BY key COLLATE "C" FOR UPDATE OF jobs) j ON true`;
+/** Step 1's statement: the jobs of `keys` locked and read in key order, with the transaction's mark (pg-commit.ts); with `looks`, step 2's columns too. */
+const lockSql = (manifest: string, keys: string, looks = false): string => `SELECT ${TX_MARK_COLUMNS}, j.* FROM (SELECT 1) one LEFT JOIN LATERAL (
+  ${looks ? `SELECT jobs.*, ${lastReadOf('jobs')} AS last_read, ${LOOKED_COLUMNS} FROM jobs` : JOB_ROWS} WHERE manifest = ${manifest} AND key = ANY(${keys}) ORDER BY key COLLATE "C" FOR UPDATE OF jobs) j ON true`;
 
 /**
  * Step 1 of a wave's first round as a statement to send with BEGIN (PgDb.tx `lead`), its values
  * written in: the jobs every operation of the wave locks (the first round's, and any later
  * round's, which stay locked anyway). Undefined when the wave locks nothing.
+ *
+ * `alone`: no other process writes these jobs — the store holds the manifest's run lock
+ * (pg-held-rows.ts), and its own transactions run one at a time. Then step 2's files and items,
+ * when an operation looks at them, come in the same statement: nothing can change them between
+ * the statement's snapshot and the rows' lock, so the round trip step 2 needs otherwise is saved.
  */
-export function leadLock(scope: OpScope | { manifest: string | null }, ops: readonly WaveOp[]): string | undefined {
+export function leadLock(scope: OpScope | { manifest: string | null }, ops: readonly WaveOp[], alone = false): string | undefined {
   const keys = lockKeys(scope as OpScope, ops);
   if (keys.length === 0 || scope.manifest === null) return undefined;
-  return lockSql(pg.escapeLiteral(scope.manifest), `ARRAY[${keys.map((key) => pg.escapeLiteral(key)).join(', ')}]::text[]`);
+  const looks = alone && ops.some((op) => op.looks);
+  return lockSql(pg.escapeLiteral(scope.manifest), `ARRAY[${keys.map((key) => pg.escapeLiteral(key)).join(', ')}]::text[]`, looks);
 }
 
 /** Step 1, in a statement of its own: with the transaction's mark while it has none. */
@@ -180,23 +187,38 @@ async function lock(tx: StoreTx, manifest: string | null, keys: readonly string[
   return locked(tx, await tx.query<RawJobRow & Mark>(lockSql('$1', '$2::text[]'), [manifest, keys]));
 }
 
-function locked(tx: StoreTx, found: (RawJobRow & Mark)[]): Map<string, RawJobRow> {
+function locked(tx: StoreTx, found: (RawJobRow & Mark & Partial<Looked>)[]): Map<string, RawJobRow> {
   tx.marked(markOf(found));
-  return new Map(found.filter((row) => row.key !== null).map((row) => [row.key, row]));
+  return new Map(found.filter((row) => row.key !== null).map(({ looked: _, ...row }) => [row.key, row]));
 }
+
+/** Step 2's answer, as the lead statement brought it (leadLock `alone`). */
+interface Looked {
+  looked: { outputs: [number, string, string | null, string | null][]; items: [number, string, string | null][] };
+}
+
+const LOOKED_COLUMNS = `json_build_object(
+  'outputs', coalesce((SELECT json_agg(json_build_array(idx, url, path, sha256) ORDER BY idx) FROM outputs o WHERE o.manifest = jobs.manifest AND o.job_key = jobs.key), '[]'),
+  'items', coalesce((SELECT json_agg(json_build_array(idx, state, url) ORDER BY idx) FROM job_items i WHERE i.manifest = jobs.manifest AND i.job_key = jobs.key), '[]')) AS looked`;
+
+function lookedWithLock(led: (RawJobRow & Partial<Looked>)[]): Map<string, { outputs: LinkedOutput[]; items: WaveItem[] }> {
+  return new Map(led.filter((row) => row.key !== null && row.looked).map((row) => [row.key, lookedOf(row.looked!)]));
+}
+
+const lookedOf = (found: Looked['looked']): { outputs: LinkedOutput[]; items: WaveItem[] } => ({
+  outputs: found.outputs.map(([idx, url, path, sha256]) => ({ idx, url, path, sha256 })),
+  items: found.items.map(([idx, state, url]) => ({ idx, state, url })),
+});
 
 /** Step 2: the recorded files and items of the jobs of `keys`, read after their lock. */
 async function look(tx: StoreTx, manifest: string | null, keys: readonly string[]): Promise<Map<string, { outputs: LinkedOutput[]; items: WaveItem[] }>> {
   if (keys.length === 0 || manifest === null) return new Map();
-  const rows = await tx.query<{ key: string; outputs: [number, string, string | null, string | null][]; items: [number, string, string | null][] }>(
+  const rows = await tx.query<{ key: string } & Looked['looked']>(
     `SELECT k AS key,
        coalesce((SELECT json_agg(json_build_array(idx, url, path, sha256) ORDER BY idx) FROM outputs WHERE manifest = $1 AND job_key = k), '[]') AS outputs,
        coalesce((SELECT json_agg(json_build_array(idx, state, url) ORDER BY idx) FROM job_items WHERE manifest = $1 AND job_key = k), '[]') AS items
      FROM unnest($2::text[]) AS k`,
     [manifest, keys],
   );
-  return new Map(rows.map((row) => [row.key, {
-    outputs: row.outputs.map(([idx, url, path, sha256]) => ({ idx, url, path, sha256 })),
-    items: row.items.map(([idx, state, url]) => ({ idx, state, url })),
-  }]));
+  return new Map(rows.map((row) => [row.key, lookedOf(row)]));
 }

@@ -99,6 +99,39 @@ describe('under the run lock', () => {
     expect(files).toEqual(await other.outputs('a'));
   });
 
+  test("a wave that looks at a job's files reads them with its lock, in the same round trip", async () => {
+    const links = { urls: ['https://cdn.example/x.mp4'], places: [0] };
+    const finish = async (on: PgStore, key: string) => {
+      await bring(on, key, 'done');
+      await on.write({ key, outputs: links });
+      const before = on.roundTrips;
+      const finished = await on.finishDownload(key, { idx: 0, file: fileOf(key, 0) }, 1);
+      return { trips: on.roundTrips - before, status: 'row' in finished ? finished.row.status : 'missing' };
+    };
+    const locked = await finish(store, 'a');
+    const unlocked = await finish(other, 'b');
+    expect(locked).toEqual({ trips: 2, status: 'downloaded' });
+    expect(unlocked).toEqual({ trips: 3, status: 'downloaded' });
+    expect((await other.outputs('a'))[0]).toMatchObject({ path: fileOf('a', 0).path, sha256: fileOf('a', 0).sha256 });
+  });
+
+  test('before a download, a path no recorded file can be at is answered without a round trip; one that is, from the database', async () => {
+    const linksOf = (key: string) => ({ urls: [`https://cdn.example/${key}.mp4`], places: [0] });
+    // Recorded before the first question (the database's paths, read once) and by this store after.
+    await bring(other, 'b', 'done');
+    await other.write({ key: 'b', outputs: linksOf('b') });
+    await other.recordDownload('b', 0, fileOf('b', 0));
+    expect(await store.outputsAtPath('shorts/nothing-here.mp4')).toEqual([]);
+    await bring(store, 'a', 'done');
+    await store.write({ key: 'a', outputs: linksOf('a') });
+    await store.recordDownload('a', 0, fileOf('a', 0));
+    expect(await store.outputsAtPath(fileOf('b', 0).path)).toEqual([{ jobKey: 'b', idx: 0 }]);
+    expect(await store.outputsAtPath(fileOf('a', 0).path)).toEqual([{ jobKey: 'a', idx: 0 }]);
+    const before = store.roundTrips;
+    for (let i = 0; i < 50; i++) expect(await store.outputsAtPath(`shorts/fresh-${i}.mp4`)).toEqual([]);
+    expect(store.roundTrips - before).toBe(0);
+  });
+
   test('a job forgotten is not answered from what was held', async () => {
     await bring(store, 'a', 'failed');
     await store.forget('a', { by: 'test' });
@@ -123,6 +156,12 @@ test('without the run lock every read goes to the database', async () => {
   const { held, trips, truth } = await readBoth('a');
   expect(trips).toBe(1);
   expect(held).toEqual(truth);
+});
+
+test('without the run lock, every path is asked of the database', async () => {
+  const before = store.roundTrips;
+  expect(await store.outputsAtPath('shorts/fresh.mp4')).toEqual([]);
+  expect(store.roundTrips - before).toBe(1);
 });
 
 test('after the lock is released, reads go to the database', async () => {
