@@ -40,6 +40,7 @@ export function openChargesCte(sql: Sql, manifest: string, now: number, charges:
       state = CASE WHEN v.settle THEN 'settled' ELSE charges.state END,
       charged = CASE WHEN v.settle THEN v.charged ELSE charges.charged END,
       settled_at = CASE WHEN v.settle THEN ${at} ELSE charges.settled_at END
-    FROM ${sql.rows(charges, 'key text, reserved float8, remote_id text, settle boolean, charged float8')}
-    WHERE charges.id = (SELECT max(id) FROM charges o WHERE o.manifest = ${sql.shared('manifest', manifest, 'text')} AND o.job_key = v.key AND o.state = 'open')`);
+    FROM ${sql.rowsWith(charges, 'key text, reserved float8, remote_id text, settle boolean, charged float8',
+      `(SELECT max(id) FROM charges o WHERE o.manifest = ${sql.shared('manifest', manifest, 'text')} AND o.job_key = v.key AND o.state = 'open')`, 'charge_id')}
+    WHERE charges.id = v.charge_id`);
 }

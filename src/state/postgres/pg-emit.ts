@@ -76,8 +76,9 @@ async function closeAttempts(send: Send, sql: Sql, scope: OpScope & { manifest: 
   const now = sql.$(scope.now, 'bigint');
   // `id` null: the job's newest attempt, only while it is still an open intent (no answer recorded).
   sql.with('closed', `UPDATE attempts SET state = v.state, answered_at = ${now}, remote_id = v.remote_id, error = v.error
-    FROM ${sql.rows(closes, 'key text, id bigint, state text, remote_id text, error text, nothing boolean')}
-    WHERE attempts.id = coalesce(v.id, (SELECT max(id) FROM attempts o WHERE o.manifest = ${sql.$(scope.manifest, 'text')} AND o.job_key = v.key))
+    FROM ${sql.rowsWith(closes, 'key text, id bigint, state text, remote_id text, error text, nothing boolean',
+      `coalesce(v.id, (SELECT max(id) FROM attempts o WHERE o.manifest = ${sql.$(scope.manifest, 'text')} AND o.job_key = v.key))`, 'attempt_id')}
+    WHERE attempts.id = v.attempt_id
       AND (v.id IS NOT NULL OR attempts.state = 'intent')
     RETURNING attempts.id, v.nothing, v.remote_id`);
   await send(sql, CLOSED_CHARGES(now));

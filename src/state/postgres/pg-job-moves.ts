@@ -89,8 +89,9 @@ export function movesCtes(sql: Sql, manifest: string, now: number, parts: Parts)
   const dropped = parts.results.filter((r) => r.result === null).map((r) => r.key);
   if (dropped.length > 0) sql.with('unkept', `DELETE FROM job_results WHERE manifest = ${m()} AND job_key = ANY(${sql.$(dropped, 'text[]')})`);
   if (parts.ends.length > 0) {
-    sql.with('ended', `UPDATE attempts SET ended = v.ended, ended_reason = v.reason FROM ${sql.rows(parts.ends, 'key text, ended text, reason text')}
-      WHERE attempts.id = (SELECT max(id) FROM attempts o WHERE o.manifest = ${m()} AND o.job_key = v.key)`);
+    sql.with('ended', `UPDATE attempts SET ended = v.ended, ended_reason = v.reason
+      FROM ${sql.rowsWith(parts.ends, 'key text, ended text, reason text', `(SELECT max(id) FROM attempts o WHERE o.manifest = ${m()} AND o.job_key = v.key)`, 'attempt_id')}
+      WHERE attempts.id = v.attempt_id`);
   }
   if (parts.charges.length > 0) openChargesCte(sql, manifest, now, parts.charges);
 }
