@@ -23,6 +23,8 @@ export interface SandboxStats {
   faults: Record<string, number>;
   /** Webhook deliveries: delivered, failed (receiver down or erroring), blocked (not loopback). */
   webhooks: { delivered: number; failed: number; blocked: number };
+  /** Jobs alive (started, not yet ended or resting: rendering or queued for a slot) now, and the most at once. */
+  alive: { now: number; peak: number };
 }
 
 /** Sorted keys at every level, so two bodies that differ only in key order compare equal. */
@@ -75,7 +77,7 @@ export class StatsRecorder {
     earlier.push(job);
   }
 
-  snapshot(speed: number, ledger: Ledger, faults: Faults, webhooks: Webhooks): SandboxStats {
+  snapshot(speed: number, ledger: Ledger, faults: Faults, webhooks: Webhooks, alive: { now: number; peak: number }): SandboxStats {
     return {
       speed,
       requests: { ...this.requests },
@@ -85,6 +87,7 @@ export class StatsRecorder {
       credits: { charged: ledger.charged, refunded: ledger.refunded, balance: ledger.balance },
       faults: { ...faults.injected },
       webhooks: { delivered: webhooks.delivered, failed: webhooks.failed, blocked: webhooks.blocked },
+      alive,
     };
   }
 }

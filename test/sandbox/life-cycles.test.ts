@@ -215,6 +215,20 @@ describe('render slots', () => {
     expect(await status(c)).toBe('done');
   });
 
+  test('the stats count the jobs alive (rendering or queued) now and the most at once, for tests of a client\'s limit', async () => {
+    const t = await sandboxFor({ speed: 1, capacity: 1 });
+    const make = () => t.post('/api/boreal/', { prompt: 'Fox', duration: 10 });
+    await make();
+    await make();
+    t.advance(2_500);
+    expect(t.sandbox.stats().alive).toEqual({ now: 2, peak: 2 });
+    t.advance(60_000); // the first ends; the second renders
+    await make();
+    expect(t.sandbox.stats().alive).toEqual({ now: 2, peak: 2 });
+    t.advance(200_000);
+    expect(t.sandbox.stats().alive).toEqual({ now: 0, peak: 2 });
+  });
+
   test('work that needs no slot (avatars, text) is not held up by a full farm', async () => {
     const t = await sandboxFor({ speed: 1, capacity: 1 });
     await t.post('/api/boreal/', { prompt: 'Fox', duration: 60 });

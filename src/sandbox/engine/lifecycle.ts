@@ -68,6 +68,10 @@ export class LifecycleEngine {
   private wakeAt = Infinity;
   private closed = false;
   private paused = false;
+  /** Jobs alive now: started, not yet at their end or a rest (in a slot or waiting for one). */
+  private live = 0;
+  /** The most jobs ever alive at once: what a test of a client's concurrency limit reads. */
+  private peak = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -79,6 +83,7 @@ export class LifecycleEngine {
   start(job: Job, plan: Plan): void {
     const totalMs = plan.phases.reduce((sum, phase) => sum + phase.ms, 0);
     const from = job.timeline?.state === 'resting' ? job.timeline.to : 0;
+    if (job.timeline?.state !== 'active') this.peak = Math.max(this.peak, ++this.live);
     const to = plan.end.rest ? Math.max(from, plan.restProgress ?? 50) : 100;
     job.timeline = {
       plan, index: 0, phaseStart: this.clock.now(), doneMs: 0, totalMs, holdsSlot: false, waiting: false, state: 'active',
@@ -92,6 +97,7 @@ export class LifecycleEngine {
   cancel(job: Job): void {
     const timeline = job.timeline;
     if (!timeline) return;
+    if (timeline.state === 'active') this.live -= 1;
     timeline.token = -1;
     timeline.state = 'final';
     const at = this.waiting.indexOf(job);
@@ -114,6 +120,11 @@ export class LifecycleEngine {
       this.enterPhase(job, due.at);
     }
     this.pump();
+  }
+
+  /** Jobs alive at the service now and at most at once so far (started, not yet ended or resting). */
+  get alive(): { now: number; peak: number } {
+    return { now: this.live, peak: this.peak };
   }
 
   /** Progress through the whole walk, 0 to 100: below `to` while working, `to` at a rest, 100 at the end. */
@@ -167,6 +178,7 @@ export class LifecycleEngine {
 
   private finish(job: Job, at: number): void {
     const t = job.timeline!;
+    if (t.state === 'active') this.live -= 1;
     t.state = t.plan.end.rest ? 'resting' : 'final';
     const { status, enter } = t.plan.end;
     const final = typeof status === 'function' ? status(job) : status;

@@ -26,7 +26,7 @@ export const jobView = (job: Job): SandboxJobView => ({
   history: job.history.map((h) => ({ status: h.status, at: iso(h.at) })),
 });
 
-export const snapshotStats = (core: SandboxCore) => core.stats.snapshot(core.options.speed, core.ledger, core.faults, core.webhooks);
+export const snapshotStats = (core: SandboxCore) => core.stats.snapshot(core.options.speed, core.ledger, core.faults, core.webhooks, core.engine.alive);
 
 /** Introspection for tests and benchmarks (no credentials), and the account's balance. */
 export const registerIntrospection: Registrar = (router, core) => {
