@@ -255,8 +255,8 @@ function retriesOf(plan: Plan, options: ResolvedRunOptions): (step: string) => n
   return (step) => options.retries ?? byStep.get(step) ?? 0;
 }
 
-/** How many jobs one claim takes (see readyStream). */
-const CLAIM_WINDOW = 1000;
+/** How many jobs one claim takes (see readyStream): a thousand, or twice the concurrency when that is more, so the slots never wait for a claim. */
+const claimWindow = (concurrency: number): number => Math.max(1000, 2 * concurrency);
 
 /**
  * `jobs` in the order they start, as a stream for startInTurns: first the ones that take no slot
@@ -276,13 +276,13 @@ async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statuse
   let claiming = true;
   const next = async (): Promise<PlannedJob[]> => {
     if (claiming) {
-      const window = await ctx.store.claim(CLAIM_WINDOW, left);
+      const window = await ctx.store.claim(claimWindow(ctx.options.concurrency), left);
       if (window.length > 0) return give(window.map(({ key }) => byKey.get(key) as PlannedJob));
       claiming = false;
     }
     return give(inReadyOrder([...left].map((key) => byKey.get(key) as PlannedJob), (job) => job.priority));
   };
-  return { first: [...idle, ...(await next())], more: { next, lowWater: CLAIM_WINDOW / 2 } };
+  return { first: [...idle, ...(await next())], more: { next, lowWater: claimWindow(ctx.options.concurrency) / 2 } };
 }
 
 /** Found sent when the run starts: it exists (or may) at the service, and holds its capacity. */

@@ -24,6 +24,8 @@ describe('YAML and the manifest shape', () => {
     ['a missing name', `version: 1\nsteps:\n${SHORT}`, ['manifest.yaml:1:1  name: is required']],
     ['an unknown top-level key', head(SHORT, 'concurency: 8\n'), ['manifest.yaml:3:1  concurency: unknown field; did you mean concurrency? (accepted: $schema, version, name, project, description, budget, concurrency, kind_concurrency, retries, outputs, limits, defaults, hooks, notify, steps)']],
     ['a concurrency out of range', head(SHORT, 'concurrency: 0\n'), ['manifest.yaml:3:14  concurrency: must be at least 1, got 0']],
+    ['a concurrency above 1,000', head(SHORT, 'concurrency: 1001\n'), ['manifest.yaml:3:14  concurrency: must be at most 1000, got 1001']],
+    ['a kind concurrency above 1,000', head(SHORT, 'kind_concurrency: { ai_short: 5000 }\n'), ['manifest.yaml:3:31  kind_concurrency.ai_short: must be at most 1000, got 5000']],
     ['a negative budget', head(SHORT, 'budget: { max_credits: -5 }\n'), ['manifest.yaml:3:24  budget.max_credits: must be above 0, got -5']],
     ['an unknown kind', head(SHORT.replace('ai_short', 'ai_shorts')), ['manifest.yaml:5:11  steps.0.kind: "ai_shorts" is not accepted; did you mean ai_short? (accepted: ai_short, ai_editing, product_regen, persona, persona_delete, voice_clone, link, link_with_params, link_update, html_ads, lipsync_v2, boreal, ad_clone, text_generation, asset_generation, custom_template, music)', stopped('steps.0 (shorts)')]],
     ['a bad step id', head(SHORT.replace('id: shorts', 'id: My Shorts')), ['manifest.yaml:4:9  steps.0.id: must be lower case letters, digits, _ or -, starting with a letter, got "My Shorts"', stopped('steps.0 (My Shorts)')]],

@@ -25,8 +25,13 @@ export type CustomTemplateMode = (typeof CUSTOM_TEMPLATE_MODES)[number];
 
 /** @default 4 jobs in flight at once. */
 export const DEFAULT_CONCURRENCY = 4;
-/** Why a cap: a typo like `concurrency: 400` would otherwise flood the service's render queue. */
-export const MAX_CONCURRENCY = 64;
+/**
+ * Why a cap: a typo like `concurrency: 40000` would otherwise flood the service's render queue.
+ * Why 1,000: the service publishes no limit of its own, and an account that renders hundreds at
+ * once must be able to say so; every bound of a run (the start queue, the download backlog, the
+ * claim window) grows with the concurrency, not with the batch.
+ */
+export const MAX_CONCURRENCY = 1000;
 /** A step's `priority` is within ± this: room for any order of steps, and a stray huge number is refused as a typo. */
 export const MAX_PRIORITY = 1000;
 
