@@ -95,8 +95,8 @@ async function failedItemsOf(ctx: RunContext, rows: readonly JobState[]): Promis
 }
 
 async function runCredits(ctx: RunContext, plan: Plan): Promise<RunCredits> {
-  const { totals } = await ctx.store.money(plan.jobs);
-  const thisRun = ctx.store.runId === null ? undefined : (await ctx.store.runCredits()).get(ctx.store.runId);
+  const { totals, runs } = await ctx.store.money(plan.jobs);
+  const thisRun = ctx.store.runId === null ? undefined : runs.get(ctx.store.runId);
   return {
     estimated: plan.totals.credits?.expected ?? null,
     unknownEstimates: plan.totals.unknownJobs,

@@ -64,14 +64,17 @@ export function noMoney(): MoneyTotals {
 /**
  * The manifest's totals over its `charges`, and each job's own figure (null: some charge of it is
  * of unknown cost), the plan's and its earlier versions' alike; a forgotten job has none (its
- * spend is apart).
+ * spend is apart). And what each run was charged (`runs`, as sumRunCredits), from the same pass:
+ * a run's end needs both, and the charges are read once.
  */
-export function sumMoney(charges: Iterable<ChargeValues>, scope: PlanScope): { totals: MoneyTotals; byJob: Map<string, number | null> } {
+export function sumMoney(charges: Iterable<ChargeValues>, scope: PlanScope): { totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> } {
   const totals = noMoney();
   const byJob = new Map<string, number | null>();
+  const runs = new Map<number, CreditPair>();
   for (const values of charges) {
-    const [jobKey, , , state, reserved, charged, refunded, derived] = values;
+    const [jobKey, , , state, reserved, charged, refunded, derived, , runId] = values;
     const cost = costOf(state, charged);
+    if (runId !== null) addToRun(runs, runId, cost);
     add(totals.used, cost);
     if (state === 'open') totals.held.set(jobKey, (totals.held.get(jobKey) ?? 0) + reserved);
     else totals.counted += cost ?? reserved;
@@ -84,20 +87,22 @@ export function sumMoney(charges: Iterable<ChargeValues>, scope: PlanScope): { t
     }
     if (standing !== 'current' && standing !== 'retried' && cost !== null) totals.apart[standing] += cost;
   }
-  return { totals: roundTotals(totals), byJob: roundEach(byJob) };
+  for (const pair of runs.values()) pair.known = round(pair.known);
+  return { totals: roundTotals(totals), byJob: roundEach(byJob), runs };
 }
 
 /** What each run was charged, over the manifest's `charges`, for the remote jobs it sent (whenever they settled). */
 export function sumRunCredits(charges: Iterable<ChargeValues>): Map<number, CreditPair> {
   const byRun = new Map<number, CreditPair>();
-  for (const [, , , state, , charged, , , , runId] of charges) {
-    if (runId === null) continue;
-    const pair = byRun.get(runId) ?? { known: 0, unknown: 0 };
-    add(pair, costOf(state, charged));
-    byRun.set(runId, pair);
-  }
+  for (const [, , , state, , charged, , , , runId] of charges) if (runId !== null) addToRun(byRun, runId, costOf(state, charged));
   for (const pair of byRun.values()) pair.known = round(pair.known);
   return byRun;
+}
+
+function addToRun(byRun: Map<number, CreditPair>, runId: number, cost: number | null): void {
+  let pair = byRun.get(runId);
+  if (!pair) byRun.set(runId, (pair = { known: 0, unknown: 0 }));
+  add(pair, cost);
 }
 
 function add(pair: CreditPair, cost: number | null): void {

@@ -175,8 +175,8 @@ export interface Store {
   items(key: string): Promise<JobItemRow[]>;
   /** The items of every job of the manifest that has some. */
   allItems(): Promise<Map<string, JobItemRow[]>>;
-  /** The manifest's money over every charge it ever had, each of `jobs` with its own figure. */
-  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null> }>;
+  /** The manifest's money over every charge it ever had, each of `jobs` with its own figure, and what each run was charged (as runCredits). */
+  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> }>;
   /** What each run of the manifest was charged for the remote jobs it sent. */
   runCredits(): Promise<Map<number, CreditPair>>;
   /** How many times this run retried the job automatically. */

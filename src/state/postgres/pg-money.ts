@@ -21,13 +21,16 @@ export async function pgCharges(tx: Tx, manifest: string): Promise<ChargeValues[
 }
 
 /** The manifest's totals and each job's own figure, against the plan `scope` (money-sums.ts sumMoney). */
-export async function readPgMoney(tx: Tx, manifest: string, scope: PlanScope): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null> }> {
+export async function readPgMoney(tx: Tx, manifest: string, scope: PlanScope): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> }> {
   return sumMoney(await pgCharges(tx, manifest), scope);
 }
 
-/** What each run of the manifest was charged for the remote jobs it sent (money-sums.ts sumRunCredits). */
-export async function readPgRunCredits(tx: Tx, manifest: string): Promise<Map<number, CreditPair>> {
-  return sumRunCredits(await pgCharges(tx, manifest));
+/** What each run of the manifest was charged for the remote jobs it sent (money-sums.ts sumRunCredits); with `runs`, only theirs (as sqlite/money.ts readRunCredits). */
+export async function readPgRunCredits(tx: Tx, manifest: string, runs?: readonly number[]): Promise<Map<number, CreditPair>> {
+  if (runs === undefined) return sumRunCredits(await pgCharges(tx, manifest));
+  return sumRunCredits(valuesOf<ChargeValues>(await tx.query(
+    `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = $1 AND run_id = ANY($2::bigint[]) ORDER BY job_key COLLATE "C", id`, [manifest, runs],
+  )));
 }
 
 /** The budget gate's view of the manifest's money for the plan's `jobs` (recorded-money.ts). */

@@ -12,7 +12,7 @@ export async function readPgRunList(tx: Tx, manifest: string, limit: number, all
   const ends = await tx.query<{ run_id: number; data: string | null }>(`SELECT run_id, data FROM events
     WHERE manifest = $1 AND job_key IS NULL AND type = 'run:finished' AND run_id >= $2 ORDER BY id`, [manifest, runs.at(-1)?.id ?? 0]);
   const locks = await tx.query<{ run_id: number | null; host: string; pid: number }>('SELECT run_id, host, pid FROM locks WHERE name = $1', [manifest]);
-  return { runs: counts?.runs ?? 0, refused: counts?.refused ?? 0, rows: runListOf(runs, ends, locks, await readPgRunCredits(tx, manifest)) };
+  return { runs: counts?.runs ?? 0, refused: counts?.refused ?? 0, rows: runListOf(runs, ends, locks, await readPgRunCredits(tx, manifest, runs.map((run) => run.id))) };
 }
 
 /** One run of `manifest` (default: its newest that started) with the jobs its events name; its newest ids when there is no such run. */
@@ -27,7 +27,7 @@ export async function readPgRunRecord(tx: Tx, manifest: string, runId?: number):
   }
   const keys = await tx.query<{ job_key: string }>(`SELECT job_key FROM events WHERE run_id = $1 AND manifest = $2 AND job_key IS NOT NULL
     GROUP BY job_key ORDER BY job_key COLLATE "C"`, [run.id, manifest]);
-  return { run, jobKeys: new Set(keys.map((k) => k.job_key)), charged: (await readPgRunCredits(tx, manifest)).get(run.id) };
+  return { run, jobKeys: new Set(keys.map((k) => k.job_key)), charged: (await readPgRunCredits(tx, manifest, [run.id])).get(run.id) };
 }
 
 /** A run that started (a refused start moved nothing), with how many jobs it changed: the jobs its events name. */

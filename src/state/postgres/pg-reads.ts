@@ -117,7 +117,7 @@ export class PgReads {
     return byJob(valuesOf<ItemValues>(rows).map(itemOf), (item) => [item.jobKey, item]);
   }
 
-  async money(jobs: Iterable<PlanJob>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null> }> {
+  async money(jobs: Iterable<PlanJob>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> }> {
     return readPgMoney(this.db, this.manifest(), planScope(jobs));
   }
 

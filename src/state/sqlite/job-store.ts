@@ -49,7 +49,7 @@ export class StateStore extends StoreCore {
    * The manifest's money over every charge it ever had, each of `jobs` (the plan) with its own
    * figure: what the run's budget ledger starts from (state/sqlite/money.ts).
    */
-  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): { totals: MoneyTotals; byJob: Map<string, number | null> } {
+  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): { totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> } {
     return readMoney(this.db, this.manifest, planScope(jobs));
   }
 

@@ -13,11 +13,19 @@ const SELECT_CHARGES = `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = ?
 const chargesOf = (db: Database.Database, manifest: string) => statement(db, SELECT_CHARGES, { raw: true }).iterate(manifest) as Iterable<ChargeValues>;
 
 /** The manifest's totals and each job's own figure (money-sums.ts sumMoney). */
-export function readMoney(db: Database.Database, manifest: string, scope: PlanScope): { totals: MoneyTotals; byJob: Map<string, number | null> } {
+export function readMoney(db: Database.Database, manifest: string, scope: PlanScope): { totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> } {
   return sumMoney(chargesOf(db, manifest), scope);
 }
 
-/** What each run of the manifest was charged for the remote jobs it sent (money-sums.ts sumRunCredits). */
-export function readRunCredits(db: Database.Database, manifest: string): Map<number, CreditPair> {
-  return sumRunCredits(chargesOf(db, manifest));
+/**
+ * What each run of the manifest was charged for the remote jobs it sent (money-sums.ts
+ * sumRunCredits); with `runs`, only theirs (their charges alone read, in the order the whole read
+ * sums them: the same figures).
+ */
+export function readRunCredits(db: Database.Database, manifest: string, runs?: readonly number[]): Map<number, CreditPair> {
+  if (runs === undefined) return sumRunCredits(chargesOf(db, manifest));
+  const rows = statement(db, SELECT_RUNS_CHARGES, { raw: true }).iterate(manifest, JSON.stringify(runs)) as Iterable<ChargeValues>;
+  return sumRunCredits(rows);
 }
+
+const SELECT_RUNS_CHARGES = `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = ? AND run_id IN (SELECT value FROM json_each(?)) ORDER BY job_key, id`;

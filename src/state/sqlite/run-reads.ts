@@ -26,7 +26,7 @@ export function readRunList(dbPath: string, manifest: string, limit: number, all
     const ends = db.prepare("SELECT run_id, data FROM events WHERE manifest = ? AND job_key IS NULL AND type = 'run:finished' AND run_id >= ?")
       .all(manifest, rows.at(-1)?.id ?? 0) as { run_id: number; data: string | null }[];
     const locks = db.prepare('SELECT run_id, host, pid FROM locks WHERE name = ?').all(manifest) as { run_id: number | null; host: string; pid: number }[];
-    return { runs: counts.runs, refused: counts.refused, rows: runListOf(rows, ends, locks, readRunCredits(db, manifest)) };
+    return { runs: counts.runs, refused: counts.refused, rows: runListOf(rows, ends, locks, readRunCredits(db, manifest, rows.map((row) => row.id))) };
   });
 }
 
@@ -42,7 +42,7 @@ export function readRunRecord(dbPath: string, manifest: string, runId?: number):
       return { missing: true, ids: db.prepare('SELECT id FROM runs WHERE manifest = ? ORDER BY id DESC LIMIT 10').pluck().all(manifest) as number[] };
     }
     const keys = db.prepare('SELECT DISTINCT job_key FROM events WHERE run_id = ? AND manifest = ? AND job_key IS NOT NULL').pluck().all(run.id, manifest) as string[];
-    return { run, jobKeys: new Set(keys), charged: readRunCredits(db, manifest).get(run.id) };
+    return { run, jobKeys: new Set(keys), charged: readRunCredits(db, manifest, [run.id]).get(run.id) };
   });
 }
 

@@ -148,13 +148,14 @@ export function readers(subject: Subject): void {
       const runId = await store.startRun('host', 1, null);
       await bring(store, 'a', 'done', { reserved: 9, creditsUsed: 4.5 });
       await bring(store, 'b', 'done', { reserved: 9, creditsUsed: 2 });
-      const { totals, byJob } = await store.money(jobs.map(placeOf));
+      const { totals, byJob, runs } = await store.money(jobs.map(placeOf));
       expect(totals.used).toEqual({ known: 6.5, unknown: 0 });
       expect(totals.counted).toBe(6.5);
       expect(totals.held.size).toBe(0);
       expect(totals.apart).toEqual({ superseded: 0, removed: 0, forgotten: 0 });
       expect([...byJob].sort()).toEqual([['a', 4.5], ['b', 2]]);
       expect(await store.runCredits()).toEqual(new Map([[runId, { known: 6.5, unknown: 0 }]]));
+      expect(runs).toEqual(await store.runCredits());
     });
 
     test('a job that ended without a reported cost is of unknown cost, and counted at its reservation', async () => {
