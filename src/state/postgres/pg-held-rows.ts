@@ -26,9 +26,13 @@ import { PathFilter } from './pg-path-filter.js';
  * recorded file can be there. A path is added before the write that records it is sent.
  *
  * Bounded: at most HELD_ROWS rows, the least recently written dropped first (a batch's jobs are
- * written a few at a time; what is not held is read from the database, as before).
+ * written a few at a time; what is not held is read from the database, as before). A job that
+ * reached an end (downloaded, failed, rejected) is not held: the run seldom reads it again, and
+ * the rows held stay those of the claimed window and the jobs in flight.
  */
 export const HELD_ROWS = 4096;
+
+const ENDS: ReadonlySet<string> = new Set(['downloaded', 'partly_failed', 'hook_failed', 'failed', 'rejected']);
 
 export class HeldRows {
   private manifest: string | null = null;
@@ -71,7 +75,7 @@ export class HeldRows {
     for (const key of touched) this.touched(key);
     for (const [key, raw] of rows) {
       this.rows.delete(key);
-      this.rows.set(key, toJobRow(raw));
+      if (!ENDS.has(raw.status)) this.rows.set(key, toJobRow(raw));
     }
     for (const key of this.rows.keys()) {
       if (this.rows.size <= HELD_ROWS) break;

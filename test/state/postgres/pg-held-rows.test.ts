@@ -42,7 +42,7 @@ async function readBoth(key: string) {
 describe('under the run lock', () => {
   beforeEach(() => store.takeLock(LOCK));
 
-  test.each<JobStatus>(['submitting', 'in_doubt', 'submitted', 'running', 'done', 'failed', 'downloaded', 'hook_failed'])(
+  test.each<JobStatus>(['submitting', 'in_doubt', 'submitted', 'running', 'done'])(
     'a job just brought to %s is answered without a round trip, as the database has it',
     async (status) => {
       await bring(store, 'a', status);
@@ -52,6 +52,14 @@ describe('under the run lock', () => {
       expect(held?.status).toBe(status);
     },
   );
+
+  test.each<JobStatus>(['failed', 'rejected', 'downloaded', 'hook_failed'])('a job at its end (%s) is not held: it is read from the database', async (status) => {
+    await bring(store, 'a', status);
+    const { held, trips, truth } = await readBoth('a');
+    expect(trips).toBe(1);
+    expect(held).toEqual(truth);
+    expect(held?.status).toBe(status);
+  });
 
   test('the jobs it claims are answered without a round trip, as the database has them', async () => {
     await bring(other, 'b', 'submitted');
