@@ -15,6 +15,9 @@ import { PathFilter } from './pg-path-filter.js';
  *
  *   off ──takeLock(manifest)──▶ holding ──lock lost (beat false), released, broken──▶ off
  *
+ * With several hosts on one run (issue 23) the lock no longer says "no other writer": each job's
+ * lease does, and what is held of a job must go with its lease (dropped when the lease is lost).
+ *
  * While holding: a wave's commit keeps every job row it locked, as it left it; a wave whose
  * transaction failed, or an operation that changes jobs some other way (a plan synced, an
  * interrupted intent recovered, a job forgotten, hooks retried), drops everything held. A job's
