@@ -175,10 +175,8 @@ export interface Store {
   items(key: string): Promise<JobItemRow[]>;
   /** The items of every job of the manifest that has some. */
   allItems(): Promise<Map<string, JobItemRow[]>>;
-  /** The manifest's money over every charge it ever had, each of `jobs` with its own figure, and what each run was charged (as runCredits). */
+  /** The manifest's money over every charge it ever had, each of `jobs` with its own figure, and what each run was charged for the remote jobs it sent. */
   money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> }>;
-  /** What each run of the manifest was charged for the remote jobs it sent. */
-  runCredits(): Promise<Map<number, CreditPair>>;
   /** How many times this run retried the job automatically. */
   retriesInRun(key: string): Promise<number>;
   /** Which of `ids` (of `kind`) were ever recorded for any job or attempt: never adopted again. */

@@ -25,9 +25,8 @@ export async function readPgMoney(tx: Tx, manifest: string, scope: PlanScope): P
   return sumMoney(await pgCharges(tx, manifest), scope);
 }
 
-/** What each run of the manifest was charged for the remote jobs it sent (money-sums.ts sumRunCredits); with `runs`, only theirs (as sqlite/money.ts readRunCredits). */
-export async function readPgRunCredits(tx: Tx, manifest: string, runs?: readonly number[]): Promise<Map<number, CreditPair>> {
-  if (runs === undefined) return sumRunCredits(await pgCharges(tx, manifest));
+/** What each of `runs` was charged for the remote jobs it sent (as sqlite/money.ts readRunCredits). */
+export async function readPgRunCredits(tx: Tx, manifest: string, runs: readonly number[]): Promise<Map<number, CreditPair>> {
   return sumRunCredits(valuesOf<ChargeValues>(await tx.query(
     `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = $1 AND run_id = ANY($2::bigint[]) ORDER BY job_key COLLATE "C", id`, [manifest, runs],
   )));

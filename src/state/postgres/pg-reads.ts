@@ -8,7 +8,7 @@ import type { StateIdentity } from '../outputs-owner.js';
 import { planScope, type PlanJob } from '../plan-scope.js';
 import { JOB_ROWS, lastReadOf, OUTPUT_COLUMNS, STATE_COLUMNS, outputFromValues, toAttempt, toJobRow, toJobState, type RawJobRow } from '../sqlite/job-row.js';
 import type { PgDb } from './pg-connection.js';
-import { readPgMoney, readPgRunCredits } from './pg-money.js';
+import { readPgMoney } from './pg-money.js';
 import { readPgIdentity } from './pg-reads-jobs.js';
 import { valuesOf } from './pg-reads-open.js';
 import { shownLocation } from './pg-url.js';
@@ -119,10 +119,6 @@ export class PgReads {
 
   async money(jobs: Iterable<PlanJob>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> }> {
     return readPgMoney(this.db, this.manifest(), planScope(jobs));
-  }
-
-  async runCredits(): Promise<Map<number, CreditPair>> {
-    return readPgRunCredits(this.db, this.manifest());
   }
 
   /** How many times run `runId` retried the job automatically (counted from its attempts). */

@@ -332,10 +332,6 @@ export class PgStore implements Store {
     return this.reads.money(jobs);
   }
 
-  runCredits() {
-    return this.reads.runCredits();
-  }
-
   retriesInRun(key: string) {
     // A run without a row (the runner used as a library) counts as run 0, as its retries do.
     return this.reads.retriesInRun(key, this.run ?? 0);

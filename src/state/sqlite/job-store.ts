@@ -15,7 +15,7 @@ import { StoreCore } from './store-core.js';
 import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
 import { Charges } from './charges.js';
 import { readItems, readItemsByJob, writeItems, type JobItemRow } from './job-items.js';
-import { planScope, readMoney, readRunCredits, type CreditPair, type MoneyTotals } from './money.js';
+import { planScope, readMoney, type CreditPair, type MoneyTotals } from './money.js';
 import { endAttempt, markRetried, retriesInRun } from './attempt-history.js';
 import { madeStatus, moveEffects, planAgainMove } from '../job-moves.js';
 
@@ -75,11 +75,6 @@ export class StateStore extends StoreCore {
   madeStatus(key: string): 'downloaded' | 'partly_failed' {
     const failed = statement(this.db, "SELECT 1 FROM job_items WHERE manifest = ? AND job_key = ? AND state = 'failed' LIMIT 1").get(this.manifest, key);
     return madeStatus(failed !== undefined);
-  }
-
-  /** What each run of the manifest was charged for the remote jobs it sent (state/sqlite/money.ts). */
-  runCredits(): Map<number, CreditPair> {
-    return readRunCredits(this.db, this.manifest);
   }
 
   /** This database's identity (made with it), when it was made, and how many jobs of the manifest it knows. */

@@ -18,12 +18,11 @@ export function readMoney(db: Database.Database, manifest: string, scope: PlanSc
 }
 
 /**
- * What each run of the manifest was charged for the remote jobs it sent (money-sums.ts
- * sumRunCredits); with `runs`, only theirs (their charges alone read, in the order the whole read
- * sums them: the same figures).
+ * What each of `runs` was charged for the remote jobs it sent (money-sums.ts sumRunCredits): their
+ * charges alone read, in the order the manifest's whole read sums them (readMoney), so a run's
+ * figure is the one `money` gives it.
  */
-export function readRunCredits(db: Database.Database, manifest: string, runs?: readonly number[]): Map<number, CreditPair> {
-  if (runs === undefined) return sumRunCredits(chargesOf(db, manifest));
+export function readRunCredits(db: Database.Database, manifest: string, runs: readonly number[]): Map<number, CreditPair> {
   const rows = statement(db, SELECT_RUNS_CHARGES, { raw: true }).iterate(manifest, JSON.stringify(runs)) as Iterable<ChargeValues>;
   return sumRunCredits(rows);
 }

@@ -270,10 +270,6 @@ export class SqliteStore implements Store {
     return this.engine.money(jobs);
   }
 
-  async runCredits() {
-    return this.engine.runCredits();
-  }
-
   async retriesInRun(key: string) {
     return this.engine.retriesInRun(key);
   }
