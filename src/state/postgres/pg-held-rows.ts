@@ -47,9 +47,7 @@ export class HeldRows {
 
   /** This store took `manifest`'s run lock: its commits' rows are the truth from now on. */
   hold(manifest: string): void {
-    this.drop();
-    this.paths = { filter: new PathFilter(), loaded: null };
-    this.manifest = manifest;
+    this.startOver(manifest);
   }
 
   /** Whether this store holds `manifest`'s run lock: no other process writes its jobs. */
@@ -59,10 +57,13 @@ export class HeldRows {
 
   /** The lock is not ours any more (or `manifest`'s is not): nothing is held. */
   release(manifest?: string): void {
-    if (manifest !== undefined && manifest !== this.manifest) return;
+    if (manifest === undefined || this.holds(manifest)) this.startOver(null);
+  }
+
+  private startOver(manifest: string | null): void {
     this.drop();
     this.paths = { filter: new PathFilter(), loaded: null };
-    this.manifest = null;
+    this.manifest = manifest;
   }
 
   /** Everything held is forgotten (a failed transaction, or jobs changed outside a wave); still holding. */
@@ -74,7 +75,7 @@ export class HeldRows {
 
   /** A committed wave's rows for `manifest`, as it left them; its `touched` jobs' held outputs dropped. */
   committed(manifest: string | null, rows: ReadonlyMap<string, RawJobRow>, touched: Iterable<string>): void {
-    if (manifest === null || manifest !== this.manifest) return;
+    if (!this.holds(manifest)) return;
     for (const key of touched) this.touched(key);
     for (const [key, raw] of rows) {
       this.rows.delete(key);
@@ -93,7 +94,7 @@ export class HeldRows {
   }
 
   row(manifest: string, key: string): JobRow | undefined {
-    return manifest === this.manifest ? this.rows.get(key) : undefined;
+    return this.holds(manifest) ? this.rows.get(key) : undefined;
   }
 
   /** A read of `key`'s outputs begins: what it finds is held unless a write names the job before it ends. */
@@ -103,7 +104,7 @@ export class HeldRows {
 
   /** Outputs read with a job's links, while the lock is ours; answered once, by `takeFiles`. */
   keepFiles(manifest: string, key: string, outputs: OutputRow[]): void {
-    if (this.reading.delete(key) && manifest === this.manifest) this.files.set(key, outputs);
+    if (this.reading.delete(key) && this.holds(manifest)) this.files.set(key, outputs);
   }
 
   /** A file of the manifest is about to be recorded at `path`. */
@@ -117,7 +118,7 @@ export class HeldRows {
    * this store recorded since can be it.
    */
   async mayHavePath(manifest: string, path: string, load: () => Promise<string[]>): Promise<boolean> {
-    if (manifest !== this.manifest) return true;
+    if (!this.holds(manifest)) return true;
     const paths = this.paths;
     paths.loaded ??= load().then(
       (found) => found.forEach((one) => paths.filter.add(one)),
@@ -127,11 +128,11 @@ export class HeldRows {
       },
     );
     await paths.loaded;
-    return manifest !== this.manifest || paths.filter.mayHave(path);
+    return !this.holds(manifest) || paths.filter.mayHave(path);
   }
 
   takeFiles(manifest: string, key: string): OutputRow[] | undefined {
-    if (manifest !== this.manifest) return undefined;
+    if (!this.holds(manifest)) return undefined;
     const held = this.files.get(key);
     this.files.delete(key);
     return held;

@@ -39,6 +39,14 @@ async function readBoth(key: string) {
   return { held, trips: store.roundTrips - before, truth: await other.job(key) };
 }
 
+/** Asserts the store answers `key` in `trips` round trips (0: from what it holds) with the row the database has; resolves with that answer. */
+async function expectAnswer(key: string, trips: number) {
+  const read = await readBoth(key);
+  expect(read.trips).toBe(trips);
+  expect(read.held).toEqual(read.truth);
+  return read.held;
+}
+
 describe('under the run lock', () => {
   beforeEach(() => store.takeLock(LOCK));
 
@@ -46,18 +54,14 @@ describe('under the run lock', () => {
     'a job just brought to %s is answered without a round trip, as the database has it',
     async (status) => {
       await bring(store, 'a', status);
-      const { held, trips, truth } = await readBoth('a');
-      expect(trips).toBe(0);
-      expect(held).toEqual(truth);
+      const held = await expectAnswer('a', 0);
       expect(held?.status).toBe(status);
     },
   );
 
   test.each<JobStatus>(['failed', 'rejected', 'downloaded', 'hook_failed'])('a job at its end (%s) is not held: it is read from the database', async (status) => {
     await bring(store, 'a', status);
-    const { held, trips, truth } = await readBoth('a');
-    expect(trips).toBe(1);
-    expect(held).toEqual(truth);
+    const held = await expectAnswer('a', 1);
     expect(held?.status).toBe(status);
   });
 
@@ -66,17 +70,13 @@ describe('under the run lock', () => {
     const claimed = await store.claim(10, new Set(['a', 'b', 'c']));
     expect(claimed.map((job) => job.key)).toEqual(['b', 'a', 'c']);
     for (const key of ['a', 'b', 'c']) {
-      const { held, trips, truth } = await readBoth(key);
-      expect(trips).toBe(0);
-      expect(held).toEqual(truth);
+      await expectAnswer(key, 0);
     }
   });
 
   test('a job it has not written since the lock was taken is read from the database', async () => {
     await bring(other, 'c', 'submitted');
-    const { held, trips, truth } = await readBoth('c');
-    expect(trips).toBe(1);
-    expect(held).toEqual(truth);
+    await expectAnswer('c', 1);
   });
 
   test("a download's files, read with its links, answer the next outputs() once, without a round trip", async () => {
@@ -152,18 +152,14 @@ describe('under the run lock', () => {
     await other.takeLock({ ...LOCK, token: 'token-b', host: 'host-b' });
     await other.write({ key: 'a', move: { to: 'running', change: { remoteStatus: 'running' }, type: 'job:status' } });
     expect(await store.beatLock(MANIFEST, LOCK.token)).toBe(false);
-    const { held, trips, truth } = await readBoth('a');
-    expect(trips).toBe(1);
+    const held = await expectAnswer('a', 1);
     expect(held?.status).toBe('running');
-    expect(held).toEqual(truth);
   });
 });
 
 test('without the run lock every read goes to the database', async () => {
   await bring(store, 'a', 'submitted');
-  const { held, trips, truth } = await readBoth('a');
-  expect(trips).toBe(1);
-  expect(held).toEqual(truth);
+  await expectAnswer('a', 1);
 });
 
 test('without the run lock, every path is asked of the database', async () => {
