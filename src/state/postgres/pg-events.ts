@@ -1,6 +1,8 @@
+import { StateError } from '../../errors.js';
 import { scrubSecrets, type EventType } from '../sqlite/events.js';
 import type { Tx } from './pg-connection.js';
 import { Sql } from './pg-sql.js';
+import type { Outcome } from './pg-wave.js';
 
 /**
  * The event log on PostgreSQL: the same rows as SQLite's (sqlite/events.ts), secrets scrubbed
@@ -37,4 +39,18 @@ export async function appendEvents(tx: Tx, scope: OpScope, events: readonly Even
   const sql = new Sql();
   eventsCte(sql, scope, events);
   await tx.query(sql.text('SELECT 1'), sql.params);
+}
+
+/** `scope` with its manifest, or StateError when none was chosen. */
+export function withManifest(scope: OpScope): OpScope & { manifest: string } {
+  if (scope.manifest === null) throw new StateError('no manifest chosen: call useManifest or syncPlan first');
+  return scope as OpScope & { manifest: string };
+}
+
+/** The values of a wave run inside an operation: the first error rejects the operation (and its transaction) whole. */
+export async function answers<T>(outcomes: Promise<Outcome[]>): Promise<T[]> {
+  return (await outcomes).map((outcome) => {
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value as T;
+  });
 }

@@ -15,7 +15,7 @@ import type { PgDb } from './pg-connection.js';
 import { claimReady } from './pg-claims.js';
 import { recordDelivery } from './pg-deliveries.js';
 import { moveOutput, sameLinks } from './pg-downloads.js';
-import type { OpScope } from './pg-events.js';
+import { answers, withManifest, type OpScope } from './pg-events.js';
 import { forgetJob } from './pg-forget.js';
 import { hookBegin, hookFinish, hookLatest, retryFailedHooks } from './pg-hooks.js';
 import { finishDownloadOp, fileOp, hooksRetryOp, intentOp, noteOp, planAgainOp, retryInRunOp, writeAllOp, writeOp } from './pg-job-write.js';
@@ -27,7 +27,8 @@ import { PgReads } from './pg-reads.js';
 import { finishRun, startRun } from './pg-runs.js';
 import { unique } from './pg-sql.js';
 import { HeldRows } from './pg-held-rows.js';
-import { leadLock, runWave, type Outcome, type WaveOp, type WaveSeen } from './pg-wave.js';
+import { always, never, ReadMemo, WriteCount } from '../read-memo.js';
+import { leadLock, runWave, type WaveOp, type WaveSeen } from './pg-wave.js';
 
 /**
  * The Store (src/state/store.ts) on PostgreSQL, shared by many processes on many hosts. Every
@@ -46,13 +47,16 @@ export class PgStore implements Store {
   private readonly queue: PgQueue;
   private readonly reads: PgReads;
   private readonly held = new HeldRows();
+  /** Under the run lock, the whole manifest's states and money are read again only after a write (read-memo.ts). */
+  private readonly writes = new WriteCount();
+  private readonly memo = new ReadMemo(() => (this.held.holds(this.scope) ? `${this.writes.count}:${this.scope}` : null));
 
   private constructor(
     private readonly db: PgDb,
     readonly clock: Clock,
   ) {
     this.queue = new PgQueue((scope, ops, durable) =>
-      this.holding(scope.manifest, (seen) => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true, seen()), { durable, lead: leadLock(scope, ops, this.held.holds(scope.manifest)) })),
+      this.holding(scope.manifest, (seen) => this.writes.counted(() => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true, seen()), { durable, lead: leadLock(scope, ops, this.held.holds(scope.manifest)) }))),
     );
     this.reads = new PgReads(db, () => this.manifest);
   }
@@ -92,7 +96,7 @@ export class PgStore implements Store {
       const id = await startRun(tx, withManifest(scope), host, pid, maxCredits, from);
       this.run = id;
       return id;
-    });
+    }, false, never);
   }
 
   /** A run's `run:finished` event also keeps the store's round trips so far (not a refused start's): what `npm run bench` prints per job. */
@@ -101,7 +105,7 @@ export class PgStore implements Store {
     if (runId === null) return;
     // A refused start did no work to count: its record stays the one SQLite writes.
     const counted = refusal === null ? { ...summary, roundTrips: this.roundTrips } : summary;
-    await this.alone((tx, scope) => finishRun(tx, { ...scope, runId }, outcome, counted, refusal));
+    await this.alone((tx, scope) => finishRun(tx, { ...scope, runId }, outcome, counted, refusal), false, never);
   }
 
   note(type: EventType, jobKey: string | null, data?: Record<string, unknown>): Promise<void> {
@@ -126,13 +130,14 @@ export class PgStore implements Store {
       // Guarded: a job another process moved since the scan is left where it is now.
       const written = await answers<Written>(runWave(tx, scope, orphans.map((key) => writeOp({ ...interruptedWrite(key, why), onlyFrom: ['submitting'] }))));
       return written.filter((w) => w.moved).map((w) => w.row);
-    }, true));
+    }, true, (rows) => rows.length > 0));
   }
 
   async claim(limit: number, scope: ReadonlySet<string>): Promise<{ key: string; status: JobStatus }[]> {
     // A store acting for no run claims as run 0: claims then count once per store, as a run's do.
     const manifest = this.scope;
-    const { claimed, rows } = await this.alone((tx, op) => claimReady(tx, withManifest(op).manifest, op.runId ?? 0, limit, scope));
+    // Quiet: a claim marks the rows for its run (claim_run), which no job state or money shows.
+    const { claimed, rows } = await this.alone((tx, op) => claimReady(tx, withManifest(op).manifest, op.runId ?? 0, limit, scope), false, never);
     // The runner reads each job it claimed next: held, those reads cost nothing.
     this.held.committed(manifest, rows, []);
     return claimed;
@@ -244,14 +249,14 @@ export class PgStore implements Store {
 
   // ── the run lock ──
   async takeLock(taker: LockTaker & { name: string; token: string; pid: number }): Promise<void> {
-    await this.alone((tx, scope) => takeLock(tx, scope, this.clock, taker));
+    await this.alone((tx, scope) => takeLock(tx, scope, this.clock, taker), false, never);
     this.held.hold(taker.name);
   }
 
   /** A no-op once the store is closed (the heartbeat's last tick may fall after the close). */
   async beatLock(name: string, token: string): Promise<boolean> {
     if (this.closed) return true;
-    const ours = await this.alone((tx, scope) => beatLock(tx, scope, this.clock, name, token));
+    const ours = await this.alone((tx, scope) => beatLock(tx, scope, this.clock, name, token), false, never);
     if (!ours) this.held.release(name);
     return ours;
   }
@@ -260,7 +265,7 @@ export class PgStore implements Store {
   async releaseLock(name: string, token: string): Promise<void> {
     if (this.closed) return;
     this.held.release(name);
-    await this.alone((tx, scope) => releaseLock(tx, scope, name, token));
+    await this.alone((tx, scope) => releaseLock(tx, scope, name, token), false, never);
   }
 
   async lockRow(name: string) {
@@ -283,7 +288,7 @@ export class PgStore implements Store {
   }
 
   jobStates() {
-    return this.reads.jobStates();
+    return this.memo.jobStates(() => this.reads.jobStates());
   }
 
   jobsWithStatus(statuses: readonly JobStatus[]) {
@@ -329,7 +334,7 @@ export class PgStore implements Store {
   }
 
   money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>) {
-    return this.reads.money(jobs);
+    return this.memo.moneyOf(jobs, () => this.reads.money(jobs));
   }
 
   retriesInRun(key: string) {
@@ -386,32 +391,18 @@ export class PgStore implements Store {
     return done.finally(() => this.held.drop());
   }
 
-  /** One transaction of the store, durable when asked (pg-commit.ts). */
-  private inTx<T>(body: (tx: StoreTx) => Promise<T>, durable: boolean): Promise<T> {
-    return transact(this.db, body, { durable });
+  /** One transaction of the store, durable when asked (pg-commit.ts), counted unless `changed` says it changed nothing (read-memo.ts). */
+  private inTx<T>(body: (tx: StoreTx) => Promise<T>, durable: boolean, changed: (value: T) => boolean = always): Promise<T> {
+    return this.writes.counted(() => transact(this.db, body, { durable }), changed);
   }
 
-  /** An operation in a transaction of its own, at its place among the queued writes. */
-  private alone<T>(body: (tx: StoreTx, scope: OpScope) => Promise<T>, durable = false): Promise<T> {
+  /** An operation in a transaction of its own, at its place among the queued writes; `changed` as inTx. */
+  private alone<T>(body: (tx: StoreTx, scope: OpScope) => Promise<T>, durable = false, changed: (value: T) => boolean = always): Promise<T> {
     const scope = { manifest: this.scope, runId: this.run };
-    return this.queue.alone(() => this.inTx((tx) => body(tx, this.opScope(scope)), durable));
+    return this.queue.alone(() => this.inTx((tx) => body(tx, this.opScope(scope)), durable, changed));
   }
 
   private wave<T>(op: WaveOp<T>, durable: boolean): Promise<T> {
     return this.queue.wave(op, { manifest: this.scope, runId: this.run }, durable);
   }
-}
-
-/** `scope` with its manifest, or StateError when none was chosen. */
-function withManifest(scope: OpScope): OpScope & { manifest: string } {
-  if (scope.manifest === null) throw new StateError('no manifest chosen: call useManifest or syncPlan first');
-  return scope as OpScope & { manifest: string };
-}
-
-/** The values of a wave run inside an operation: the first error rejects the operation (and its transaction) whole. */
-async function answers<T>(outcomes: Promise<Outcome[]>): Promise<T[]> {
-  return (await outcomes).map((outcome) => {
-    if ('error' in outcome) throw outcome.error;
-    return outcome.value as T;
-  });
 }

@@ -13,6 +13,7 @@ import { StateStore } from './job-store.js';
 import { beatLock, forceUnlock, lockRow, releaseLock, takeLock } from './lock.js';
 import { applyWrite, StaleWriteError } from './apply-write.js';
 import { claimReady } from './claims.js';
+import { ReadMemo } from '../read-memo.js';
 import { filesMissing, interruptedWrite, retriableInRun } from '../job-moves.js';
 
 /**
@@ -24,8 +25,12 @@ import { filesMissing, interruptedWrite, retriableInRun } from '../job-moves.js'
  */
 export class SqliteStore implements Store {
   private closed = false;
+  /** The whole manifest's states and money, read again only when the file changed (read-memo.ts). */
+  private readonly memo: ReadMemo;
 
-  constructor(private readonly engine: StateStore) {}
+  constructor(private readonly engine: StateStore) {
+    this.memo = new ReadMemo(() => engine.version());
+  }
 
   static open(path: string, clock: Clock = systemClock): SqliteStore {
     return new SqliteStore(StateStore.open(path, clock));
@@ -222,8 +227,8 @@ export class SqliteStore implements Store {
     return this.engine.jobs(keys);
   }
 
-  async jobStates() {
-    return this.engine.jobStates();
+  jobStates() {
+    return this.memo.jobStates(async () => this.engine.jobStates());
   }
 
   async jobsWithStatus(statuses: readonly JobStatus[]) {
@@ -266,8 +271,8 @@ export class SqliteStore implements Store {
     return this.engine.allItems();
   }
 
-  async money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>) {
-    return this.engine.money(jobs);
+  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>) {
+    return this.memo.moneyOf(jobs, async () => this.engine.money(jobs));
   }
 
   async retriesInRun(key: string) {

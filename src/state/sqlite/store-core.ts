@@ -7,6 +7,8 @@ import { OUTPUT_COLUMNS, outputFromValues } from './job-row.js';
 import { sameOutput } from './same-output.js';
 import { statement } from './statements.js';
 
+const VERSION = "SELECT data_version || ':' || total_changes() FROM pragma_data_version()";
+
 /**
  * What every part of the store stands on — the connection, its transactions, the manifest it is
  * scoped to, the event log — and the records of jobs' output files (their links, downloads,
@@ -39,6 +41,14 @@ export abstract class StoreCore {
     } finally {
       statement(this.db, 'PRAGMA synchronous = NORMAL').run();
     }
+  }
+
+  /**
+   * What the file holds, as a word that changes with every row written since, by this connection
+   * (`total_changes()`) or any other (`data_version`), and with the manifest chosen (read-memo.ts).
+   */
+  version(): string {
+    return `${statement(this.db, VERSION, { pluck: true }).get() as string}:${this.scope ?? ''}`;
   }
 
   /** Runs `fn` in one IMMEDIATE transaction. */

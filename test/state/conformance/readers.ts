@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { bring, fileOf, MANIFEST, newJob, placeOf, remoteIdOf, sentRequest, type Subject } from './harness.js';
 import { itemOf } from './plan-and-moves.js';
+import type { Store } from '../../../src/state/index.js';
 
 const links = (key: string, n: number) => ({ urls: Array.from({ length: n }, (_, i) => `https://cdn.example/${key}/${i}.mp4`), places: Array.from({ length: n }, (_, i) => i) });
 
@@ -187,6 +188,63 @@ export function readers(subject: Subject): void {
       const { totals } = await store.money([placeOf(edited)]);
       expect(totals.used.known).toBe(3);
       expect(totals.apart.superseded).toBe(3);
+    });
+  });
+
+  // Under the run lock a store may answer these two whole-manifest reads again from memory
+  // (src/state/read-memo.ts): only while nothing was written since, whoever wrote it.
+  describe('whole-manifest reads read again', () => {
+    const lockOf = (token: string) => ({ name: MANIFEST, token, pid: 100, host: 'h', pidNamespace: 'ns-1', isAlive: () => true, heartbeatMs: 10_000, staleAfterMs: 60_000 });
+    const statesOf = async (store: Store) => (await store.jobStates()).map((row) => [row.key, row.status]).sort();
+    /** Jobs a (done, 4 credits) and b (planned), the store holding the manifest's run lock. */
+    const underLockWithOneDone = async () => {
+      const { store } = subject;
+      const jobs = [newJob('a'), newJob('b')];
+      await store.syncPlan(MANIFEST, jobs);
+      await store.takeLock(lockOf('t1'));
+      await bring(store, 'a', 'done', { creditsUsed: 4 });
+      return { store, jobs, places: jobs.map(placeOf) };
+    };
+
+    test("read twice with nothing written between, the answers are equal; after the store's own write, the second read has it", async () => {
+      const { store, jobs, places } = await underLockWithOneDone();
+      expect(await statesOf(store)).toEqual([['a', 'done'], ['b', 'planned']]);
+      expect((await store.money(places)).totals.used).toEqual({ known: 4, unknown: 0 });
+      expect(await statesOf(store)).toEqual([['a', 'done'], ['b', 'planned']]);
+      expect(await store.money(places)).toEqual(await store.money(jobs.map(placeOf)));
+      await bring(store, 'b', 'done', { creditsUsed: 2.5 });
+      expect(await statesOf(store)).toEqual([['a', 'done'], ['b', 'done']]);
+      expect((await store.money(places)).totals.used).toEqual({ known: 6.5, unknown: 0 });
+    });
+
+    test("a write by another store on the same state is seen by this store's next read, when this one holds no lock", async () => {
+      const { store } = subject;
+      const jobs = [newJob('a')];
+      await store.syncPlan(MANIFEST, jobs);
+      const places = jobs.map(placeOf);
+      expect(await statesOf(store)).toEqual([['a', 'planned']]);
+      expect((await store.money(places)).totals.used).toEqual({ known: 0, unknown: 0 });
+      const other = await subject.beside();
+      try {
+        await bring(other, 'a', 'done', { creditsUsed: 3 });
+      } finally {
+        await other.close();
+      }
+      expect(await statesOf(store)).toEqual([['a', 'done']]);
+      expect((await store.money(places)).totals.used).toEqual({ known: 3, unknown: 0 });
+    });
+
+    test('a claim, a lock beat or a recovery that found nothing leave the answers as they were; a forgotten job is gone from the next read', async () => {
+      const { store, places } = await underLockWithOneDone();
+      const before = await store.money(places);
+      await store.claim(10, new Set(['b']));
+      await store.beatLock(MANIFEST, 't1');
+      expect(await store.recoverInterrupted(new Set(['a', 'b']), 'crash')).toEqual([]);
+      expect(await store.money(places)).toEqual(before);
+      expect(await statesOf(store)).toEqual([['a', 'done'], ['b', 'planned']]);
+      await store.forget('a', { by: 'test' });
+      expect(await statesOf(store)).toEqual([['b', 'planned']]);
+      expect((await store.money(places)).totals.apart.forgotten).toBe(4);
     });
   });
 

@@ -146,6 +146,27 @@ describe('under the run lock', () => {
     expect(await store.job('a')).toBeUndefined();
   });
 
+  test("the manifest's states and money, read again with nothing written since, cost no round trip; after a write, one each", async () => {
+    await bring(store, 'a', 'done');
+    const places = ['a', 'b', 'c'].map((key) => ({ key, step: 'shorts', outputName: key }));
+    const both = async () => {
+      const before = store.roundTrips;
+      const read = { states: await store.jobStates(), money: await store.money(places) };
+      return { ...read, trips: store.roundTrips - before };
+    };
+    const first = await both();
+    await store.claim(10, new Set(['b', 'c']));
+    const again = await both();
+    expect(again.trips).toBe(0);
+    expect(again).toEqual({ ...first, trips: 0 });
+    expect(again.states).toEqual(await other.jobStates());
+    await bring(store, 'b', 'done', { creditsUsed: 2 });
+    const after = await both();
+    expect(after.trips).toBe(2);
+    expect(after.states).toEqual(await other.jobStates());
+    expect(after.money).toEqual(await other.money(places));
+  });
+
   test('once the lock is lost, the rows another holder wrote are read from the database', async () => {
     await bring(store, 'a', 'submitted');
     await other.forceUnlock(MANIFEST, LOCK.token, { by: 'test' });
