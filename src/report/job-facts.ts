@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/types.js';
-import { slotOf as slot, stateAt, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
+import { slotOf as slot, stateAt, type FactsMoney, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
 import { attemptFacts, type AttemptFact } from './attempt-facts.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
@@ -69,22 +69,24 @@ export interface FactsRead {
  * every job is then `not submitted`. A key the database lacks is `changed` when a job of the same
  * step and output name is recorded under another key (its inputs changed, so its key did).
  *
- * `known`: the plan's rows as a run read them from this database at its end, after its last
- * write; when they cover every job of the plan, the jobs are not read again (only their files).
+ * `known`: what a run read from this database at its end, after its last write: the plan's rows
+ * (not read again when they cover every job of the plan) and the money of the plan's jobs.
  */
-export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'>, known?: readonly Row[]): Promise<FactsRead> {
+export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'>, known: { rows?: readonly Row[]; money?: FactsMoney } = {}): Promise<FactsRead> {
   const facts = new Map<string, JobFacts>();
   const rows = new Map<string, Row>();
-  for (const row of known ?? []) rows.set(row.key, row);
+  for (const row of known.rows ?? []) rows.set(row.key, row);
   // A plan job missing from them may be `changed`, which only the other rows of the database say.
-  const read = await stateAt(dbPath).facts(plan.manifestId, plan.jobs, !(known && plan.jobs.every((job) => rows.has(job.key))));
+  const wanted = { rows: !(known.rows && plan.jobs.every((job) => rows.has(job.key))), money: !known.money };
+  const read = await stateAt(dbPath).facts(plan.manifestId, plan.jobs, wanted);
   if (!read) {
     for (const job of plan.jobs) facts.set(job.key, UNRECORDED);
     return { facts, money: NO_MONEY };
   }
   for (const [key, row] of read.rows ?? []) rows.set(key, row);
   // Every figure of money is a sum over the charges (state/sqlite/money.ts), a job's own too.
-  const { outputs, money, items, earlier, attempts, slots } = read;
+  const { outputs, items, earlier, attempts, slots } = read;
+  const money = (read.money ?? known.money) as FactsMoney;
   // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
   const usedBy = (key: string) => (money.byJob.has(key) ? (money.byJob.get(key) as number | null) : 0);
   const versionOf = (key: string): EarlierVersion => ({ key, creditsUsed: usedBy(key), outputs: outputs.get(key) ?? NONE });

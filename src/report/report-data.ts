@@ -1,5 +1,5 @@
 import type { CreditTotal, Plan } from '../plan/types.js';
-import type { JobState, JobStatus } from '../state/index.js';
+import type { FactsMoney, JobState, JobStatus } from '../state/index.js';
 import { overrunOf, sumCredits, type CreditSum } from './credits.js';
 import { readJobFacts, type JobFacts, type JobItemFact } from './job-facts.js';
 import type { AttemptFact } from './attempt-facts.js';
@@ -101,11 +101,13 @@ export interface ReportInput {
    * last write to them: not read again when they cover the whole plan. @default read from the database
    */
   jobs?: readonly JobState[];
+  /** The money of the plan's jobs as the same run read it then (RunResult.money). @default read from the database */
+  money?: FactsMoney;
 }
 
 /** The report's data: the plan joined with what the state database holds. Reads only. */
-export async function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: known }: ReportInput): Promise<ReportData> {
-  const { facts, money } = await readJobFacts(statePath, plan, known);
+export async function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: knownRows, money: knownMoney }: ReportInput): Promise<ReportData> {
+  const { facts, money } = await readJobFacts(statePath, plan, { ...(knownRows ? { rows: knownRows } : {}), ...(knownMoney ? { money: knownMoney } : {}) });
   const run = await readRun(statePath, plan.manifestId, runId);
   const hooks = await readHookFacts(statePath, plan.manifestId);
   const lastWork = await readLastWork(statePath, plan.manifestId);

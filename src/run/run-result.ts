@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/types.js';
-import type { JobItemRow, JobState, JobStatus } from '../state/index.js';
+import type { FactsMoney, JobItemRow, JobState, JobStatus, Store } from '../state/index.js';
 import { adapterFor } from './adapters/index.js';
 import type { Overrun } from './budget/budget-ledger.js';
 import type { JobOutcome } from './drive-job.js';
@@ -27,6 +27,8 @@ export interface RunResult {
   outcomes: Map<string, JobOutcome>;
   /** The plan's jobs as the state database has them at the end (the summary is written from these). */
   jobs: JobState[];
+  /** The money of the plan's jobs as the state database has it at the end (the report is written from it too). */
+  money: FactsMoney;
   /** The failed items of jobs that have some (a partly failed HTML ad job's styles), by job key. */
   failedItems: Map<string, JobItemRow[]>;
   /**
@@ -67,6 +69,7 @@ export async function summarise(ctx: RunContext, plan: Plan, outcomes: Map<strin
   const counts: Partial<Record<JobStatus, number>> = {};
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
   const standing = standingOf(plan, rows, needs);
+  const money = await ctx.store.money(plan.jobs);
   return {
     counts,
     standing,
@@ -75,10 +78,11 @@ export async function summarise(ctx: RunContext, plan: Plan, outcomes: Map<strin
     undownloaded: standing.open.toDownload,
     stop: ctx.stop.reason,
     stopMessage: ctx.stop.message,
-    credits: await runCredits(ctx, plan),
+    credits: runCredits(ctx, plan, money),
     requests: { reads },
     outcomes,
     jobs: rows,
+    money,
     failedItems: await failedItemsOf(ctx, rows),
   };
 }
@@ -94,8 +98,7 @@ async function failedItemsOf(ctx: RunContext, rows: readonly JobState[]): Promis
   return byKey;
 }
 
-async function runCredits(ctx: RunContext, plan: Plan): Promise<RunCredits> {
-  const { totals, runs } = await ctx.store.money(plan.jobs);
+function runCredits(ctx: RunContext, plan: Plan, { totals, runs }: Awaited<ReturnType<Store['money']>>): RunCredits {
   const thisRun = ctx.store.runId === null ? undefined : runs.get(ctx.store.runId);
   return {
     estimated: plan.totals.credits?.expected ?? null,

@@ -21,13 +21,26 @@ export interface RecordedOutput {
 export type FactsRow = Pick<JobState, 'key' | 'step' | 'outputName' | 'status' | 'remoteId' | 'creditsUsed' | 'failedReason' | 'doubtReason' | 'submittedAt' | 'finishedAt'>;
 
 /** Everything `status`, the report and `plan --json` read of a manifest's jobs, in a few queries. */
+/** The manifest's totals and each job's own figure (money-sums.ts sumMoney). */
+export interface FactsMoney {
+  totals: MoneyTotals;
+  byJob: Map<string, number | null>;
+}
+
+/** What a facts read reads besides the files, items and attempts it always reads. */
+export interface FactsWanted {
+  rows: boolean;
+  money: boolean;
+}
+
 export interface FactsRead {
   /** The manifest's rows by key (null when the caller's own rows cover the plan). */
   rows: Map<string, FactsRow> | null;
   /** The step and output name of every recorded row (null with `rows`): a key the state lacks in a taken slot is `changed`. */
   slots: Set<string> | null;
   outputs: Map<string, RecordedOutput[]>;
-  money: { totals: MoneyTotals; byJob: Map<string, number | null> };
+  /** Null when not wanted. */
+  money: FactsMoney | null;
   items: Map<string, JobItemRow[]>;
   earlier: Map<string, string[]>;
   attempts: Map<string, AttemptRecord[]>;

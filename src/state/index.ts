@@ -28,7 +28,7 @@ export type { CachedCatalogue } from './catalogue-rows.js';
 export type { RefusedStart } from './sqlite/refused-start.js';
 export type { AttemptRecord } from './attempt-records.js';
 export { slotOf } from './plan-scope.js';
-export type { FactsRead as StateFacts, FactsRow, RecordedOutput } from './facts-rows.js';
+export type { FactsRead as StateFacts, FactsMoney, FactsRow, RecordedOutput } from './facts-rows.js';
 export type { RunListRow, RunRecord } from './sqlite/run-reads.js';
 export type { RunWork } from './sqlite/run-work.js';
 // Kept for the tests and tools that inspect an SQLite state file directly.

@@ -1,7 +1,7 @@
 import type { Clock } from '../util/clock.js';
 import type { AttemptRow, JobRow } from './job-row.js';
 import type { StateIdentity } from './outputs-owner.js';
-import type { FactsRead } from './sqlite/facts-reads.js';
+import type { FactsRead, FactsWanted } from './facts-rows.js';
 import type { HookRunRow } from './sqlite/hook-runs.js';
 import type { CachedCatalogue } from './sqlite/catalogue-cache.js';
 import type { RecordedJobMoney } from './sqlite/job-money.js';
@@ -46,8 +46,11 @@ export type Adoption =
 export interface StateReader {
   /** Where the state is, as the commands say it. */
   readonly location: string;
-  /** Every job's facts, files, items, attempts and money; `readRows`: whether its rows are wanted too. Undefined without a state. */
-  facts(manifest: string, planJobs: PlanJobs, readRows: boolean): Promise<FactsRead | undefined>;
+  /**
+   * Every job's facts, files, items and attempts; `wanted`: whether its rows and the money are
+   * read too (the caller may hold them, read at a run's end). Undefined without a state.
+   */
+  facts(manifest: string, planJobs: PlanJobs, wanted: FactsWanted): Promise<FactsRead | undefined>;
   /** The newest `limit` runs of `manifest`, newest first; refused starts only with `all` (counted apart). */
   runs(manifest: string, limit: number, all: boolean): Promise<{ rows: RunListRow[]; runs: number; refused: number }>;
   /** One run (default: the newest that started); undefined without a state, null without runs. */

@@ -19,8 +19,10 @@ export async function finishRun(io: CliIo, output: RunManifestOutput, started: R
   if (!flags.json) io.stdout(renderSummary(output.plan, output.result, output.elapsedMs));
   // Every run that ran ends with its report, whatever its outcome (exit 4 and budget stops too),
   // covering the whole manifest even when `--step` ran part of it. The run's own read of its jobs
-  // at its end is passed on, not read a second time on a fresh connection whose cache is cold.
-  const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath, jobs: output.result.jobs }).catch((error: Error) => error);
+  // at its end is passed on, not read a second time on a fresh connection whose cache is cold; its
+  // money only when the run's plan is the manifest's (what is apart depends on the plan it is for).
+  const money = output.plan === output.manifestPlan ? { money: output.result.money } : {};
+  const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath, jobs: output.result.jobs, ...money }).catch((error: Error) => error);
   if (report instanceof Error) io.stderr(`reelpipe: the report could not be written: ${report.message}\n`);
   else if (!flags.json) io.stdout(`report: ${report.html}\n`);
   if (flags.json) {

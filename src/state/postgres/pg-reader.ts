@@ -23,7 +23,7 @@ export function pgReader(location: string): StateReader {
   const shown = shownLocation(location);
   return {
     location: shown,
-    facts: (manifest, planJobs, readRows) => readPg(location, undefined, (tx) => readPgFacts(tx, manifest, planJobs, readRows)),
+    facts: (manifest, planJobs, wanted) => readPg(location, undefined, (tx) => readPgFacts(tx, manifest, planJobs, wanted)),
     runs: (manifest, limit, all) => readPg(location, { rows: [], runs: 0, refused: 0 }, (tx) => readPgRunList(tx, manifest, limit, all)),
     run: (manifest, runId) => readPg(location, undefined, (tx) => readPgRunRecord(tx, manifest, runId)),
     lastWork: (manifest) => readPg(location, { newest: null, worked: null }, (tx) => readPgLastWork(tx, manifest)),

@@ -1,7 +1,7 @@
 import { ATTEMPT_RECORD_COLUMNS, attemptRecordOf, type AttemptRecord, type AttemptValues } from '../attempt-records.js';
 import { byJob } from '../by-job.js';
 import { earlierRequests, earlierVersions, newestEarlier, type SlotValues } from '../earlier-versions.js';
-import { FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type OutputValues } from '../facts-rows.js';
+import { FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type FactsWanted, type OutputValues } from '../facts-rows.js';
 import { ITEM_COLUMNS, itemOf, type ItemValues, type JobItemRow } from '../item-rows.js';
 import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
 import type { Tx } from './pg-connection.js';
@@ -13,15 +13,15 @@ import { valuesOf } from './pg-reads-open.js';
  * money, items, earlier versions and attempts `status`, the report and `plan --json` show, read in
  * the reader's one snapshot so they agree. Text is ordered byte-wise (COLLATE "C"), as SQLite orders it.
  */
-export async function readPgFacts(tx: Tx, manifest: string, planJobs: readonly PlanJob[], readRows: boolean): Promise<FactsRead> {
+export async function readPgFacts(tx: Tx, manifest: string, planJobs: readonly PlanJob[], wanted: FactsWanted): Promise<FactsRead> {
   const scope = planScope(planJobs);
-  const { rows, slots } = readRows
+  const { rows, slots } = wanted.rows
     ? factsRowsOf(valuesOf<FactsValues>(await tx.query(`SELECT ${FACTS_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest])))
     : { rows: null, slots: null };
   const outputs = valuesOf<OutputValues>(await tx.query(`SELECT ${RECORDED_OUTPUT_COLUMNS} FROM outputs
     WHERE manifest = $1 AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key COLLATE "C", idx`, [manifest]));
   return {
-    rows, slots, outputs: recordedOutputsOf(outputs), money: await readPgMoney(tx, manifest, scope), items: await itemsByJob(tx, manifest),
+    rows, slots, outputs: recordedOutputsOf(outputs), money: wanted.money ? await readPgMoney(tx, manifest, scope) : null, items: await itemsByJob(tx, manifest),
     earlier: await readPgEarlierVersions(tx, manifest, scope, planJobs), attempts: await attemptsByJob(tx, manifest),
   };
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type OutputValues } from '../facts-rows.js';
+import { FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type FactsWanted, type OutputValues } from '../facts-rows.js';
 import { planScope, type PlanJob } from '../plan-scope.js';
 import { readAttemptsByJob } from './attempt-history.js';
 import { readEarlierVersions } from './job-history.js';
@@ -16,18 +16,18 @@ const SELECT_OUTPUTS = `SELECT ${RECORDED_OUTPUT_COLUMNS} FROM outputs
 
 /**
  * The facts of `manifest`'s jobs in the state at `dbPath`, read-only and without a lock (so it
- * works while a run is going); undefined when there is no database. `readRows`: whether its rows
- * are wanted (the caller may hold them already, read at a run's end). Raw rows, one at a time, as
+ * works while a run is going); undefined when there is no database. `wanted`: whether its rows
+ * and money are read (the caller may hold them already, read at a run's end). Raw rows, one at a time, as
  * the store reads job states: no 10,000 arrays are held at once.
  */
-export function readFactsAt(dbPath: string, manifest: string, planJobs: readonly PlanJob[], readRows: boolean): FactsRead | undefined {
+export function readFactsAt(dbPath: string, manifest: string, planJobs: readonly PlanJob[], wanted: FactsWanted): FactsRead | undefined {
   const db = openStateDbCurrent(dbPath);
   if (!db) return undefined;
   try {
     const scope = planScope(planJobs);
-    const { rows, slots } = readRows ? factsRowsOf(db.prepare(SELECT_JOBS).raw().iterate(manifest) as Iterable<FactsValues>) : { rows: null, slots: null };
+    const { rows, slots } = wanted.rows ? factsRowsOf(db.prepare(SELECT_JOBS).raw().iterate(manifest) as Iterable<FactsValues>) : { rows: null, slots: null };
     return {
-      rows, slots, outputs: outputsByJob(db, manifest), money: readMoney(db, manifest, scope), items: readItemsByJob(db, manifest),
+      rows, slots, outputs: outputsByJob(db, manifest), money: wanted.money ? readMoney(db, manifest, scope) : null, items: readItemsByJob(db, manifest),
       earlier: readEarlierVersions(db, manifest, scope, planJobs), attempts: readAttemptsByJob(db, manifest),
     };
   } finally {

@@ -12,7 +12,7 @@ import { readStateIdentity } from './state-identity.js';
 export function sqliteReader(path: string): StateReader {
   return {
     location: path,
-    facts: async (manifest, planJobs, readRows) => readFactsAt(path, manifest, planJobs, readRows),
+    facts: async (manifest, planJobs, wanted) => readFactsAt(path, manifest, planJobs, wanted),
     runs: async (manifest, limit, all) => readRunList(path, manifest, limit, all),
     run: async (manifest, runId) => readRunRecord(path, manifest, runId),
     lastWork: async (manifest) => readLastWorkAt(path, manifest),

@@ -97,10 +97,10 @@ const byKey = <V>(map: Map<string, V> | null | undefined) => map && new Map([...
 async function everyRead(reader: StateReader, manifest = MANIFEST): Promise<Record<string, unknown>> {
   const money = await reader.jobMoney(manifest, PLAN_JOBS);
   const identity = await reader.identity(manifest);
-  const facts = await reader.facts(manifest, PLAN_JOBS, true);
+  const facts = await reader.facts(manifest, PLAN_JOBS, { rows: true, money: true });
   return {
     facts: facts && { ...facts, rows: byKey(facts.rows) },
-    factsWithoutRows: await reader.facts(manifest, PLAN_JOBS, false),
+    factsWithoutRows: await reader.facts(manifest, PLAN_JOBS, { rows: false, money: false }),
     runs: await reader.runs(manifest, 3, false),
     allRuns: await reader.runs(manifest, 10, true),
     run: await reader.run(manifest),
@@ -127,8 +127,8 @@ describe('the PostgreSQL reader answers as the SQLite reader', () => {
       expect((actual as Record<string, unknown>)[read], read).toEqual((expected as Record<string, unknown>)[read]);
     }
     // The fixture reaches what it is meant to: a sample of the answers, as the commands see them.
-    const facts = await postgres.facts(MANIFEST, PLAN_JOBS, true);
-    expect(facts?.money.totals).toMatchObject({ used: { known: 12.75, unknown: 5 }, apart: { superseded: 2.2, removed: 1.05, forgotten: 0.7 }, refunded: { total: 1.1, derived: 1.1 } });
+    const facts = await postgres.facts(MANIFEST, PLAN_JOBS, { rows: true, money: true });
+    expect(facts?.money?.totals).toMatchObject({ used: { known: 12.75, unknown: 5 }, apart: { superseded: 2.2, removed: 1.05, forgotten: 0.7 }, refunded: { total: 1.1, derived: 1.1 } });
     expect([...(facts?.outputs.keys() ?? [])]).toEqual(['Z-upper', 'a', 'd2']);
     expect(facts?.earlier.get('a')).toEqual(['Old-a0', 'old-a']);
     expect(await postgres.plannedItems(MANIFEST)).toEqual(new Map([['req-other', [['s9']]], ['req-all', [['s1', 's2'], ['s3']]]]));
@@ -181,7 +181,7 @@ describe('the PostgreSQL reader answers as the SQLite reader', () => {
   test('a database a newer reelpipe wrote is refused (exit 2)', async () => {
     const url = await database();
     await onPg(url, (client) => client.query("INSERT INTO schema_version (version, name, applied_at) VALUES (999, 'from the future', 0)"));
-    await expect(pgReader(url).facts(MANIFEST, PLAN_JOBS, true)).rejects.toThrow(StateMismatchError);
+    await expect(pgReader(url).facts(MANIFEST, PLAN_JOBS, { rows: true, money: true })).rejects.toThrow(StateMismatchError);
     await expect(pgReader(url).identity(MANIFEST)).rejects.toThrow(/schema version 999, written by a newer reelpipe/);
   });
 
