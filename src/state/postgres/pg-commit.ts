@@ -50,6 +50,7 @@ export async function transact<T>(db: PgDb, body: (tx: StoreTx) => Promise<T>, o
           ...(tx.led ? { led: tx.led } : {}),
           ...(tx.commitWith ? { commitWith: tx.commitWith } : {}),
           query: (sql, params) => tx.query(sql, params),
+          values: (sql, params) => tx.values(sql, params),
           marked: (m) => (mark = m),
           get isMarked() {
             return mark !== undefined;

@@ -2,7 +2,6 @@ import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type Credit
 import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
 import { JOB_MONEY_COLUMNS, recordedJobMoney, type JobMoneyValues, type RecordedJobMoney } from '../recorded-money.js';
 import type { Tx } from './pg-connection.js';
-import { valuesOf } from './pg-reads-open.js';
 
 /**
  * The money of a manifest on PostgreSQL, for the reader and the Store alike: its charges read
@@ -17,7 +16,7 @@ import { valuesOf } from './pg-reads-open.js';
  * floating-point figures to the last bit — and the maps list their jobs alike.
  */
 export async function pgCharges(tx: Tx, manifest: string): Promise<ChargeValues[]> {
-  return valuesOf<ChargeValues>(await tx.query(`SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = $1 ORDER BY job_key COLLATE "C", id`, [manifest]));
+  return tx.values<ChargeValues>(`SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = $1 ORDER BY job_key COLLATE "C", id`, [manifest]);
 }
 
 /** The manifest's totals and each job's own figure, against the plan `scope` (money-sums.ts sumMoney). */
@@ -27,14 +26,14 @@ export async function readPgMoney(tx: Tx, manifest: string, scope: PlanScope): P
 
 /** What each of `runs` was charged for the remote jobs it sent (as sqlite/money.ts readRunCredits). */
 export async function readPgRunCredits(tx: Tx, manifest: string, runs: readonly number[]): Promise<Map<number, CreditPair>> {
-  return sumRunCredits(valuesOf<ChargeValues>(await tx.query(
+  return sumRunCredits(await tx.values<ChargeValues>(
     `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = $1 AND run_id = ANY($2::bigint[]) ORDER BY job_key COLLATE "C", id`, [manifest, runs],
-  )));
+  ));
 }
 
 /** The budget gate's view of the manifest's money for the plan's `jobs` (recorded-money.ts). */
 export async function readPgJobMoney(tx: Tx, manifest: string, jobs: readonly PlanJob[]): Promise<RecordedJobMoney> {
   const scope = planScope(jobs);
-  const rows = valuesOf<JobMoneyValues>(await tx.query(`SELECT ${JOB_MONEY_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest]));
+  const rows = await tx.values<JobMoneyValues>(`SELECT ${JOB_MONEY_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest]);
   return recordedJobMoney(rows, scope, (await readPgMoney(tx, manifest, scope)).totals);
 }

@@ -6,7 +6,6 @@ import { ITEM_COLUMNS, itemOf, type ItemValues, type JobItemRow } from '../item-
 import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
 import type { Tx } from './pg-connection.js';
 import { readPgMoney } from './pg-money.js';
-import { valuesOf } from './pg-reads-open.js';
 
 /**
  * The facts of a manifest's jobs on PostgreSQL (sqlite/facts-reads.ts is SQLite's): the rows, files,
@@ -16,10 +15,10 @@ import { valuesOf } from './pg-reads-open.js';
 export async function readPgFacts(tx: Tx, manifest: string, planJobs: readonly PlanJob[], wanted: FactsWanted): Promise<FactsRead> {
   const scope = planScope(planJobs);
   const { rows, slots } = wanted.rows
-    ? factsRowsOf(valuesOf<FactsValues>(await tx.query(`SELECT ${FACTS_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest])))
+    ? factsRowsOf(await tx.values<FactsValues>(`SELECT ${FACTS_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest]))
     : { rows: null, slots: null };
-  const outputs = valuesOf<OutputValues>(await tx.query(`SELECT ${RECORDED_OUTPUT_COLUMNS} FROM outputs
-    WHERE manifest = $1 AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key COLLATE "C", idx`, [manifest]));
+  const outputs = await tx.values<OutputValues>(`SELECT ${RECORDED_OUTPUT_COLUMNS} FROM outputs
+    WHERE manifest = $1 AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key COLLATE "C", idx`, [manifest]);
   return {
     rows, slots, outputs: recordedOutputsOf(outputs), money: wanted.money ? await readPgMoney(tx, manifest, scope) : null, items: await itemsByJob(tx, manifest),
     earlier: await readPgEarlierVersions(tx, manifest, scope, planJobs), attempts: await attemptsByJob(tx, manifest),
@@ -28,7 +27,7 @@ export async function readPgFacts(tx: Tx, manifest: string, planJobs: readonly P
 
 /** The earlier versions of each job of a plan (earlier-versions.ts), from the manifest's rows oldest first. */
 export async function readPgEarlierVersions(tx: Tx, manifest: string, scope: PlanScope, planJobs: readonly PlanJob[]): Promise<Map<string, string[]>> {
-  const rows = valuesOf<SlotValues>(await tx.query('SELECT key, step, output_name FROM jobs WHERE manifest = $1 ORDER BY created_at, key COLLATE "C"', [manifest]));
+  const rows = await tx.values<SlotValues>('SELECT key, step, output_name FROM jobs WHERE manifest = $1 ORDER BY created_at, key COLLATE "C"', [manifest]);
   return earlierVersions(rows, scope, planJobs);
 }
 
@@ -42,12 +41,12 @@ export async function readPgEarlierRequests(tx: Tx, manifest: string, planJobs: 
 }
 
 async function itemsByJob(tx: Tx, manifest: string): Promise<Map<string, JobItemRow[]>> {
-  const rows = valuesOf<ItemValues>(await tx.query(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = $1 ORDER BY job_key COLLATE "C", idx`, [manifest]));
+  const rows = await tx.values<ItemValues>(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = $1 ORDER BY job_key COLLATE "C", idx`, [manifest]);
   return byJob(rows, (values) => [values[0], itemOf(values)]);
 }
 
 async function attemptsByJob(tx: Tx, manifest: string): Promise<Map<string, AttemptRecord[]>> {
-  const rows = valuesOf<AttemptValues>(await tx.query(`SELECT ${ATTEMPT_RECORD_COLUMNS} FROM attempts a LEFT JOIN charges c ON c.attempt_id = a.id
-    WHERE a.manifest = $1 ORDER BY a.id`, [manifest]));
+  const rows = await tx.values<AttemptValues>(`SELECT ${ATTEMPT_RECORD_COLUMNS} FROM attempts a LEFT JOIN charges c ON c.attempt_id = a.id
+    WHERE a.manifest = $1 ORDER BY a.id`, [manifest]);
   return byJob(rows, (values) => [values[0], attemptRecordOf(values)]);
 }

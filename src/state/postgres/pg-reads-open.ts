@@ -75,9 +75,3 @@ async function schemaVersion(db: PgDb): Promise<number | null> {
     throw error;
   }
 }
-
-/**
- * Each row's values in the order of the statement's columns: what the shared mappers take (as
- * SQLite's raw rows). Every column a statement answers with must have a name of its own.
- */
-export const valuesOf = <V>(rows: Record<string, unknown>[]): V[] => rows.map((row) => Object.values(row) as V);

@@ -6,11 +6,10 @@ import type { JobStatus } from '../job-status.js';
 import type { CreditPair, MoneyTotals } from '../money-sums.js';
 import type { StateIdentity } from '../outputs-owner.js';
 import { planScope, type PlanJob } from '../plan-scope.js';
-import { JOB_ROWS, lastReadOf, OUTPUT_COLUMNS, STATE_COLUMNS, outputFromValues, toAttempt, toJobRow, toJobState, type RawJobRow } from '../sqlite/job-row.js';
+import { JOB_ROWS, lastReadOf, OUTPUT_COLUMNS, STATE_COLUMNS, outputFromValues, stateFromValues, toAttempt, toJobRow, type RawJobRow } from '../sqlite/job-row.js';
 import type { PgDb } from './pg-connection.js';
 import { readPgMoney } from './pg-money.js';
 import { readPgIdentity } from './pg-reads-jobs.js';
-import { valuesOf } from './pg-reads-open.js';
 import { shownLocation } from './pg-url.js';
 
 /**
@@ -53,8 +52,9 @@ export class PgReads {
   }
 
   async jobStates(): Promise<JobState[]> {
-    const raws = await this.db.query<RawJobRow>(`SELECT manifest, ${STATE_COLUMNS} FROM jobs WHERE manifest = $1`, [this.manifest()]);
-    return raws.map(toJobState);
+    const manifest = this.manifest();
+    const rows = await this.db.values(`SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest]);
+    return rows.map((values) => stateFromValues(values, manifest));
   }
 
   async jobsWithStatus(statuses: readonly JobStatus[]): Promise<JobRow[]> {
@@ -88,13 +88,13 @@ export class PgReads {
   }
 
   async outputs(key: string): Promise<OutputRow[]> {
-    const rows = await this.db.query(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = $1 AND job_key = $2 ORDER BY idx`, [this.manifest(), key]);
-    return valuesOf<unknown[]>(rows).map(outputFromValues);
+    const rows = await this.db.values<unknown[]>(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = $1 AND job_key = $2 ORDER BY idx`, [this.manifest(), key]);
+    return rows.map(outputFromValues);
   }
 
   async allOutputs(): Promise<Map<string, OutputRow[]>> {
-    const rows = await this.db.query(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = $1 ORDER BY job_key COLLATE "C", idx`, [this.manifest()]);
-    return byJob(valuesOf<unknown[]>(rows).map(outputFromValues), (output) => [output.jobKey, output]);
+    const rows = await this.db.values<unknown[]>(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = $1 ORDER BY job_key COLLATE "C", idx`, [this.manifest()]);
+    return byJob(rows.map(outputFromValues), (output) => [output.jobKey, output]);
   }
 
   async outputsAtPath(path: string): Promise<{ jobKey: string; idx: number }[]> {
@@ -108,13 +108,13 @@ export class PgReads {
   }
 
   async items(key: string): Promise<JobItemRow[]> {
-    const rows = await this.db.query(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = $1 AND job_key = $2 ORDER BY idx`, [this.manifest(), key]);
-    return valuesOf<ItemValues>(rows).map(itemOf);
+    const rows = await this.db.values<ItemValues>(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = $1 AND job_key = $2 ORDER BY idx`, [this.manifest(), key]);
+    return rows.map(itemOf);
   }
 
   async allItems(): Promise<Map<string, JobItemRow[]>> {
-    const rows = await this.db.query(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = $1 ORDER BY job_key COLLATE "C", idx`, [this.manifest()]);
-    return byJob(valuesOf<ItemValues>(rows).map(itemOf), (item) => [item.jobKey, item]);
+    const rows = await this.db.values<ItemValues>(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = $1 ORDER BY job_key COLLATE "C", idx`, [this.manifest()]);
+    return byJob(rows.map(itemOf), (item) => [item.jobKey, item]);
   }
 
   async money(jobs: Iterable<PlanJob>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> }> {
