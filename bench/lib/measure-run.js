@@ -31,12 +31,16 @@ export function filesUnder(dir, ext) {
  * Runs `client` in `dir` against `service` on `work` ({ kind, jobs, concurrency, timeScale,
  * capacity }) and returns its figures. The makespan runs from the first creation the service
  * recorded to the newest output file on disk (the last job done and downloaded): start-up and
- * the report written at the end are in the wall time, not in the makespan.
+ * the report written at the end are in the wall time, not in the makespan. Those two apart:
+ * `beforeFirstPostMs` from the process's start to the first creation, `afterLastFileMs` from the
+ * newest output file to the process's end (start-up, planning and state before; report after).
  */
 export async function measureClient(service, client, dir, work) {
   const before = await service.stats();
   const args = await client.prepare({ dir, ...work });
+  const startedMs = Date.now();
   const child = await runMeasured(args, { cwd: dir, env: clientEnv(service.url), stdoutFile: path.join(dir, 'stdout.txt') });
+  const endedMs = Date.now();
   const after = await service.stats();
   const timing = serviceTiming(await service.jobs(), work.capacity);
   const requests = requestCounts(before, after);
@@ -60,6 +64,8 @@ export async function measureClient(service, client, dir, work) {
     files: files.count,
     makespanMs,
     makespanRatio: makespanMs / timing.idealMs,
+    beforeFirstPostMs: timing.firstCreatedMs - startedMs,
+    afterLastFileMs: endedMs - files.newestMs,
     wallRatio: child.wallMs / timing.idealMs,
     stateBytes: filesUnder(path.join(dir, 'state'), '').bytes,
     stdoutTail: readFileSync(path.join(dir, 'stdout.txt'), 'utf8').slice(-600),

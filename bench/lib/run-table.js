@@ -16,6 +16,13 @@ export const RUN_METRICS = [
   { key: 'lifeMs', label: 'a job\'s median life in the service', digits: 0, unit: ' ms' },
 ];
 
+/** RUN_METRICS and what a run spends outside the makespan: before its first POST, after its last file. */
+export const EDGE_METRICS = [
+  ...RUN_METRICS,
+  { key: 'beforeFirstPostMs', label: 'process start → first POST', digits: 0, unit: ' ms' },
+  { key: 'afterLastFileMs', label: 'last file written → process end', digits: 0, unit: ' ms' },
+];
+
 /** The value of a metric in one run (seconds derived from the run's milliseconds). */
 export function metricOf(run, key) {
   if (key === 'makespanS') return run.makespanMs / 1000;
