@@ -5,6 +5,8 @@
 // then, when Debian's chromium is there, opens the report in it and prints how long it takes to
 // show, to page and to filter the gallery.
 // Target (issue 9): under 2 s, and usable in the browser. Writes bench/results/report-10k.json.
+// `--jobs N` writes the report of N jobs instead (issue 24 asks it of 100,000: ≤ 2 s, its first
+// page of cards ≤ 2 s), published as report-Nk.json, which no block of the docs shows.
 // Figures only; no thresholds asserted.
 /* global document, Event -- these run in the page, inside chromium */
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -23,7 +25,11 @@ import { markdownTable } from './lib/table.js';
 import { atMost, TARGET_HEADERS, targetRows } from './lib/targets.js';
 import { scratchDir } from './lib/scratch.js';
 
-const JOBS = 10_000;
+const jobsAt = process.argv.indexOf('--jobs');
+const JOBS = jobsAt === -1 ? 10_000 : Number(process.argv[jobsAt + 1]);
+if (!Number.isInteger(JOBS) || JOBS < 1) throw new Error(`--jobs: a whole number of jobs, not ${process.argv[jobsAt + 1]}`);
+const NAME = JOBS === 10_000 ? 'report-10k' : `report-${JOBS / 1000}k`;
+const jobsText = JOBS.toLocaleString('en-US');
 const dir = scratchDir('report');
 const lines = ['sku,script'];
 for (let i = 0; i < JOBS; i++) lines.push(`SKU-${i},"Meet product ${i}: light, fast and made to last."`);
@@ -55,15 +61,15 @@ console.log(`peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`)
 const bytes = { html: statSync(written.html).size, csv: statSync(written.csv).size, json: statSync(written.json).size };
 const browser = await inBrowser(written.html);
 
-const targets = [atMost('writeRunReport, 10,000 jobs', summarise([ms / 1000]), 2, { unit: ' s' })];
+const targets = [atMost(`writeRunReport, ${jobsText} jobs`, summarise([ms / 1000]), 2, { unit: ' s' })];
 const mb = (n) => `${(n / 2 ** 20).toFixed(1)} MB`;
-const figures = markdownTable(['report of 10,000 jobs', ''], [
+const figures = markdownTable([`report of ${jobsText} jobs`, ''], [
   ['writeRunReport (read state, render, write 3 files)', `${Math.round(ms)} ms`],
   ['index.html / results.csv / results.json', `${mb(bytes.html)} / ${mb(bytes.csv)} / ${mb(bytes.json)}`],
   ['browser (chromium)', browser ? browser.figures.join(', ') : 'not measured (no /usr/bin/chromium)'],
 ]);
-publish('report-10k', [
-  { title: 'the report of 10,000 jobs', table: figures },
+publish(NAME, [
+  { title: `the report of ${jobsText} jobs`, table: figures },
   { title: 'targets (issue 9)', table: markdownTable(TARGET_HEADERS, targetRows(targets)) },
 ], { settings: { jobs: JOBS }, writeMs: ms, bytes, peakMb: process.resourceUsage().maxRSS / 1024, browser, targets });
 
@@ -71,8 +77,8 @@ publish('report-10k', [
 function seed(plan, statePath) {
   const store = StateStore.open(statePath);
   try {
-    store.syncPlan(plan.manifestPath, toNewJobs(plan));
-    store.startRun(plan.manifestPath, 'bench', process.pid, 100000);
+    store.syncPlan(plan.manifestId, toNewJobs(plan));
+    store.startRun(plan.manifestId, 'bench', process.pid, 100000);
     store.atomically(() => {
       plan.jobs.forEach((job, i) => {
         const at = Date.now() - (JOBS - i) * 50;
