@@ -6,7 +6,7 @@
 // side-by-side figures, what each client spends before its first POST and after its last file.
 // Target: reelpipe's CPU per job below the obvious client's (median of 3). Figures only.
 import { obviousClient, reelpipe, sdkPattern } from './lib/clients.js';
-import { freshRun, runProblems } from './lib/measure-run.js';
+import { roundsOf } from './lib/measure-run.js';
 import { sized } from './lib/options.js';
 import { machineLine, publish } from './lib/results.js';
 import { EDGE_METRICS, runLine, sideBySide, summariseRuns } from './lib/run-table.js';
@@ -21,15 +21,8 @@ const names = clients.map((c) => c.name);
 
 console.log(machineLine());
 console.log(`${work.jobs.toLocaleString('en-US')} AI Shorts, concurrency ${work.concurrency}, sandbox --speed ${SPEED} --capacity ${work.capacity}; reelpipe run --time-scale 1/${SPEED}, no --rate; baselines poll every 2 s × 1/${SPEED}; ${rounds} round(s)`);
-const runs = [];
-for (let round = 1; round <= rounds; round++) {
-  for (const client of clients) {
-    const run = { round, ...(await freshRun(client, work, { speed: SPEED })) };
-    runs.push(run);
-    const problems = runProblems(run);
-    console.log(`  round ${round}, ${runLine(run)}; before the first POST ${Math.round(run.beforeFirstPostMs)} ms, after the last file ${Math.round(run.afterLastFileMs)} ms${problems.length ? `  PROBLEM: ${problems.join(', ')}` : ''}`);
-  }
-}
+const edges = (run) => `; before the first POST ${Math.round(run.beforeFirstPostMs)} ms, after the last file ${Math.round(run.afterLastFileMs)} ms`;
+const runs = await roundsOf(clients, work, { speed: SPEED, rounds, line: runLine, more: edges });
 
 const summaries = summariseRuns(runs, names, EDGE_METRICS);
 const [ours, obvious] = names.map((name) => summaries[name]);

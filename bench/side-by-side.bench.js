@@ -5,7 +5,7 @@
 // moment weighs on all of them. Prints each figure as min / median over the rounds, and the
 // targets beside them. Figures only; no thresholds asserted.
 import { obviousClient, reelpipe, sdkPattern } from './lib/clients.js';
-import { freshRun, runProblems } from './lib/measure-run.js';
+import { roundsOf } from './lib/measure-run.js';
 import { sized } from './lib/options.js';
 import { machineLine, publish } from './lib/results.js';
 import { runLine, sideBySide, summariseRuns } from './lib/run-table.js';
@@ -20,15 +20,7 @@ const names = clients.map((c) => c.name);
 
 console.log(machineLine());
 console.log(`${work.jobs.toLocaleString('en-US')} AI Shorts, concurrency ${work.concurrency}, sandbox --speed ${SPEED} --capacity ${work.capacity}; reelpipe with --time-scale 1/${SPEED} --rate 1000; baselines poll every 2 s × 1/${SPEED}; ${rounds} round(s)`);
-const runs = [];
-for (let round = 1; round <= rounds; round++) {
-  for (const client of clients) {
-    const run = { round, ...(await freshRun(client, work, { speed: SPEED })) };
-    runs.push(run);
-    const problems = runProblems(run);
-    console.log(`  round ${round}, ${runLine(run)}${problems.length ? `  PROBLEM: ${problems.join(', ')}` : ''}`);
-  }
-}
+const runs = await roundsOf(clients, work, { speed: SPEED, rounds, line: runLine });
 
 const summaries = summariseRuns(runs, names);
 const [polling, webhooks, obvious] = names.map((name) => summaries[name]);

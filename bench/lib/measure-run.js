@@ -93,3 +93,21 @@ export function runProblems(run) {
   if (run.files !== run.jobs) problems.push(`${run.files} files on disk for ${run.jobs} jobs`);
   return problems;
 }
+
+/**
+ * `rounds` rounds of `clients` on `work`, taking turns within each round (a machine busier at one
+ * moment weighs on all of them), each run on a fresh sandbox; prints a line per run (`runLine`,
+ * then `more(run)`, then what looks wrong) and returns every run, its round on it.
+ */
+export async function roundsOf(clients, work, { speed, rounds, line, more = () => '' }) {
+  const runs = [];
+  for (let round = 1; round <= rounds; round++) {
+    for (const client of clients) {
+      const run = { round, ...(await freshRun(client, work, { speed })) };
+      runs.push(run);
+      const problems = runProblems(run);
+      console.log(`  round ${round}, ${line(run)}${more(run)}${problems.length ? `  PROBLEM: ${problems.join(', ')}` : ''}`);
+    }
+  }
+  return runs;
+}
