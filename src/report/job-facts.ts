@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/types.js';
-import { slotOf as slot, stateAt, type FactsMoney, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
+import { slotOf as slot, stateAt, type JobsMoney, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
 import { attemptFacts, type AttemptFact } from './attempt-facts.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
@@ -72,7 +72,7 @@ export interface FactsRead {
  * `known`: what a run read from this database at its end, after its last write: the plan's rows
  * (not read again when they cover every job of the plan) and the money of the plan's jobs.
  */
-export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'>, known: { rows?: readonly Row[]; money?: FactsMoney } = {}): Promise<FactsRead> {
+export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'>, known: { rows?: readonly Row[] | undefined; money?: JobsMoney | undefined } = {}): Promise<FactsRead> {
   const facts = new Map<string, JobFacts>();
   const rows = new Map<string, Row>();
   for (const row of known.rows ?? []) rows.set(row.key, row);
@@ -86,7 +86,7 @@ export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId'
   for (const [key, row] of read.rows ?? []) rows.set(key, row);
   // Every figure of money is a sum over the charges (state/sqlite/money.ts), a job's own too.
   const { outputs, items, earlier, attempts, slots } = read;
-  const money = (read.money ?? known.money) as FactsMoney;
+  const money = (read.money ?? known.money) as JobsMoney;
   // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
   const usedBy = (key: string) => (money.byJob.has(key) ? (money.byJob.get(key) as number | null) : 0);
   const versionOf = (key: string): EarlierVersion => ({ key, creditsUsed: usedBy(key), outputs: outputs.get(key) ?? NONE });

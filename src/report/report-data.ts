@@ -1,5 +1,5 @@
 import type { CreditTotal, Plan } from '../plan/types.js';
-import type { FactsMoney, JobState, JobStatus } from '../state/index.js';
+import type { JobsMoney, JobState, JobStatus } from '../state/index.js';
 import { overrunOf, sumCredits, type CreditSum } from './credits.js';
 import { readJobFacts, type JobFacts, type JobItemFact } from './job-facts.js';
 import type { AttemptFact } from './attempt-facts.js';
@@ -102,12 +102,12 @@ export interface ReportInput {
    */
   jobs?: readonly JobState[];
   /** The money of the plan's jobs as the same run read it then (RunResult.money). @default read from the database */
-  money?: FactsMoney;
+  money?: JobsMoney;
 }
 
 /** The report's data: the plan joined with what the state database holds. Reads only. */
 export async function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: knownRows, money: knownMoney }: ReportInput): Promise<ReportData> {
-  const { facts, money } = await readJobFacts(statePath, plan, { ...(knownRows ? { rows: knownRows } : {}), ...(knownMoney ? { money: knownMoney } : {}) });
+  const { facts, money } = await readJobFacts(statePath, plan, { rows: knownRows, money: knownMoney });
   const run = await readRun(statePath, plan.manifestId, runId);
   const hooks = await readHookFacts(statePath, plan.manifestId);
   const lastWork = await readLastWork(statePath, plan.manifestId);

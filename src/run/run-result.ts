@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/types.js';
-import type { FactsMoney, JobItemRow, JobState, JobStatus, Store } from '../state/index.js';
+import type { JobItemRow, JobsMoney, JobState, JobStatus, MoneySums } from '../state/index.js';
 import { adapterFor } from './adapters/index.js';
 import type { Overrun } from './budget/budget-ledger.js';
 import type { JobOutcome } from './drive-job.js';
@@ -28,7 +28,7 @@ export interface RunResult {
   /** The plan's jobs as the state database has them at the end (the summary is written from these). */
   jobs: JobState[];
   /** The money of the plan's jobs as the state database has it at the end (the report is written from it too). */
-  money: FactsMoney;
+  money: JobsMoney;
   /** The failed items of jobs that have some (a partly failed HTML ad job's styles), by job key. */
   failedItems: Map<string, JobItemRow[]>;
   /**
@@ -98,7 +98,7 @@ async function failedItemsOf(ctx: RunContext, rows: readonly JobState[]): Promis
   return byKey;
 }
 
-function runCredits(ctx: RunContext, plan: Plan, { totals, runs }: Awaited<ReturnType<Store['money']>>): RunCredits {
+function runCredits(ctx: RunContext, plan: Plan, { totals, runs }: MoneySums): RunCredits {
   const thisRun = ctx.store.runId === null ? undefined : runs.get(ctx.store.runId);
   return {
     estimated: plan.totals.credits?.expected ?? null,

@@ -3,7 +3,7 @@ import { byJob } from './by-job.js';
 import type { JobItemRow } from './item-rows.js';
 import type { JobState } from './job-row.js';
 import type { JobStatus } from './job-status.js';
-import type { MoneyTotals } from './money-sums.js';
+import type { JobsMoney } from './money-sums.js';
 import { slotOf } from './plan-scope.js';
 
 /** One file of a job, as the state recorded its download. */
@@ -20,19 +20,13 @@ export interface RecordedOutput {
 /** What the facts are made from: a job's row, as the state has it (the run's JobState has these too). */
 export type FactsRow = Pick<JobState, 'key' | 'step' | 'outputName' | 'status' | 'remoteId' | 'creditsUsed' | 'failedReason' | 'doubtReason' | 'submittedAt' | 'finishedAt'>;
 
-/** Everything `status`, the report and `plan --json` read of a manifest's jobs, in a few queries. */
-/** The manifest's totals and each job's own figure (money-sums.ts sumMoney). */
-export interface FactsMoney {
-  totals: MoneyTotals;
-  byJob: Map<string, number | null>;
-}
-
 /** What a facts read reads besides the files, items and attempts it always reads. */
 export interface FactsWanted {
   rows: boolean;
   money: boolean;
 }
 
+/** Everything `status`, the report and `plan --json` read of a manifest's jobs, in a few queries. */
 export interface FactsRead {
   /** The manifest's rows by key (null when the caller's own rows cover the plan). */
   rows: Map<string, FactsRow> | null;
@@ -40,7 +34,7 @@ export interface FactsRead {
   slots: Set<string> | null;
   outputs: Map<string, RecordedOutput[]>;
   /** Null when not wanted. */
-  money: FactsMoney | null;
+  money: JobsMoney | null;
   items: Map<string, JobItemRow[]>;
   earlier: Map<string, string[]>;
   attempts: Map<string, AttemptRecord[]>;

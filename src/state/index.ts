@@ -22,13 +22,13 @@ export { isLocalFault } from './sqlite/local-fault.js';
 export { FORGET_REFUSED, type ForgetResult } from './sqlite/forget-job.js';
 export type { HookName, HookResult, HookRunRow, HookRunState, HookTarget } from './hook-run-rows.js';
 export type { JobItemRow } from './item-rows.js';
-export type { CreditPair, MoneyTotals } from './money-sums.js';
+export type { CreditPair, JobsMoney, MoneySums, MoneyTotals } from './money-sums.js';
 export type { RecordedJobMoney, JobMoneyRow } from './recorded-money.js';
 export type { CachedCatalogue } from './catalogue-rows.js';
 export type { RefusedStart } from './sqlite/refused-start.js';
 export type { AttemptRecord } from './attempt-records.js';
 export { slotOf } from './plan-scope.js';
-export type { FactsRead as StateFacts, FactsMoney, FactsRow, RecordedOutput } from './facts-rows.js';
+export type { FactsRead as StateFacts, FactsRow, RecordedOutput } from './facts-rows.js';
 export type { RunListRow, RunRecord } from './sqlite/run-reads.js';
 export type { RunWork } from './sqlite/run-work.js';
 // Kept for the tests and tools that inspect an SQLite state file directly.

@@ -40,6 +40,17 @@ export interface MoneyTotals {
   held: Map<string, number>;
 }
 
+/** The manifest's totals and each job's own figure (null: of a cost not known): what `status` and the report show. */
+export interface JobsMoney {
+  totals: MoneyTotals;
+  byJob: Map<string, number | null>;
+}
+
+/** JobsMoney, and what each run was charged for the remote jobs it sent: what a store's `money` answers. */
+export interface MoneySums extends JobsMoney {
+  runs: Map<number, CreditPair>;
+}
+
 /** The columns of a charge, in the order ChargeValues holds them: the same text in every store's SELECT. */
 export const CHARGE_COLUMNS = 'job_key, step, output_name, state, reserved, charged, refunded, refund_derived, lapsed, run_id';
 
@@ -67,7 +78,7 @@ export function noMoney(): MoneyTotals {
  * spend is apart). And what each run was charged (`runs`, as sumRunCredits), from the same pass:
  * a run's end needs both, and the charges are read once.
  */
-export function sumMoney(charges: Iterable<ChargeValues>, scope: PlanScope): { totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> } {
+export function sumMoney(charges: Iterable<ChargeValues>, scope: PlanScope): MoneySums {
   const totals = noMoney();
   const byJob = new Map<string, number | null>();
   const runs = new Map<number, CreditPair>();

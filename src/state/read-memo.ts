@@ -1,7 +1,5 @@
 import type { JobState } from './job-row.js';
-import type { Store } from './store.js';
-
-type Money = Awaited<ReturnType<Store['money']>>;
+import type { MoneySums } from './money-sums.js';
 
 /**
  * The two reads of a whole manifest a run makes as it starts and again as it ends — every job's
@@ -15,28 +13,30 @@ type Money = Awaited<ReturnType<Store['money']>>;
  * `total_changes()` for its own); PostgreSQL's is its own writes counted, and only under the run
  * lock, which keeps every other writer of the manifest's jobs out (pg-held-rows.ts).
  *
- * A version changes when a write starts and again when it ends, so a read that ran beside a
- * write is never answered again. Money is kept for one plan's jobs (the same array, by identity).
+ * A store's version must move on after any write that ends once its read began (WriteCount
+ * below does so for PostgreSQL), so a read that ran beside a write is never answered again. Money
+ * is kept for one plan's jobs (the same array, by identity).
  */
 export class ReadMemo {
-  private states: { version: string; value: JobState[] } | null = null;
-  private money: { version: string; jobs: object; value: Money } | null = null;
+  private readonly kept = new Map<'states' | 'money', { version: string; key: object | null; value: unknown }>();
 
   constructor(private readonly version: () => string | null) {}
 
-  async jobStates(read: () => Promise<JobState[]>): Promise<JobState[]> {
-    const version = this.version();
-    if (version !== null && this.states?.version === version) return this.states.value;
-    const value = await read();
-    this.states = version === null ? null : { version, value };
-    return value;
+  jobStates(read: () => Promise<JobState[]>): Promise<JobState[]> {
+    return this.remembered('states', null, read);
   }
 
-  async moneyOf(jobs: Iterable<{ key: string }>, read: () => Promise<Money>): Promise<Money> {
+  moneyOf(jobs: Iterable<{ key: string }>, read: () => Promise<MoneySums>): Promise<MoneySums> {
+    return this.remembered('money', jobs, read);
+  }
+
+  private async remembered<T>(slot: 'states' | 'money', key: object | null, read: () => Promise<T>): Promise<T> {
     const version = this.version();
-    if (version !== null && this.money?.version === version && this.money.jobs === jobs) return this.money.value;
+    const kept = this.kept.get(slot);
+    if (version !== null && kept?.version === version && kept.key === key) return kept.value as T;
     const value = await read();
-    this.money = version === null ? null : { version, jobs, value };
+    if (version === null) this.kept.delete(slot);
+    else this.kept.set(slot, { version, key, value });
     return value;
   }
 }

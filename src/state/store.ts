@@ -9,7 +9,7 @@ import type { ForgetResult } from './sqlite/forget-job.js';
 import type { HookName, HookResult, HookRunRow, HookTarget } from './sqlite/hook-runs.js';
 import type { JobItemRow } from './sqlite/job-items.js';
 import type { LockRow, LockTaker } from './lock/lock-policy.js';
-import type { CreditPair, MoneyTotals } from './sqlite/money.js';
+import type { MoneySums } from './money-sums.js';
 
 /**
  * The one door to the state: what the runner and the commands that change a manifest's jobs ask
@@ -176,7 +176,7 @@ export interface Store {
   /** The items of every job of the manifest that has some. */
   allItems(): Promise<Map<string, JobItemRow[]>>;
   /** The manifest's money over every charge it ever had, each of `jobs` with its own figure, and what each run was charged for the remote jobs it sent. */
-  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> }>;
+  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): Promise<MoneySums>;
   /** How many times this run retried the job automatically. */
   retriesInRun(key: string): Promise<number>;
   /** Which of `ids` (of `kind`) were ever recorded for any job or attempt: never adopted again. */

@@ -1,4 +1,4 @@
-import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneyTotals } from '../money-sums.js';
+import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneySums } from '../money-sums.js';
 import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
 import { JOB_MONEY_COLUMNS, recordedJobMoney, type JobMoneyValues, type RecordedJobMoney } from '../recorded-money.js';
 import type { Tx } from './pg-connection.js';
@@ -20,7 +20,7 @@ export async function pgCharges(tx: Tx, manifest: string): Promise<ChargeValues[
 }
 
 /** The manifest's totals and each job's own figure, against the plan `scope` (money-sums.ts sumMoney). */
-export async function readPgMoney(tx: Tx, manifest: string, scope: PlanScope): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> }> {
+export async function readPgMoney(tx: Tx, manifest: string, scope: PlanScope): Promise<MoneySums> {
   return sumMoney(await pgCharges(tx, manifest), scope);
 }
 

@@ -3,7 +3,7 @@ import { byJob } from '../by-job.js';
 import { ITEM_COLUMNS, itemOf, type ItemValues, type JobItemRow } from '../item-rows.js';
 import type { AttemptRow, JobRow, JobState, OutputRow } from '../job-row.js';
 import type { JobStatus } from '../job-status.js';
-import type { CreditPair, MoneyTotals } from '../money-sums.js';
+import type { MoneySums } from '../money-sums.js';
 import type { StateIdentity } from '../outputs-owner.js';
 import { planScope, type PlanJob } from '../plan-scope.js';
 import { JOB_ROWS, lastReadOf, OUTPUT_COLUMNS, STATE_COLUMNS, outputFromValues, stateFromValues, toAttempt, toJobRow, type RawJobRow } from '../sqlite/job-row.js';
@@ -117,7 +117,7 @@ export class PgReads {
     return byJob(rows.map(itemOf), (item) => [item.jobKey, item]);
   }
 
-  async money(jobs: Iterable<PlanJob>): Promise<{ totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> }> {
+  async money(jobs: Iterable<PlanJob>): Promise<MoneySums> {
     return readPgMoney(this.db, this.manifest(), planScope(jobs));
   }
 

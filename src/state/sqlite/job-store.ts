@@ -15,7 +15,7 @@ import { StoreCore } from './store-core.js';
 import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
 import { Charges } from './charges.js';
 import { readItems, readItemsByJob, writeItems, type JobItemRow } from './job-items.js';
-import { planScope, readMoney, type CreditPair, type MoneyTotals } from './money.js';
+import { planScope, readMoney, type MoneySums } from './money.js';
 import { endAttempt, markRetried, retriesInRun } from './attempt-history.js';
 import { madeStatus, moveEffects, planAgainMove } from '../job-moves.js';
 
@@ -49,7 +49,7 @@ export class StateStore extends StoreCore {
    * The manifest's money over every charge it ever had, each of `jobs` (the plan) with its own
    * figure: what the run's budget ledger starts from (state/sqlite/money.ts).
    */
-  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): { totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> } {
+  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): MoneySums {
     return readMoney(this.db, this.manifest, planScope(jobs));
   }
 

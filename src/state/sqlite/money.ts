@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
-import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneyTotals } from '../money-sums.js';
+import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneySums } from '../money-sums.js';
 import type { PlanScope } from '../plan-scope.js';
 import { statement } from './statements.js';
 
 /** The money of a manifest in SQLite: its charges (charges.ts) read here, summed by money-sums.ts. */
 
-export { chargeStanding, costOf, type ChargeStanding, type CreditPair, type MoneyTotals } from '../money-sums.js';
+export { chargeStanding, costOf, type ChargeStanding, type CreditPair, type MoneySums, type MoneyTotals } from '../money-sums.js';
 export { planScope, type PlanScope } from '../plan-scope.js';
 
 const SELECT_CHARGES = `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = ?`;
@@ -13,7 +13,7 @@ const SELECT_CHARGES = `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = ?
 const chargesOf = (db: Database.Database, manifest: string) => statement(db, SELECT_CHARGES, { raw: true }).iterate(manifest) as Iterable<ChargeValues>;
 
 /** The manifest's totals and each job's own figure (money-sums.ts sumMoney). */
-export function readMoney(db: Database.Database, manifest: string, scope: PlanScope): { totals: MoneyTotals; byJob: Map<string, number | null>; runs: Map<number, CreditPair> } {
+export function readMoney(db: Database.Database, manifest: string, scope: PlanScope): MoneySums {
   return sumMoney(chargesOf(db, manifest), scope);
 }
 
