@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
 import { formatDuration } from '../util/time-format.js';
 import { BudgetLedger } from './budget/budget-ledger.js';
+import { accountGateFor } from './submit/account-gate.js';
 import { deferred, type Deferred } from './deferred.js';
 import { DownloadBacklog } from './download-backlog.js';
 import { dependencies, NEEDED_BY_NONE, neededJobs } from './dependencies.js';
@@ -91,7 +92,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   // 10,000-job manifest re-runs with two queries, not 20,000).
   const planned = new Set(plan.jobs.map((j) => j.key));
   const states = (await deps.store.jobStates()).filter((row) => planned.has(row.key));
-  const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options));
+  const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options), await accountGateFor(deps.store));
   for (const row of states) ctx.start.rows.set(row.key, row);
   // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
   // its answer is not. It may exist remotely, so it is in doubt, never simply resent.
@@ -216,7 +217,7 @@ async function ledgerFor(store: Store, plan: Plan, options: ResolvedRunOptions):
   return new BudgetLedger({ cap: options.maxCredits, spent: totals.counted, held: totals.held });
 }
 
-function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, ledger: BudgetLedger): RunContext {
+function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, ledger: BudgetLedger, account: RunContext['account']): RunContext {
   const clock = deps.clock ?? systemClock;
   const stop = deps.stop ?? new StopState();
   const events = deps.events ?? new RunEvents();
@@ -234,6 +235,7 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, le
     limiters: new HostLimiters(limiter, hostOf(deps.client.baseUrl), () => limiterFor(options, clock)),
     webhooks: deskFor(deps),
     ledger,
+    account,
     events,
     kill: deps.kill ?? noKill,
     options,

@@ -3,6 +3,7 @@
 // whatever store keeps them. What speaks SQL stays in ./sqlite/ and ./postgres/; tests of a store itself
 // reach into it directly.
 export * from './store.js';
+export * from './account-rules.js';
 export * from './open-store.js';
 export * from './state-reader.js';
 export * from './stale-write.js';

@@ -10,6 +10,7 @@ import type { HookName, HookResult, HookRunRow, HookTarget } from './sqlite/hook
 import type { JobItemRow } from './sqlite/job-items.js';
 import type { LockRow, LockTaker } from './lock/lock-policy.js';
 import type { MoneySums } from './money-sums.js';
+import type { AccountChange, AccountLimits, AccountView, SlotLives } from './account-rules.js';
 
 /**
  * The one door to the state: what the runner and the commands that change a manifest's jobs ask
@@ -154,6 +155,14 @@ export interface Store {
   /** `reelpipe unlock --force`: removes the lock if the same holder still has it (by token); logged with `data`. */
   forceUnlock(name: string, token: string | null, data: Record<string, unknown>): Promise<boolean>;
 
+  // ── the account (account-rules.ts: limits every manifest on this state shares) ────────────────
+  /** The account's limits (NO_LIMITS when never set). */
+  account(): Promise<AccountLimits>;
+  /** `account set`: changes the limits (logged as `account:set`) and answers them. */
+  setAccount(change: AccountChange): Promise<AccountLimits>;
+  /** `account show`: the limits, and what counts against them per manifest and in total. */
+  accountView(lives: SlotLives): Promise<AccountView>;
+
   // ── reads (each one query, or a few, of committed state) ──────────────────────────────────────
   job(key: string): Promise<JobRow | undefined>;
   /** Jobs by key, in the order given; unknown keys are skipped. */
@@ -199,6 +208,12 @@ export interface Intent {
   pathId: string | null;
   /** The credits held for it under the cap (its high estimate, or its items' share). */
   creditsReserved: number;
+  /**
+   * Asks the account first (account-rules.ts), in the intent's transaction: refused with
+   * AccountLimitError (nothing written) when no slot is free or the account's cap would be
+   * passed. `lives`: how long a job in doubt of each kind keeps its slot.
+   */
+  gate?: { lives: SlotLives };
 }
 
 /** A file as downloaded, to record on its output row. */

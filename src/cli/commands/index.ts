@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { registerAccount } from './account.js';
 import { registerCatalogue } from './catalogue.js';
 import { registerDoubt } from './doubt.js';
 import { registerForget } from './forget.js';
@@ -27,5 +28,5 @@ export type RegisterCommand = (program: Command, io: CliIo, setExit: (code: numb
 /** Every command, in the order `reelpipe --help` lists them. */
 export const COMMANDS: RegisterCommand[] = [
   registerInit, registerValidate, registerPlan, registerSchema, registerSandbox, registerRun, registerStatus, registerRetry, registerReport,
-  registerRuns, registerLogs, registerDoubt, registerResolve, registerCatalogue, registerUnlock, registerForget, registerState,
+  registerRuns, registerLogs, registerDoubt, registerResolve, registerCatalogue, registerUnlock, registerForget, registerState, registerAccount,
 ];

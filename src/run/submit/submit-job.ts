@@ -8,6 +8,7 @@ import { announce } from '../announce.js';
 import { atThatMoment, namedJob, settleCost, stopForBudget } from '../budget/budget-stop.js';
 import { reservationFor } from '../budget/reservation.js';
 import { mintHookToken } from '../track/webhook-receiver.js';
+import { intentWithin } from './account-gate.js';
 import { itemsToSend } from './items-to-send.js';
 import { judgeSubmitError, type SubmitVerdict } from './submit-errors.js';
 import { noteSoon } from '../local-fault-stop.js';
@@ -63,13 +64,18 @@ async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
     return 'not-submitted';
   }
   // Durable before the POST, committed with the other intents of this moment (one fsync for a wave).
-  const attemptId = await ctx.store.recordIntent({
+  // Under the account's limits, asked in the same transaction (account-gate.ts).
+  const attemptId = await intentWithin(ctx, {
     key: planned.key,
     request: input.request,
     hookToken: input.hookToken,
     pathId: input.pathId ?? null,
     creditsReserved: reservationFor(planned, input.share) ?? 0,
   });
+  if (attemptId === null) {
+    ctx.ledger.release(planned.key);
+    return 'not-submitted';
+  }
   try {
     ctx.kill('before-post');
   } catch (error) {

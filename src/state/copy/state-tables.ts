@@ -50,6 +50,7 @@ export const COPIED_TABLES: readonly { table: string; order: readonly string[] }
   { table: 'hook_runs', order: ['id'] },
   { table: 'locks', order: ['name'] },
   { table: 'catalogues', order: ['service', 'name'] },
+  { table: 'account', order: ['id'] },
 ];
 
 /** The SQL text of the sums compared after a copy: the same in both dialects. */

@@ -1,3 +1,4 @@
+import { refusal } from '../account-rules.js';
 import { CREATED_NOTHING } from '../charge-rules.js';
 import type { JobItemRow } from '../item-rows.js';
 import { filesMissing, linksOfItems, madeStatus, planAgainMove, retriableInRun } from '../job-moves.js';
@@ -62,13 +63,16 @@ export function writeAllOp(writes: readonly JobWrite[], allOrNothing: boolean): 
 
 /** Opens an attempt and moves the job to `submitting` with its request and reservation; answers the attempt's id. */
 export function intentOp(intent: Intent): WaveOp<number> {
-  return jobOp(intent.key, (view, parts) => {
+  const op = jobOp(intent.key, (view, parts) => {
+    const verdict = view.verdict(intent.key);
+    if (verdict && !verdict.granted) throw refusal(verdict);
     const row = lockedRow(view, intent.key);
     parts.intents.push({ key: intent.key, request: JSON.stringify(intent.request), hook_token: intent.hookToken });
     const change = { request: intent.request, pathId: intent.pathId, creditsReserved: intent.creditsReserved };
     planMove(parts, row, 'submitting', change, { type: 'job:intent', data: { attempt: 0 }, attemptOf: intent.key }, 1);
     return (written) => written.attemptId(intent.key);
   });
+  return intent.gate ? { ...op, ask: { key: intent.key, amount: intent.creditsReserved, lives: intent.gate.lives } } : op;
 }
 
 /** `reelpipe retry`: the jobs of `keys` found in one of `from`, planned again (job-moves.ts planAgainMove). */

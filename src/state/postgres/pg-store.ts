@@ -15,7 +15,10 @@ import type { PgDb } from './pg-connection.js';
 import { claimReady } from './pg-claims.js';
 import { recordDelivery } from './pg-deliveries.js';
 import { moveOutput, sameLinks } from './pg-downloads.js';
-import { answers, withManifest, type OpScope } from './pg-events.js';
+import { answers, appendEvents, withManifest, type OpScope } from './pg-events.js';
+import type { AccountChange, AccountLimits, AccountView, SlotLives } from '../account-rules.js';
+import { accountView, readLimits, writeLimits } from '../account-sql.js';
+import { pgSteps } from './pg-account.js';
 import { forgetJob } from './pg-forget.js';
 import { hookBegin, hookFinish, hookLatest, retryFailedHooks } from './pg-hooks.js';
 import { finishDownloadOp, fileOp, hooksRetryOp, intentOp, noteOp, planAgainOp, retryInRunOp, writeAllOp, writeOp } from './pg-job-write.js';
@@ -110,6 +113,23 @@ export class PgStore implements Store {
 
   note(type: EventType, jobKey: string | null, data?: Record<string, unknown>): Promise<void> {
     return this.wave(noteOp(type, jobKey, data), false);
+  }
+
+  // ── the account (account-sql.ts) ──
+  account(): Promise<AccountLimits> {
+    return pgSteps(this.db, readLimits(), this.clock.now());
+  }
+
+  setAccount(change: AccountChange): Promise<AccountLimits> {
+    return this.alone(async (tx, scope) => {
+      const limits = await pgSteps(tx, writeLimits(change, scope.now), scope.now);
+      await appendEvents(tx, { ...scope, manifest: null }, [{ key: null, type: 'account:set', data: { ...limits } }]);
+      return limits;
+    }, true, never);
+  }
+
+  accountView(lives: SlotLives): Promise<AccountView> {
+    return this.db.tx((tx) => pgSteps(tx, accountView(lives), this.clock.now()), { doing: 'reading the account' });
   }
 
   // ── the plan ──

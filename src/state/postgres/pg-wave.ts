@@ -8,6 +8,9 @@ import { movedRow } from './pg-job-moves.js';
 import type { OpScope } from './pg-events.js';
 import { addParts, noParts, type Parts } from './pg-parts.js';
 import { unique } from './pg-sql.js';
+import type { GateAsk, GateVerdict, SlotLives } from '../account-rules.js';
+import { gate } from '../account-sql.js';
+import { LOCK_ACCOUNT, pgSteps } from './pg-account.js';
 
 /**
  * A wave: the job writes queued in one turn of the event loop (pg-queue.ts), applied in one
@@ -39,6 +42,8 @@ export interface WaveOp<T = unknown> {
   looks: boolean;
   /** Plans its parts on the rows read; throws to be rejected alone. Answers once the round is written. */
   plan(view: WaveView, parts: Parts): (written: WaveWritten) => T;
+  /** An intent that asks the account first (Intent.gate): judged, with the round's others, before any is planned. */
+  ask?: GateAsk & { lives: SlotLives };
 }
 
 /** What an operation plans on. */
@@ -50,6 +55,8 @@ export interface WaveView {
   row(key: string): RawJobRow | undefined;
   outputs(key: string): LinkedOutput[];
   items(key: string): WaveItem[];
+  /** The account's verdict on the job's ask (undefined: it asked nothing, or nothing is limited). */
+  verdict(key: string): GateVerdict | undefined;
 }
 
 /** A job's item as a wave reads it. */
@@ -105,12 +112,14 @@ async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led
   const rows = led ? locked(tx, led) : await lock(tx, scope.manifest, lockKeys(scope, ops));
   const looking = unique(ops.filter((op) => op.looks).flatMap((op) => op.keys));
   const looked = led?.some((row) => row.looked !== undefined) ? lookedWithLock(led) : await look(tx, scope.manifest, looking);
+  const verdicts = await askAccount(tx, scope, ops);
   const view: WaveView = {
     scope,
     manifest: () => manifestOf(scope),
     row: (key) => rows.get(key),
     outputs: (key) => looked.get(key)?.outputs ?? [],
     items: (key) => looked.get(key)?.items ?? [],
+    verdict: (key) => verdicts.get(key),
   };
   const parts = noParts();
   const outcomes: Outcome[] = [];
@@ -148,6 +157,17 @@ async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led
     for (const op of ops) for (const key of op.keys) seen.touched.add(key);
   }
   return outcomes;
+}
+
+/**
+ * The account's verdicts on the round's asks (account-sql.ts gate), its row locked to the end of
+ * the transaction: after the jobs' rows, so the lock order is always the same. Empty when none asks.
+ */
+async function askAccount(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[]): Promise<Map<string, GateVerdict>> {
+  const asks = ops.flatMap((op) => (op.ask ? [op.ask] : []));
+  if (asks.length === 0) return new Map();
+  const verdicts = await pgSteps(tx, gate(asks, asks[0]!.lives, scope.runId, LOCK_ACCOUNT), scope.now);
+  return new Map(verdicts === null ? [] : asks.map((ask, i) => [ask.key, verdicts[i]!]));
 }
 
 function manifestOf(scope: OpScope): string {

@@ -33,6 +33,8 @@ export type EventType =
   | 'job:file-moved'
   | 'budget:stop'
   | 'account:stop'
+  | 'account:set'
+  | 'account:slot-freed'
   | 'lock:acquired'
   | 'lock:broken'
   | 'lock:lost'

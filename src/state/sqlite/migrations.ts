@@ -174,6 +174,43 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_by_manifest ON runs (manifest, id);
     `,
   },
+  {
+    version: 20,
+    name: 'account: the limits every manifest of the state shares; charges.slot_freed_at; charges_open, charges_by_time',
+    // Why: several manifests (teams, brands) share one service account, whose render slots and
+    // credits are finite (state/account-rules.ts). The limits are one row; what counts against them
+    // is read from the charges, the money's own ledger, so nothing is counted twice or drifts: a
+    // slot is an open charge (an intent whose remote job has not ended), the spend is the charges'
+    // sum. `slot_freed_at`: a job in doubt for longer than its kind could still be rendering gives
+    // its slot back (said once, by an event). The indexes: the open charges and a period's charges
+    // of every manifest, read at each intent under a limit.
+    sql: `
+      CREATE TABLE account (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        concurrency INTEGER,
+        max_credits REAL,
+        per TEXT,
+        rate REAL,
+        updated_at INTEGER NOT NULL
+      );
+      ALTER TABLE charges ADD COLUMN slot_freed_at INTEGER;
+      CREATE INDEX charges_open ON charges (created_at) WHERE state = 'open';
+      CREATE INDEX charges_by_time ON charges (created_at);
+    `,
+    postgres: `
+      CREATE TABLE account (
+        id BIGINT PRIMARY KEY CHECK (id = 1),
+        concurrency BIGINT,
+        max_credits DOUBLE PRECISION,
+        per TEXT,
+        rate DOUBLE PRECISION,
+        updated_at BIGINT NOT NULL
+      );
+      ALTER TABLE charges ADD COLUMN slot_freed_at BIGINT;
+      CREATE INDEX charges_open ON charges (created_at) WHERE state = 'open';
+      CREATE INDEX charges_by_time ON charges (created_at);
+    `,
+  },
 ];
 
 /**

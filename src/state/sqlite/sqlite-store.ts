@@ -14,6 +14,9 @@ import { beatLock, forceUnlock, lockRow, releaseLock, takeLock } from './lock.js
 import { applyWrite, StaleWriteError } from './apply-write.js';
 import { claimReady } from './claims.js';
 import { ReadMemo } from '../read-memo.js';
+import { refusal, type AccountChange, type AccountLimits, type AccountView, type SlotLives } from '../account-rules.js';
+import { accountView, gate, readLimits, writeLimits } from '../account-sql.js';
+import { sqliteSteps } from './account.js';
 import { filesMissing, interruptedWrite, retriableInRun } from '../job-moves.js';
 
 /**
@@ -92,6 +95,11 @@ export class SqliteStore implements Store {
   // ── a job's moves ──
   recordIntent(intent: Intent): Promise<number> {
     return this.soon(() => {
+      if (intent.gate) {
+        const verdict = sqliteSteps(this.engine.db, gate([{ key: intent.key, amount: intent.creditsReserved }], intent.gate.lives, this.runId), this.now)?.[0];
+        // Thrown inside the intent's savepoint: nothing of it is written.
+        if (verdict && !verdict.granted) throw refusal(verdict);
+      }
       const id = this.engine.insertAttempt(intent.key, intent.request, intent.hookToken);
       this.engine.transition(intent.key, 'submitting', {
         request: intent.request,
@@ -100,6 +108,25 @@ export class SqliteStore implements Store {
       }, 'job:intent', { attempt: id });
       return id;
     }, true);
+  }
+
+  private readonly now = () => this.engine.clock.now();
+
+  // ── the account ──
+  account(): Promise<AccountLimits> {
+    return Promise.resolve(sqliteSteps(this.engine.db, readLimits(), this.now));
+  }
+
+  setAccount(change: AccountChange): Promise<AccountLimits> {
+    return this.soon(() => {
+      const limits = sqliteSteps(this.engine.db, writeLimits(change, this.now()), this.now);
+      this.engine.event('account:set', null, { ...limits });
+      return limits;
+    }, true);
+  }
+
+  accountView(lives: SlotLives): Promise<AccountView> {
+    return Promise.resolve(sqliteSteps(this.engine.db, accountView(lives), this.now));
   }
 
   write(write: JobWrite): Promise<Written> {

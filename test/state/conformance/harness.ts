@@ -132,13 +132,16 @@ export interface BringOptions {
   creditsUsed?: number | null;
   /** The token of its intent's webhook address. @default null */
   hookToken?: string | null;
+  /** Where the job is already (its intent made by the test, say): only the moves after it are made. @default 'planned' */
+  from?: JobStatus;
 }
 
 /** Brings a planned job to `to` the way a run does, one operation per move; resolves with its row there. */
 export async function bring(store: Store, key: string, to: JobStatus, options: BringOptions = {}): Promise<JobRow> {
   const creditsUsed = options.creditsUsed === undefined ? 5 : options.creditsUsed;
   const now = () => store.clock.now();
-  for (const status of PATHS[to]) {
+  const path = PATHS[to];
+  for (const status of path.slice(options.from === undefined ? 0 : path.indexOf(options.from) + 1)) {
     switch (status) {
       case 'submitting':
         await store.recordIntent({ key, request: sentRequest(key), hookToken: options.hookToken ?? null, pathId: null, creditsReserved: options.reserved ?? 5 });

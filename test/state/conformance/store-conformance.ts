@@ -1,4 +1,5 @@
 import { describe } from 'vitest';
+import { account } from './account.js';
 import { adoptIdentity } from './adopt-identity.js';
 import { subjectOf, type OpenStore } from './harness.js';
 import { lockAndClaims } from './lock-and-claims.js';
@@ -29,5 +30,6 @@ export function storeConformance(name: string, open: OpenStore): void {
     retriesAndHooks(subject);
     lockAndClaims(subject);
     adoptIdentity(subject);
+    account(subject);
   });
 }

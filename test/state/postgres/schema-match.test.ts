@@ -74,7 +74,7 @@ async function postgresSchema(): Promise<{ columns: Column[]; indexes: Index[] }
     WHERE n.nspname = 'public' AND NOT x.indisprimary ORDER BY i.relname`);
   return {
     columns: sortColumns(columns.rows.map((c) => ({ table: c.table, column: c.column, type: FAMILY[c.type] ?? c.type, notNull: c.not_null, primaryKey: c.primary_key }))),
-    indexes: indexes.rows.map((i) => ({ ...i, partial: i.partial?.replace(/[()]/g, '').toLowerCase() ?? null })),
+    indexes: indexes.rows.map((i) => ({ ...i, partial: i.partial?.replace(/[()]|::text/g, '').toLowerCase() ?? null })),
   };
 }
 

@@ -1,0 +1,105 @@
+import { describe, expect, test } from 'vitest';
+import { AccountLimitError, NO_LIMITS, type Intent, type Store } from '../../../src/state/index.js';
+import { bring, MANIFEST, newJob, sentRequest, type Subject } from './harness.js';
+
+const HOUR = 3_600_000;
+const LIVES = { ai_short: 2 * HOUR };
+
+/** An intent that asks the account first, holding `reserved` credits. */
+const gated = (key: string, reserved = 5): Intent => ({ key, request: sentRequest(key), hookToken: null, pathId: null, creditsReserved: reserved, gate: { lives: LIVES } });
+
+/** What an intent came to: its attempt, or the limit that refused it. */
+async function ask(store: Store, key: string, reserved = 5): Promise<number | 'concurrency' | 'credits'> {
+  try {
+    return await store.recordIntent(gated(key, reserved));
+  } catch (error) {
+    if (error instanceof AccountLimitError) return error.limit;
+    throw error;
+  }
+}
+
+/** The account every manifest on one state shares: its limits, its slots and its cap, judged in the intent's transaction. */
+export function account(subject: Subject): void {
+  describe('the account', () => {
+    test('limits start unset; account set changes only what it is given, and null clears', async () => {
+      const { store, clock } = subject;
+      expect(await store.account()).toEqual(NO_LIMITS);
+      expect(await store.setAccount({ concurrency: 12, maxCredits: 100, per: 'day' })).toEqual({ concurrency: 12, maxCredits: 100, per: 'day', rate: null, updatedAt: clock.now() });
+      clock.advance(1_000);
+      await store.setAccount({ rate: 4, per: null });
+      expect(await store.account()).toEqual({ concurrency: 12, maxCredits: 100, per: null, rate: 4, updatedAt: clock.now() });
+      await store.setAccount({ concurrency: null });
+      expect((await (await subject.beside()).account()).concurrency).toBeNull();
+    });
+
+    test('with every slot in use an intent is refused and nothing of it is written; a job that ends frees its slot', async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, ['a', 'b', 'c'].map((key) => newJob(key)));
+      await store.setAccount({ concurrency: 2 });
+      expect(typeof (await ask(store, 'a'))).toBe('number');
+      expect(typeof (await ask(store, 'b'))).toBe('number');
+      expect(await ask(store, 'c')).toBe('concurrency');
+      expect(await store.job('c')).toMatchObject({ status: 'planned', attemptCount: 0 });
+      expect(await store.attempts('c')).toEqual([]);
+      await bring(store, 'a', 'done', { from: 'submitting' });
+      expect(typeof (await ask(store, 'c'))).toBe('number');
+      expect((await store.accountView(LIVES)).total.slots).toBe(2);
+    });
+
+    test('an intent that does not ask is not judged (a run started before any limit was set)', async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, ['a', 'b'].map((key) => newJob(key)));
+      await store.setAccount({ concurrency: 1, maxCredits: 1 });
+      await bring(store, 'a', 'submitting');
+      expect(await ask(store, 'b')).toBe('concurrency');
+    });
+
+    test('every manifest on the state spends from one cap: a reservation that would pass it is refused', async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, ['a', 'c'].map((key) => newJob(key)));
+      const other = await subject.beside();
+      await other.syncPlan('other.yaml', [newJob('b')]);
+      await store.setAccount({ maxCredits: 12 });
+      expect(typeof (await ask(store, 'a'))).toBe('number');
+      expect(typeof (await ask(other, 'b'))).toBe('number');
+      expect(await ask(store, 'c')).toBe('credits');
+      // a costs 1 in the end: 1 spent + 5 held + 5 asked = 11, within 12.
+      await bring(store, 'a', 'done', { creditsUsed: 1, from: 'submitting' });
+      expect(typeof (await ask(store, 'c'))).toBe('number');
+      const view = await store.accountView(LIVES);
+      expect(view.manifests.map((m) => [m.manifest, m.spent, m.held, m.slots])).toEqual([
+        [MANIFEST, 1, 5, 1],
+        ['other.yaml', 0, 5, 1],
+      ]);
+      expect(view.total).toMatchObject({ spent: 1, held: 10, slots: 2 });
+    });
+
+    test('two stores asking for the last slot at once: one is granted', async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, ['a', 'b'].map((key) => newJob(key)));
+      const other = await subject.beside();
+      await store.setAccount({ concurrency: 1 });
+      const answers = await Promise.all([ask(store, 'a'), ask(other, 'b')]);
+      expect(answers.filter((a) => typeof a === 'number')).toHaveLength(1);
+      expect(answers.filter((a) => a === 'concurrency')).toHaveLength(1);
+    });
+
+    test("a job in doubt keeps its slot for its kind's slot life, then gives it back once, and is listed until then", async () => {
+      const { store, clock } = subject;
+      await store.syncPlan(MANIFEST, ['a', 'b'].map((key) => newJob(key)));
+      await store.setAccount({ concurrency: 1 });
+      const since = clock.now();
+      expect(typeof (await ask(store, 'a'))).toBe('number');
+      await bring(store, 'a', 'in_doubt', { from: 'submitting' });
+      expect(await ask(store, 'b')).toBe('concurrency');
+      expect((await store.accountView(LIVES)).doubtSlots).toEqual([{ manifest: MANIFEST, key: 'a', since, until: since + 2 * HOUR }]);
+      clock.advance(2 * HOUR);
+      expect(typeof (await ask(store, 'b'))).toBe('number');
+      const view = await store.accountView(LIVES);
+      expect(view.doubtSlots).toEqual([]);
+      expect(view.total.slots).toBe(1);
+      // Still in doubt, its money still held: only its slot was given back.
+      expect(view.total.held).toBe(10);
+    });
+  });
+}
