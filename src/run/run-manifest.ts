@@ -15,6 +15,7 @@ import { openService, resolveSandbox, sandboxRuns, standaloneSandboxClient, type
 import { runOutcome } from './outcome.js';
 import { recordEarlyRefusal, refusalOf } from './refusals.js';
 import { adoptIdentity } from './adopt-identity.js';
+import { AccountRate } from './submit/account-rate.js';
 import { limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
 import { observeRateLimits } from './submit/retry-observer.js';
 import { StopState } from './run-context.js';
@@ -210,7 +211,10 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
   closers.unshift(() => lock.release());
   await input.prepare?.(store, plan);
   const limiter = limiterFor(options, clock);
-  const client = await connect(input, held, limiter, stop.requests.signal);
+  // The account's rate, when it sets one, split between the live runs on the state (account-rate.ts).
+  const rate = await AccountRate.start(store, limiter, clock, stop.controller.signal);
+  if (rate) closers.unshift(() => rate.stop());
+  const client = await connect(input, held, limiter, stop.requests.signal, rate);
   const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
   return {
     store,
@@ -290,8 +294,11 @@ function standaloneNote(url: string, speed: number, timeScale: number, given: bo
 }
 
 /** The service (or a sandbox), its rate-limit answers feeding the limiter; closed with the run. */
-async function connect(input: RunManifestInput, held: Held, limiter: AdaptiveRateLimiter, signal: AbortSignal): Promise<ServiceClient> {
-  const logger = observeRateLimits(held.logger ?? createLogger({ env: input.env }), (retryAfterMs) => limiter.throttled(retryAfterMs));
+async function connect(input: RunManifestInput, held: Held, limiter: AdaptiveRateLimiter, signal: AbortSignal, rate: AccountRate | null): Promise<ServiceClient> {
+  const logger = observeRateLimits(held.logger ?? createLogger({ env: input.env }), (retryAfterMs) => {
+    limiter.throttled(retryAfterMs);
+    rate?.throttled(retryAfterMs);
+  });
   const service = await openService({ env: input.env, ...(held.sandbox ? { sandbox: held.sandbox } : {}), files: held.files, logger, signal });
   held.closers.unshift(() => service.close());
   return service.client;

@@ -158,3 +158,24 @@ export function* gate(asks: readonly GateAsk[], lives: SlotLives, runId: number 
   if (!row || !gates(limits) || asks.length === 0) return null;
   return judgeAsks(limits, yield* usage(limits, clocksOf(row), lives, runId), asks);
 }
+
+/** What a run sharing the account's rate reads at each tick: the rate, the live runs it is split between, and the shared cooldown left (ms). */
+export interface SharedRate {
+  rate: number | null;
+  live: number;
+  cooldownMs: number;
+}
+
+export function* sharedRate(): Steps<SharedRate> {
+  const [row] = yield* query<{ rate: number | null; cooldown_until: number | null; db_now: number | string; live: number | string }>(
+    `SELECT a.rate, a.cooldown_until, ${DB_NOW} AS db_now, (SELECT count(*) FROM locks WHERE heartbeat_at >= ${DB_NOW} - $1) AS live FROM account a WHERE a.id = 1`,
+    [LOCK_STALE_AFTER_MS],
+  );
+  if (!row) return { rate: null, live: 0, cooldownMs: 0 };
+  return { rate: row.rate, live: Number(row.live), cooldownMs: Math.max(0, Number(row.cooldown_until ?? 0) - Number(row.db_now)) };
+}
+
+/** A 429 met by one run: every run on the account holds its requests for `ms` from now (the database's clock), unless held longer already. */
+export function* shareCooldown(ms: number): Steps<void> {
+  yield* query(`UPDATE account SET cooldown_until = ${DB_NOW} + $1 WHERE id = 1 AND coalesce(cooldown_until, 0) < ${DB_NOW} + $1`, [Math.ceil(ms)]);
+}

@@ -11,6 +11,7 @@ import type { JobItemRow } from './sqlite/job-items.js';
 import type { LockRow, LockTaker } from './lock/lock-policy.js';
 import type { MoneySums } from './money-sums.js';
 import type { AccountChange, AccountLimits, AccountView, SlotLives } from './account-rules.js';
+import type { SharedRate } from './account-sql.js';
 
 /**
  * The one door to the state: what the runner and the commands that change a manifest's jobs ask
@@ -162,6 +163,10 @@ export interface Store {
   setAccount(change: AccountChange): Promise<AccountLimits>;
   /** `account show`: the limits, and what counts against them per manifest and in total. */
   accountView(lives: SlotLives): Promise<AccountView>;
+  /** The account's shared rate, the live runs it is split between, and the shared cooldown left. */
+  sharedRate(): Promise<SharedRate>;
+  /** A 429 met: every run on the account holds its requests for `ms` (unless held longer already). */
+  shareCooldown(ms: number): Promise<void>;
 
   // ── reads (each one query, or a few, of committed state) ──────────────────────────────────────
   job(key: string): Promise<JobRow | undefined>;

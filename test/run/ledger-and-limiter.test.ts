@@ -115,6 +115,30 @@ describe('the adaptive rate limiter', () => {
     await grantedAfter(limiter, clock, 1, 0);
     expect(limiter.currentRate).toBe(24);
   });
+
+  test("under the account's share it is cut to the share at once and never grows past it; lifting the share lets it grow again", async () => {
+    const clock = new ManualClock(0);
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 20, burst: 1, clock });
+    limiter.capAt(5);
+    expect(limiter.currentRate).toBe(5);
+    await grantedAfter(limiter, clock, 10, 1000);
+    await grantedAfter(limiter, clock, 1, 0);
+    expect(limiter.currentRate).toBe(5);
+    limiter.capAt(null);
+    await grantedAfter(limiter, clock, 10, 300);
+    await grantedAfter(limiter, clock, 1, 0);
+    expect(limiter.currentRate).toBe(10);
+  });
+
+  test('a cooldown another run shared holds every request until it has passed', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new AdaptiveRateLimiter({ ratePerSecond: 20, burst: 10, clock });
+    limiter.pauseFor(700);
+    expect(await grantedAfter(limiter, clock, 3, 600)).toBe(0);
+    clock.advance(100);
+    await flush();
+    expect(await grantedAfter(limiter, clock, 1, 0)).toBe(1);
+  });
 });
 
 describe('the budget ledger when costs surprise', () => {

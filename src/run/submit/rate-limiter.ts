@@ -49,6 +49,8 @@ export interface RateLimiterOptions {
 export class AdaptiveRateLimiter {
   private rate: number;
   private readonly maxRate: number;
+  /** The account's share of its rate for this run (account-rate.ts), under which it never grows; null: none. */
+  private ceiling: number | null = null;
   private readonly minRate: number;
   private readonly burst: number;
   private readonly decreaseEveryMs: number;
@@ -84,6 +86,23 @@ export class AdaptiveRateLimiter {
 
   get currentRate(): number {
     return this.rate;
+  }
+
+  /**
+   * The account's rate split between its live runs: this run's rate never passes `rate` (cut to
+   * it at once, and grown no further); null lifts the ceiling.
+   */
+  capAt(rate: number | null): void {
+    this.ceiling = rate === null ? null : Math.max(this.minRate, rate);
+    if (this.ceiling !== null && this.rate > this.ceiling) {
+      this.refill(this.clock.now());
+      this.rate = this.ceiling;
+    }
+  }
+
+  /** Holds every request for `ms` from now (a cooldown another run met, shared through the account). */
+  pauseFor(ms: number): void {
+    if (ms > 0) this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
   }
 
   /** Resolves when the caller may send its request; turns are handed out in call order. */
@@ -131,7 +150,7 @@ export class AdaptiveRateLimiter {
     if (this.span.waited && !this.span.refused) {
       this.refill(now);
       const step = this.cutFrom === null ? this.rate : this.cutFrom / 10;
-      this.rate = Math.min(this.maxRate, this.rate + step);
+      this.rate = Math.min(this.maxRate, this.ceiling ?? Infinity, this.rate + step);
     }
     this.span = { start: now, waited: false, refused: false };
   }

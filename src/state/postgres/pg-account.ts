@@ -1,15 +1,16 @@
+import { systemClock, type Clock } from '../../util/clock.js';
 import { DB_NOW, NOW, type Steps } from '../account-sql.js';
 import type { Tx } from './pg-connection.js';
-
-/** The database's clock in epoch milliseconds: `$dbnow` on PostgreSQL (account-sql.ts). */
-const CLOCK_TIMESTAMP = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+import { DATABASE_NOW } from './pg-lock.js';
 
 /**
- * Runs the account's steps (account-sql.ts) in the caller's transaction: `$dbnow` the database's
- * clock, `$now` the store's (`now`), written in as a number.
+ * Runs the account's steps (account-sql.ts) in the caller's transaction: `$now` the store's clock
+ * and `$dbnow` the database's, as lock times are told (pg-lock.ts: the database's on the system
+ * clock, an injected clock's in tests), each written in.
  */
-export async function pgSteps<T>(tx: Pick<Tx, 'query'>, steps: Steps<T>, now: number): Promise<T> {
-  const times = (sql: string) => sql.replaceAll(DB_NOW, CLOCK_TIMESTAMP).replaceAll(NOW, `${Math.trunc(now)}::bigint`);
+export async function pgSteps<T>(tx: Pick<Tx, 'query'>, steps: Steps<T>, clock: Clock): Promise<T> {
+  const now = `${Math.trunc(clock.now())}::bigint`;
+  const times = (sql: string) => sql.replaceAll(DB_NOW, clock === systemClock ? DATABASE_NOW : now).replaceAll(NOW, now);
   let next = steps.next();
   while (!next.done) next = steps.next(await tx.query<Record<string, unknown>>(times(next.value.sql), [...next.value.params]));
   return next.value;

@@ -1,5 +1,6 @@
 import { StateError } from '../../errors.js';
 import { scrubSecrets, type EventType } from '../sqlite/events.js';
+import type { Clock } from '../../util/clock.js';
 import type { Tx } from './pg-connection.js';
 import { Sql } from './pg-sql.js';
 import type { Outcome } from './pg-wave.js';
@@ -12,6 +13,8 @@ import type { Outcome } from './pg-wave.js';
 /** What an operation writes for: the time (the store's clock), the run, and the manifest (null: none chosen yet). */
 export interface OpScope {
   now: number;
+  /** The store's clock (`now` is its time as the operation started): whose time the account's `$dbnow` is (pg-account.ts). */
+  clock: Clock;
   runId: number | null;
   manifest: string | null;
 }

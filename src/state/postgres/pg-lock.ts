@@ -9,14 +9,17 @@ import { appendEvents, type OpScope } from './pg-events.js';
  * holder's heartbeat lock/acquire-lock.ts's. Each function runs in a transaction of its own.
  */
 
+/** The database's clock, in epoch milliseconds. */
+export const DATABASE_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
 /**
- * Where lock times (taken, beaten, judged stale) come from — the one place this is chosen.
+ * Where lock times (taken, beaten, judged stale) and the account's (account-sql.ts `$dbnow`) come from — the one place this is chosen.
  * Policy: on the system clock, from the DATABASE's clock: holders on many hosts are judged by one
  * clock, so a host whose clock is off neither breaks a live holder's lock nor keeps a dead one's.
  * With an injected clock (tests pin lock times to their ManualClock), from that clock.
  */
 function lockNow(clock: Clock, params: unknown[]): string {
-  if (clock === systemClock) return '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+  if (clock === systemClock) return DATABASE_NOW;
   params.push(clock.now());
   return `$${params.length}::bigint`;
 }

@@ -17,7 +17,7 @@ import { recordDelivery } from './pg-deliveries.js';
 import { moveOutput, sameLinks } from './pg-downloads.js';
 import { answers, appendEvents, withManifest, type OpScope } from './pg-events.js';
 import type { AccountChange, AccountLimits, AccountView, SlotLives } from '../account-rules.js';
-import { accountView, readLimits, writeLimits } from '../account-sql.js';
+import { accountView, readLimits, shareCooldown, sharedRate, writeLimits, type SharedRate } from '../account-sql.js';
 import { pgSteps } from './pg-account.js';
 import { forgetJob } from './pg-forget.js';
 import { hookBegin, hookFinish, hookLatest, retryFailedHooks } from './pg-hooks.js';
@@ -117,19 +117,27 @@ export class PgStore implements Store {
 
   // ── the account (account-sql.ts) ──
   account(): Promise<AccountLimits> {
-    return pgSteps(this.db, readLimits(), this.clock.now());
+    return pgSteps(this.db, readLimits(), this.clock);
   }
 
   setAccount(change: AccountChange): Promise<AccountLimits> {
     return this.alone(async (tx, scope) => {
-      const limits = await pgSteps(tx, writeLimits(change, scope.now), scope.now);
+      const limits = await pgSteps(tx, writeLimits(change, scope.now), this.clock);
       await appendEvents(tx, { ...scope, manifest: null }, [{ key: null, type: 'account:set', data: { ...limits } }]);
       return limits;
     }, true, never);
   }
 
   accountView(lives: SlotLives): Promise<AccountView> {
-    return this.db.tx((tx) => pgSteps(tx, accountView(lives), this.clock.now()), { doing: 'reading the account' });
+    return this.db.tx((tx) => pgSteps(tx, accountView(lives), this.clock), { doing: 'reading the account' });
+  }
+
+  sharedRate(): Promise<SharedRate> {
+    return pgSteps(this.db, sharedRate(), this.clock);
+  }
+
+  shareCooldown(ms: number): Promise<void> {
+    return pgSteps(this.db, shareCooldown(ms), this.clock);
   }
 
   // ── the plan ──
@@ -387,7 +395,7 @@ export class PgStore implements Store {
 
   /** What an operation writes for: the manifest and run as it was asked for, the time as it runs. */
   private opScope(scope: WriteScope): OpScope {
-    return { ...scope, now: this.clock.now() };
+    return { ...scope, now: this.clock.now(), clock: this.clock };
   }
 
   /**

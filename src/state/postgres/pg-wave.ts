@@ -166,7 +166,7 @@ async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led
 async function askAccount(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[]): Promise<Map<string, GateVerdict>> {
   const asks = ops.flatMap((op) => (op.ask ? [op.ask] : []));
   if (asks.length === 0) return new Map();
-  const verdicts = await pgSteps(tx, gate(asks, asks[0]!.lives, scope.runId, LOCK_ACCOUNT), scope.now);
+  const verdicts = await pgSteps(tx, gate(asks, asks[0]!.lives, scope.runId, LOCK_ACCOUNT), scope.clock);
   return new Map(verdicts === null ? [] : asks.map((ask, i) => [ask.key, verdicts[i]!]));
 }
 

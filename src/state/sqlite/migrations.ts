@@ -182,7 +182,8 @@ export const MIGRATIONS: readonly Migration[] = [
     // is read from the charges, the money's own ledger, so nothing is counted twice or drifts: a
     // slot is an open charge (an intent whose remote job has not ended), the spend is the charges'
     // sum. `slot_freed_at`: a job in doubt for longer than its kind could still be rendering gives
-    // its slot back (said once, by an event). The indexes: the open charges and a period's charges
+    // its slot back (said once, by an event). `cooldown_until`: a 429 one run met holds every run
+    // on the account until then (the database's clock). The indexes: the open charges and a period's charges
     // of every manifest, read at each intent under a limit.
     sql: `
       CREATE TABLE account (
@@ -191,7 +192,8 @@ export const MIGRATIONS: readonly Migration[] = [
         max_credits REAL,
         per TEXT,
         rate REAL,
-        updated_at INTEGER NOT NULL
+        updated_at INTEGER NOT NULL,
+        cooldown_until INTEGER
       );
       ALTER TABLE charges ADD COLUMN slot_freed_at INTEGER;
       CREATE INDEX charges_open ON charges (created_at) WHERE state = 'open';
@@ -204,7 +206,8 @@ export const MIGRATIONS: readonly Migration[] = [
         max_credits DOUBLE PRECISION,
         per TEXT,
         rate DOUBLE PRECISION,
-        updated_at BIGINT NOT NULL
+        updated_at BIGINT NOT NULL,
+        cooldown_until BIGINT
       );
       ALTER TABLE charges ADD COLUMN slot_freed_at BIGINT;
       CREATE INDEX charges_open ON charges (created_at) WHERE state = 'open';

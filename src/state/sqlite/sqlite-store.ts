@@ -15,7 +15,7 @@ import { applyWrite, StaleWriteError } from './apply-write.js';
 import { claimReady } from './claims.js';
 import { ReadMemo } from '../read-memo.js';
 import { refusal, type AccountChange, type AccountLimits, type AccountView, type SlotLives } from '../account-rules.js';
-import { accountView, gate, readLimits, writeLimits } from '../account-sql.js';
+import { accountView, gate, readLimits, shareCooldown, sharedRate, writeLimits, type SharedRate } from '../account-sql.js';
 import { sqliteSteps } from './account.js';
 import { filesMissing, interruptedWrite, retriableInRun } from '../job-moves.js';
 
@@ -127,6 +127,14 @@ export class SqliteStore implements Store {
 
   accountView(lives: SlotLives): Promise<AccountView> {
     return Promise.resolve(sqliteSteps(this.engine.db, accountView(lives), this.now));
+  }
+
+  sharedRate(): Promise<SharedRate> {
+    return Promise.resolve(sqliteSteps(this.engine.db, sharedRate(), this.now));
+  }
+
+  shareCooldown(ms: number): Promise<void> {
+    return this.soon(() => sqliteSteps(this.engine.db, shareCooldown(ms), this.now), false);
   }
 
   write(write: JobWrite): Promise<Written> {

@@ -101,5 +101,22 @@ export function account(subject: Subject): void {
       // Still in doubt, its money still held: only its slot was given back.
       expect(view.total.held).toBe(10);
     });
+
+    test('the shared rate is split between the runs holding a lock, and a cooldown one run shares holds them all', async () => {
+      const { store } = subject;
+      expect(await store.sharedRate()).toEqual({ rate: null, live: 0, cooldownMs: 0 });
+      await store.setAccount({ rate: 10 });
+      const other = await subject.beside();
+      const taker = (name: string) => ({ name, token: `t-${name}`, pid: 100, host: 'h', pidNamespace: 'ns-1', isAlive: () => true, heartbeatMs: 10_000, staleAfterMs: 60_000 });
+      await store.takeLock(taker('team-a'));
+      await other.takeLock(taker('team-b'));
+      expect(await other.sharedRate()).toMatchObject({ rate: 10, live: 2, cooldownMs: 0 });
+      await store.shareCooldown(5_000);
+      // A shorter cooldown does not cut a longer one short.
+      await other.shareCooldown(1_000);
+      const held = (await other.sharedRate()).cooldownMs;
+      expect(held).toBeGreaterThan(4_000);
+      expect(held).toBeLessThanOrEqual(5_000);
+    });
   });
 }
