@@ -113,7 +113,7 @@ export function createClient(options: ClientOptions): ServiceClient {
     try {
       const request = prepareRequest(name, OPERATIONS[name], args, basePath, options);
       const signal = anyOf(options.signal, call.signal);
-      return (await runWithRetries(context, OPERATIONS[name], request, { signal, log: call.log })) as ResultOf<N>;
+      return (await runWithRetries(context, OPERATIONS[name], request, { signal, log: call.log, beforeCreating: call.beforeCreating })) as ResultOf<N>;
     } catch (error) {
       throw redactError(error, secrets);
     }

@@ -26,10 +26,11 @@ export interface SendContext {
   maxResponseBytes: number;
 }
 
-/** One call's own settings: its abort signal, and the fields its log lines carry (CallOptions.log). */
+/** One call's own settings: its abort signal, the fields its log lines carry (CallOptions.log), and its check before each creating attempt (CallOptions.beforeCreating). */
 export interface SendCall {
   signal?: AbortSignal | undefined;
   log?: Readonly<Record<string, unknown>> | undefined;
+  beforeCreating?: (() => void) | undefined;
 }
 
 /**
@@ -56,6 +57,15 @@ export async function runWithRetries(ctx: SendContext, spec: OperationSpec, requ
   const callStarted = ctx.now();
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw new ApiAbortedError(request.operation, false, signal.reason);
+    // The caller's last word before a creating request is written (the first, or a retry of one
+    // that provably created nothing): a refusal leaves it unsent.
+    if (spec.effect === 'creates' && call.beforeCreating) {
+      try {
+        call.beforeCreating();
+      } catch (error) {
+        throw new ApiAbortedError(request.operation, false, error);
+      }
+    }
     const started = ctx.now();
     const deadlineMs = Math.min(ctx.attemptMs, ctx.retry.maxElapsedMs - (started - callStarted));
     const result = await sendOnce(spec.effect === 'creates' ? ctx.creatingDispatcher : ctx.dispatcher, request, {

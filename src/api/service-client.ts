@@ -16,6 +16,12 @@ export interface CallOptions {
    * request's line names the job it was made for). @default none
    */
   log?: Readonly<Record<string, unknown>>;
+  /**
+   * Called right before each attempt of a creating request is written (the first, and each retry
+   * of one that provably created nothing); throwing cancels it unsent (ApiAbortedError, `sent`
+   * false). The runner checks its lock's lease here. @default none
+   */
+  beforeCreating?: () => void;
 }
 
 /** `ids` filter of the list reads: 1 to 100 UUIDs, sent comma-separated. */

@@ -54,6 +54,8 @@ export interface RunDeps {
   outputHooks?: OutputHooks | null;
   /** The run's log; the client logs its own requests, this one the downloads. @default silent */
   logger?: Logger;
+  /** The run lock's lease: no creating request starts once it ran out (HeldLock.valid). @default always valid (no lock) */
+  lease?: RunContext['lease'];
 }
 
 /** What executePlan needs of a webhook receiver: attempt addresses, and a say in its answers. */
@@ -211,6 +213,9 @@ function deskFor(deps: RunDeps): DeliveryDesk | null {
   return desk;
 }
 
+/** A run without a lock (a test driving executePlan alone): its lease never runs out. */
+const NO_LEASE: RunContext['lease'] = { valid: () => true, fresh: async () => true };
+
 /** The budget ledger at the run's start: every charge the manifest ever had counts (state/sqlite/money.ts). */
 async function ledgerFor(store: Store, plan: Plan, options: ResolvedRunOptions): Promise<BudgetLedger> {
   const { totals } = await store.money(plan.jobs);
@@ -236,6 +241,7 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, le
     webhooks: deskFor(deps),
     ledger,
     account,
+    lease: deps.lease ?? NO_LEASE,
     events,
     kill: deps.kill ?? noKill,
     options,

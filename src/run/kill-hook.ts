@@ -8,6 +8,9 @@
  * written), `after-download` (file in place, checksum not committed), `before-hook` (an output
  * hook's `running` row committed, its command not started), `after-hook` (the command ended, its
  * result not committed).
+ *
+ * `REELPIPE_TEST_KILL_SIGNAL=SIGSTOP` pauses the process there instead (the paused-run tests: a run
+ * frozen at that instant, its lease running out, then resumed with SIGCONT).
  */
 export const KILL_POINTS = ['before-post', 'after-post', 'after-poll', 'mid-download', 'after-download', 'before-hook', 'after-hook'] as const;
 export type KillPoint = (typeof KILL_POINTS)[number];
@@ -16,7 +19,7 @@ export type KillHook = (point: KillPoint) => void;
 
 export const noKill: KillHook = () => undefined;
 
-export function killHookFromEnv(env: NodeJS.ProcessEnv, kill: () => void = () => process.kill(process.pid, 'SIGKILL')): KillHook {
+export function killHookFromEnv(env: NodeJS.ProcessEnv, kill: () => void = () => process.kill(process.pid, pauseInstead(env) ? 'SIGSTOP' : 'SIGKILL')): KillHook {
   const spec = env.REELPIPE_TEST_KILL_AT?.trim();
   if (!spec) return noKill;
   const targets = new Map<string, number>();
@@ -33,3 +36,6 @@ export function killHookFromEnv(env: NodeJS.ProcessEnv, kill: () => void = () =>
     if (count === target) kill();
   };
 }
+
+/** Whether the test asks for a pause (SIGSTOP) rather than a kill at the point. */
+const pauseInstead = (env: NodeJS.ProcessEnv): boolean => env.REELPIPE_TEST_KILL_SIGNAL?.trim() === 'SIGSTOP';

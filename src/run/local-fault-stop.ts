@@ -1,13 +1,19 @@
-import { isLocalFault, type EventType } from '../state/index.js';
+import { isLocalFault, LockLostError, type EventType } from '../state/index.js';
 import type { RunContext } from './run-context.js';
 
 /**
  * Stops the whole run if `error` is a fault of this machine (a full disk, an unwritable state
- * database or outputs folder). Policy: such a fault is not one job's failure — every next write
+ * database or outputs folder), or a lost run lock. Policy: such a fault is not one job's failure — every next write
  * would fail the same way, and a state that cannot be written cannot record money safely — so the
  * run halts at once and exits 74 with its summary. Returns whether it was one.
  */
 export function stopOnLocalFault(ctx: RunContext, error: unknown): boolean {
+  // A write refused by the fence (state/lock/fence.ts): another run took this one's lock and its
+  // jobs, so this run halts as when its heartbeat finds the lock lost (exit 75).
+  if (error instanceof LockLostError) {
+    if (ctx.stop.stop('lock-lost', error.message)) ctx.events.emit('run:stopping', { reason: 'lock-lost', message: error.message });
+    return true;
+  }
   if (!isLocalFault(error)) return false;
   const fault = error instanceof Error ? error.message : String(error);
   // Said after `stopping: ` as the fault alone; the run's end names it as what stopped the run.

@@ -3,7 +3,7 @@ import type { LimitFunction } from 'p-limit';
 import type { CallOptions, ServiceClient } from '../api/index.js';
 import type { OutputFolders } from '../download/index.js';
 import type { PlannedJob } from '../plan/types.js';
-import type { Intent, JobState, OutputRow, Store } from '../state/index.js';
+import type { HeldLock, Intent, JobState, OutputRow, Store } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
@@ -115,6 +115,8 @@ export interface RunContext {
    * again, never resent in a loop.
    */
   resubmit: Set<string>;
+  /** The run lock's lease (state/lock: HeldLock): asked before each intent and each creating request. */
+  lease: Pick<HeldLock, 'valid' | 'fresh'>;
   /** What each intent asks the account (submit/account-gate.ts); null when the account limits nothing as the run starts. */
   account: Intent['gate'] | null;
   /** How many times a job of `step` the service fails may be resubmitted in this run: `--retries`, else the step's `retries` (retry-failed.ts). */

@@ -205,6 +205,8 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
     onLost: () => halt('lock-lost', `the lock on ${plan.manifestId} was taken by another run (this run's heartbeat looked stale)`),
     onFault: (error) => halt('local-fault', `the state database ${held.statePath} could not be written (${error.message}); nothing more can be recorded safely`),
     waitMs: options.waitForLockMs,
+    staleAfterMs: options.leaseMs,
+    heartbeatMs: options.leaseMs / 6,
     signal: stop.controller.signal,
     onWait: (refusal) => input.progress.emit('run:note', { message: `${refusal.message}; waiting up to ${formatDuration(options.waitForLockMs)} for it (--wait-for-lock)` }),
   });
@@ -227,6 +229,7 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
     ...(receiver ? { receiver } : {}),
     outputHooks: held.outputHooks,
     ...(held.logger ? { logger: held.logger } : {}),
+    lease: lock,
   };
 }
 

@@ -1,5 +1,6 @@
 import { UNREACHABLE_AFTER_MS } from './service-health.js';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadSettingsFromEnv } from '../download/index.js';
+import { LOCK_STALE_AFTER_MS } from '../state/index.js';
 
 /** Knobs of one run; the CLI fills them from flags, tests set them directly. */
 export interface RunOptions {
@@ -74,6 +75,12 @@ export interface RunOptions {
    */
   waitForLockMs?: number;
   /**
+   * `--lease`: how long the run's lock outlives its last heartbeat (ms): another run may break a
+   * lock silent for longer, and this run starts no creating request past it (state/lock). The
+   * heartbeat beats six times in it. @default 60 s
+   */
+  leaseMs?: number;
+  /**
    * `--retries N`: resubmit a job the service reports failed up to N times in this run, over the
    * manifest's and every step's `retries` (see retry-failed.ts). @default each step's `retries`
    */
@@ -97,6 +104,7 @@ export interface ResolvedRunOptions {
   downloadAllowHosts: readonly string[];
   haltAfter: number | null;
   waitForLockMs: number;
+  leaseMs: number;
   /** null: each step's own `retries`. */
   retries: number | null;
 }
@@ -126,6 +134,7 @@ export function resolveRunOptions(
     downloadAllowHosts: options.downloadAllowHosts ?? download.allowHosts ?? [],
     haltAfter: options.haltAfter ?? null,
     waitForLockMs: options.waitForLockMs ?? 0,
+    leaseMs: options.leaseMs ?? LOCK_STALE_AFTER_MS,
     retries: options.retries ?? null,
   };
 }

@@ -17,6 +17,7 @@ export * from './lock/lock-policy.js';
 export * from './lock/acquire-lock.js';
 export * from './lock/lock-wait.js';
 export * from './lock/lock-holder.js';
+export { LockLostError } from './lock/fence.js';
 export type { EventType, EventRow } from './sqlite/events.js';
 export { scrubSecrets, readEvents } from './sqlite/events.js';
 export { isLocalFault } from './sqlite/local-fault.js';

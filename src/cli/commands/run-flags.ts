@@ -51,6 +51,7 @@ export interface RunFlags {
   rate?: number;
   haltAfter?: number;
   waitForLock?: number;
+  lease?: number;
   retries?: number;
 }
 
@@ -70,6 +71,7 @@ export function addRunFlags(command: Command): Command {
     .option('--rate <n>', 'requests per second to start with (default 20): it grows while it holds requests back and no 429 comes, and halves when most answers are 429s', positive('--rate'))
     .option('--halt-after <n>', 'stop submitting after N jobs failed in this run; jobs already sent finish (exit 1)', wholePositive('--halt-after'))
     .option('--wait-for-lock <duration>', 'if another run holds the manifest, wait this long (e.g. 10m) for it before exiting 75', duration('--wait-for-lock'))
+    .option('--lease <duration>', "how long the run's lock outlives its last heartbeat (default 60s): a run silent for longer may be taken over, and sends nothing more once its lease ran out", duration('--lease'))
     .option('--retries <n>', 'resubmit a job the service reports failed up to N times in this run, each retry paid like a submission (default: the manifest\'s retries, 0)', retries);
   return command;
 }
@@ -94,6 +96,7 @@ export function runInputFrom(flags: RunFlags): Omit<RunManifestInput, 'manifestF
     ratePerSecond: flags.rate,
     haltAfter: flags.haltAfter,
     waitForLockMs: flags.waitForLock,
+    ...(flags.lease === undefined ? {} : { leaseMs: flags.lease }),
     retries: flags.retries,
     webhook: flags.webhookListen && flags.webhookPublicUrl ? { listen: flags.webhookListen, publicUrl: flags.webhookPublicUrl } : undefined,
   };

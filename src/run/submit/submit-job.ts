@@ -1,4 +1,4 @@
-import { ApiNotFoundError } from '../../api/index.js';
+import { ApiNotFoundError, type CallOptions } from '../../api/index.js';
 import { resolveJob, UnresolvedReferenceError } from '../../plan/resolve.js';
 import type { PlannedJob } from '../../plan/types.js';
 import { formatCredits } from '../../util/format.js';
@@ -58,8 +58,10 @@ export async function submitJob(ctx: RunContext, planned: PlannedJob): Promise<S
 async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter, input: Input): Promise<SubmitResult> {
   await ctx.limiter.acquire(ctx.stop.controller.signal).catch(() => undefined);
   // A real cost above its estimate may have passed the cap meanwhile: then even a job holding
-  // its reservation is not sent.
-  if (ctx.stop.refusesReserved || ctx.ledger.overCap) {
+  // its reservation is not sent. Nor is one once the run lock's lease ran out by this process's
+  // own clock: a run paused past it may have been taken over (a heartbeat renews a lease that
+  // ran out only because the database was slow).
+  if (ctx.stop.refusesReserved || ctx.ledger.overCap || !(await ctx.lease.fresh())) {
     ctx.ledger.release(planned.key);
     return 'not-submitted';
   }
@@ -84,7 +86,7 @@ async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
   }
   let resource: Resource;
   try {
-    resource = await adapter.submit(ctx.client, input, callFor(ctx, planned.key));
+    resource = await adapter.submit(ctx.client, input, creatingCall(ctx, planned.key));
   } catch (error) {
     if (adapter.goneMeansDone && error instanceof ApiNotFoundError && (await sentBefore(ctx, planned.key, attemptId))) {
       return await recordAnswer(ctx, planned, adapter, attemptId, { id: input.pathId ?? null, gone: true }, input);
@@ -99,6 +101,20 @@ async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
     await keepAnswer(ctx, planned.key, adapter, attemptId, resource, input, error);
     throw error;
   }
+}
+
+/**
+ * A creating request's call: checked once more right before each attempt is written (the lease may
+ * have run out while the intent committed, or a retry waited): past it, the request is not sent,
+ * and is recorded so (not created: the job is planned again).
+ */
+function creatingCall(ctx: RunContext, key: string): CallOptions {
+  return {
+    ...callFor(ctx, key),
+    beforeCreating: () => {
+      if (!ctx.lease.valid()) throw new Error("the run lock's lease ran out before the request was written (another run may take over)");
+    },
+  };
 }
 
 /**
@@ -280,7 +296,7 @@ async function lookup(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
   if (ctx.stop.halted) return 'not-submitted';
   let resource: Resource;
   try {
-    resource = await adapter.submit(ctx.client, input, callFor(ctx, planned.key));
+    resource = await adapter.submit(ctx.client, input, creatingCall(ctx, planned.key));
   } catch (error) {
     const verdict = judgeSubmitError(error);
     // A read creates nothing, so "in doubt" cannot arise: anything but a refusal is tried again later.

@@ -10,6 +10,8 @@ import { currentPidNamespace, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS, pidIsAlive
 export async function acquireLock(store: Store, options: LockOptions): Promise<HeldLock> {
   const token = options.token ?? randomUUID();
   const heartbeatMs = options.heartbeatMs ?? LOCK_HEARTBEAT_MS;
+  const staleAfterMs = options.staleAfterMs ?? LOCK_STALE_AFTER_MS;
+  const asked = performance.now();
   await store.takeLock({
     name: options.name,
     token,
@@ -18,9 +20,9 @@ export async function acquireLock(store: Store, options: LockOptions): Promise<H
     pidNamespace: options.pidNamespace === undefined ? currentPidNamespace() : options.pidNamespace,
     isAlive: options.isAlive ?? pidIsAlive,
     heartbeatMs,
-    staleAfterMs: options.staleAfterMs ?? LOCK_STALE_AFTER_MS,
+    staleAfterMs,
   });
-  return holdLock(store, options.name, token, heartbeatMs, options);
+  return holdLock(store, options.name, token, { heartbeatMs, staleAfterMs, asked }, options);
 }
 
 /**
@@ -30,13 +32,32 @@ export async function acquireLock(store: Store, options: LockOptions): Promise<H
  * a write like any other (it waits its turn with the run's writes); one still on its way when the
  * next is due is not doubled.
  */
-function holdLock(store: Store, name: string, token: string, heartbeatMs: number, on: Pick<LockOptions, 'onLost' | 'onFault'>): HeldLock {
+function holdLock(
+  store: Store,
+  name: string,
+  token: string,
+  times: { heartbeatMs: number; staleAfterMs: number; asked: number },
+  on: Pick<LockOptions, 'onLost' | 'onFault'>,
+): HeldLock {
+  const { heartbeatMs } = times;
   let lost = false;
   let faulted = false;
   let released = false;
   let beating: Promise<boolean> | null = null;
+  // The lease, on this process's monotonic clock: another run may break the lock once its
+  // heartbeat is older than staleAfterMs, and the heartbeat row was written no earlier than the
+  // beat that wrote it was asked. So until (the last good beat's asking + staleAfterMs) nobody can
+  // have broken it; a margin of one heartbeat (a quarter of the lease at most) is kept on top. A
+  // process paused past it (SIGSTOP, a frozen VM) finds it gone when it wakes, whatever its timers did.
+  const margin = Math.min(heartbeatMs, times.staleAfterMs / 4);
+  let leaseEnd = times.asked + times.staleAfterMs - margin;
+  const valid = () => !lost && !released && performance.now() < leaseEnd;
   const write = async (): Promise<boolean> => {
-    if (await store.beatLock(name, token)) return true;
+    const asked = performance.now();
+    if (await store.beatLock(name, token)) {
+      leaseEnd = Math.max(leaseEnd, asked + times.staleAfterMs - margin);
+      return true;
+    }
     lost = true;
     on.onLost?.();
     return false;
@@ -62,6 +83,13 @@ function holdLock(store: Store, name: string, token: string, heartbeatMs: number
   timer.unref();
   return {
     beat,
+    valid,
+    fresh: async () => {
+      if (valid()) return true;
+      if (lost || released) return false;
+      await beat();
+      return valid();
+    },
     release: async () => {
       if (released) return;
       released = true;

@@ -54,6 +54,14 @@ export interface HeldLock {
   /** Refreshes the heartbeat now (also done on a timer); false once the lock was taken from us. */
   beat(): Promise<boolean>;
   release(): Promise<void>;
+  /**
+   * Whether a creating request may start now: the lock not lost, and its lease not run out by this
+   * process's own monotonic clock (acquire-lock.ts says how it is measured). Checked right before
+   * each creating request is written, and before each retry of it.
+   */
+  valid(): boolean;
+  /** valid(), after a heartbeat if the lease ran out without the lock being lost (a slow database): false once lost. */
+  fresh(): Promise<boolean>;
 }
 
 /** A lock as held, as the store keeps it. */

@@ -48,6 +48,9 @@ const types = {
  *
  * Every round trip to the server is counted (`roundTrips`): the bench prints them per job.
  */
+/** How long a transaction of ours may sit idle before the server ends it (see connect). */
+export const IDLE_IN_TRANSACTION_MS = 5_000;
+
 export class PgDb {
   roundTrips = 0;
   private closed = false;
@@ -80,7 +83,12 @@ export class PgDb {
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 10_000,
       statement_timeout: 30_000,
-      idle_in_transaction_session_timeout: 60_000,
+      // Our transactions never wait on anything but the database and our own CPU (none is held
+      // across a request to the service), so one idle for 5 s belongs to a process frozen mid-way
+      // (SIGSTOP, a paused VM): the server ends it, and its row locks — the run lock's row among
+      // them (lock/fence.ts) — go to the run taking its manifest over, well within a statement's
+      // own timeout.
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
       application_name: `reelpipe/${hostname()}`.slice(0, 63),
       types,
       // A pool kept for a process's reads (pg-reads-open.ts) never holds the process open.

@@ -15,6 +15,8 @@ export interface OpScope {
   now: number;
   /** The store's clock (`now` is its time as the operation started): whose time the account's `$dbnow` is (pg-account.ts). */
   clock: Clock;
+  /** The run lock's token the manifest's job writes are fenced by (lock/fence.ts); null: not fenced. */
+  fence: string | null;
   runId: number | null;
   manifest: string | null;
 }

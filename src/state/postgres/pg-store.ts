@@ -30,6 +30,7 @@ import { PgReads } from './pg-reads.js';
 import { finishRun, startRun } from './pg-runs.js';
 import { unique } from './pg-sql.js';
 import { HeldRows } from './pg-held-rows.js';
+import { LockFence } from '../lock/fence.js';
 import { always, never, ReadMemo, WriteCount } from '../read-memo.js';
 import { leadLock, runWave, type WaveOp, type WaveSeen } from './pg-wave.js';
 
@@ -50,6 +51,7 @@ export class PgStore implements Store {
   private readonly queue: PgQueue;
   private readonly reads: PgReads;
   private readonly held = new HeldRows();
+  private readonly fence = new LockFence();
   /** Under the run lock, the whole manifest's states and money are read again only after a write (read-memo.ts). */
   private readonly writes = new WriteCount();
   private readonly memo = new ReadMemo(() => (this.held.holds(this.scope) ? `${this.writes.count}:${this.scope}` : null));
@@ -59,7 +61,7 @@ export class PgStore implements Store {
     readonly clock: Clock,
   ) {
     this.queue = new PgQueue((scope, ops, durable) =>
-      this.holding(scope.manifest, (seen) => this.writes.counted(() => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true, seen()), { durable, lead: leadLock(scope, ops, this.held.holds(scope.manifest)) }))),
+      this.holding(scope.manifest, (seen) => this.writes.counted(() => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true, seen()), { durable, lead: leadLock(scope, ops, this.held.holds(scope.manifest), this.fence.tokenFor(scope.manifest) !== null) }))),
     );
     this.reads = new PgReads(db, () => this.manifest);
   }
@@ -279,6 +281,7 @@ export class PgStore implements Store {
   async takeLock(taker: LockTaker & { name: string; token: string; pid: number }): Promise<void> {
     await this.alone((tx, scope) => takeLock(tx, scope, this.clock, taker), false, never);
     this.held.hold(taker.name);
+    this.fence.took(taker.name, taker.token);
   }
 
   /** A no-op once the store is closed (the heartbeat's last tick may fall after the close). */
@@ -294,6 +297,7 @@ export class PgStore implements Store {
     if (this.closed) return;
     this.held.release(name);
     await this.alone((tx, scope) => releaseLock(tx, scope, name, token), false, never);
+    this.fence.released(name);
   }
 
   async lockRow(name: string) {
@@ -395,7 +399,7 @@ export class PgStore implements Store {
 
   /** What an operation writes for: the manifest and run as it was asked for, the time as it runs. */
   private opScope(scope: WriteScope): OpScope {
-    return { ...scope, now: this.clock.now(), clock: this.clock };
+    return { ...scope, now: this.clock.now(), clock: this.clock, fence: this.fence.tokenFor(scope.manifest) };
   }
 
   /**

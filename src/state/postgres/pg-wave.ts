@@ -11,6 +11,7 @@ import { unique } from './pg-sql.js';
 import type { GateAsk, GateVerdict, SlotLives } from '../account-rules.js';
 import { gate } from '../account-sql.js';
 import { LOCK_ACCOUNT, pgSteps } from './pg-account.js';
+import { assertFence } from '../lock/fence.js';
 
 /**
  * A wave: the job writes queued in one turn of the event loop (pg-queue.ts), applied in one
@@ -109,7 +110,7 @@ export async function runWave(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[
 }
 
 async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led: (RawJobRow & Mark & Partial<Looked>)[] | undefined, last: boolean, seen?: WaveSeen): Promise<Outcome[]> {
-  const rows = led ? locked(tx, led) : await lock(tx, scope.manifest, lockKeys(scope, ops));
+  const rows = led ? locked(tx, scope, led) : await lock(tx, scope, lockKeys(scope, ops));
   const looking = unique(ops.filter((op) => op.looks).flatMap((op) => op.keys));
   const looked = led?.some((row) => row.looked !== undefined) ? lookedWithLock(led) : await look(tx, scope.manifest, looking);
   const verdicts = await askAccount(tx, scope, ops);
@@ -180,8 +181,12 @@ type Mark = { tx_xid: string; tx_pid: number };
 /** The jobs the operations lock (none without a manifest: those operations fail alone). */
 const lockKeys = (scope: OpScope, ops: readonly WaveOp[]): string[] => (scope.manifest === null ? [] : unique(ops.filter((op) => op.locks).flatMap((op) => op.keys)));
 
-/** Step 1's statement: the jobs of `keys` locked and read in key order, with the transaction's mark (pg-commit.ts); with `looks`, step 2's columns too. */
-const lockSql = (manifest: string, keys: string, looks = false): string => `SELECT ${TX_MARK_COLUMNS}, j.* FROM (SELECT 1) one LEFT JOIN LATERAL (
+/**
+ * Step 1's statement: the jobs of `keys` locked and read in key order, with the transaction's mark
+ * (pg-commit.ts); with `looks`, step 2's columns too; with `fenced`, the token the manifest's run
+ * lock holds, its row held against a breaker until the transaction ends (lock/fence.ts).
+ */
+const lockSql = (manifest: string, keys: string, looks = false, fenced = false): string => `SELECT ${TX_MARK_COLUMNS}${fenced ? `, (SELECT token FROM locks WHERE name = ${manifest} FOR SHARE) AS fence_token` : ''}, j.* FROM (SELECT 1) one LEFT JOIN LATERAL (
   ${looks ? `SELECT jobs.*, ${lastReadOf('jobs')} AS last_read, ${LOOKED_COLUMNS} FROM jobs` : JOB_ROWS} WHERE manifest = ${manifest} AND key = ANY(${keys}) ORDER BY key COLLATE "C" FOR UPDATE OF jobs) j ON true`;
 
 /**
@@ -194,22 +199,24 @@ const lockSql = (manifest: string, keys: string, looks = false): string => `SELE
  * when an operation looks at them, come in the same statement: nothing can change them between
  * the statement's snapshot and the rows' lock, so the round trip step 2 needs otherwise is saved.
  */
-export function leadLock(scope: OpScope | { manifest: string | null }, ops: readonly WaveOp[], alone = false): string | undefined {
+export function leadLock(scope: OpScope | { manifest: string | null }, ops: readonly WaveOp[], alone = false, fenced = false): string | undefined {
   const keys = lockKeys(scope as OpScope, ops);
   if (keys.length === 0 || scope.manifest === null) return undefined;
   const looks = alone && ops.some((op) => op.looks);
-  return lockSql(pg.escapeLiteral(scope.manifest), `ARRAY[${keys.map((key) => pg.escapeLiteral(key)).join(', ')}]::text[]`, looks);
+  return lockSql(pg.escapeLiteral(scope.manifest), `ARRAY[${keys.map((key) => pg.escapeLiteral(key)).join(', ')}]::text[]`, looks, fenced);
 }
 
-/** Step 1, in a statement of its own: with the transaction's mark while it has none. */
-async function lock(tx: StoreTx, manifest: string | null, keys: readonly string[]): Promise<Map<string, RawJobRow>> {
+/** Step 1, in a statement of its own: with the transaction's mark while it has none (and the fence's check, when fenced). */
+async function lock(tx: StoreTx, scope: OpScope, keys: readonly string[]): Promise<Map<string, RawJobRow>> {
   if (keys.length === 0 && tx.isMarked) return new Map();
-  return locked(tx, await tx.query<RawJobRow & Mark>(lockSql('$1', '$2::text[]'), [manifest, keys]));
+  return locked(tx, scope, await tx.query<RawJobRow & Mark>(lockSql('$1', '$2::text[]', false, scope.fence !== null), [scope.manifest, keys]));
 }
 
-function locked(tx: StoreTx, found: (RawJobRow & Mark & Partial<Looked>)[]): Map<string, RawJobRow> {
+/** The rows locked, once the transaction is marked and — when the writes are fenced — the run lock found still ours (else LockLostError: nothing is written). */
+function locked(tx: StoreTx, scope: OpScope, found: (RawJobRow & Mark & Partial<Looked> & { fence_token?: string | null })[]): Map<string, RawJobRow> {
   tx.marked(markOf(found));
-  return new Map(found.filter((row) => row.key !== null).map(({ looked: _, ...row }) => [row.key, row]));
+  if (scope.fence !== null) assertFence(scope.manifest, scope.fence, found[0]?.fence_token);
+  return new Map(found.filter((row) => row.key !== null).map(({ looked: _, fence_token: _fence, ...row }) => [row.key, row]));
 }
 
 /** Step 2's answer, as the lead statement brought it (leadLock `alone`). */

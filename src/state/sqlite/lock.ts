@@ -39,6 +39,11 @@ export function lockRow(store: StateStore, name: string): LockRow | undefined {
   return statement(store.db, 'SELECT * FROM locks WHERE name = ?').get(name) as LockRow | undefined;
 }
 
+/** The token the lock `name` holds now (null: nobody holds it): what a fenced write checks (lock/fence.ts). */
+export function lockToken(store: StateStore, name: string): string | null {
+  return (statement(store.db, 'SELECT token FROM locks WHERE name = ?', { pluck: true }).get(name) as string | null | undefined) ?? null;
+}
+
 /** Removes the lock if `token` still holds it; logged as forced with `data`. */
 export function forceUnlock(store: StateStore, name: string, token: string | null, data: Record<string, unknown>): boolean {
   if (statement(store.db, 'DELETE FROM locks WHERE name = ? AND token IS ?').run(name, token).changes === 0) return false;

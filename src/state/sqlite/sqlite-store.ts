@@ -10,7 +10,8 @@ import { forgetJob } from './forget-job.js';
 import type { HookName, HookResult, HookTarget } from './hook-runs.js';
 import { HookRuns } from './hook-runs.js';
 import { StateStore } from './job-store.js';
-import { beatLock, forceUnlock, lockRow, releaseLock, takeLock } from './lock.js';
+import { beatLock, forceUnlock, lockRow, lockToken, releaseLock, takeLock } from './lock.js';
+import { assertFence, LockFence } from '../lock/fence.js';
 import { applyWrite, StaleWriteError } from './apply-write.js';
 import { claimReady } from './claims.js';
 import { ReadMemo } from '../read-memo.js';
@@ -28,6 +29,7 @@ import { filesMissing, interruptedWrite, retriableInRun } from '../job-moves.js'
  */
 export class SqliteStore implements Store {
   private closed = false;
+  private readonly fence = new LockFence();
   /** The whole manifest's states and money, read again only when the file changed (read-memo.ts). */
   private readonly memo: ReadMemo;
 
@@ -66,6 +68,16 @@ export class SqliteStore implements Store {
     return this.engine.soon(fn, { durable });
   }
 
+  /** A write of the manifest's jobs, refused inside its transaction once the run lock it took is not its own (lock/fence.ts). */
+  private fenced<T>(fn: () => T, durable: boolean): Promise<T> {
+    const token = this.fence.tokenFor(this.engine.scoped);
+    if (token === null) return this.soon(fn, durable);
+    return this.soon(() => {
+      assertFence(this.engine.scoped, token, lockToken(this.engine, this.engine.scoped!));
+      return fn();
+    }, durable);
+  }
+
   // ── runs ──
   startRun(host: string, pid: number, maxCredits: number | null, from: string | null = null): Promise<number> {
     return this.soon(() => this.engine.startRun(this.manifest, host, pid, maxCredits, from), false);
@@ -86,7 +98,7 @@ export class SqliteStore implements Store {
   }
 
   recoverInterrupted(keys: ReadonlySet<string>, why: string): Promise<JobRow[]> {
-    return this.soon(() => {
+    return this.fenced(() => {
       const orphans = this.engine.jobsWithStatus(['submitting']).filter((row) => keys.has(row.key));
       return orphans.map((row) => applyWrite(this.engine, interruptedWrite(row.key, why)).row);
     }, true);
@@ -94,7 +106,7 @@ export class SqliteStore implements Store {
 
   // ── a job's moves ──
   recordIntent(intent: Intent): Promise<number> {
-    return this.soon(() => {
+    return this.fenced(() => {
       if (intent.gate) {
         const verdict = sqliteSteps(this.engine.db, gate([{ key: intent.key, amount: intent.creditsReserved }], intent.gate.lives, this.runId), this.now)?.[0];
         // Thrown inside the intent's savepoint: nothing of it is written.
@@ -138,12 +150,12 @@ export class SqliteStore implements Store {
   }
 
   write(write: JobWrite): Promise<Written> {
-    return this.soon(() => applyWrite(this.engine, write), write.durable ?? false);
+    return this.fenced(() => applyWrite(this.engine, write), write.durable ?? false);
   }
 
   writeAll(writes: readonly JobWrite[], options: { durable?: boolean; allOrNothing?: boolean } = {}): Promise<Written[]> {
     const durable = options.durable ?? writes.some((w) => w.durable);
-    return this.soon(() => writes.map((w) => {
+    return this.fenced(() => writes.map((w) => {
       const written = applyWrite(this.engine, w);
       // Thrown inside the savepoint: every write of the list is rolled back with it.
       if (options.allOrNothing && !written.moved) throw new StaleWriteError(written.row);
@@ -157,11 +169,11 @@ export class SqliteStore implements Store {
   }
 
   planAgain(keys: readonly string[], from: readonly JobStatus[], data: Record<string, unknown> = {}): Promise<JobRow[]> {
-    return this.soon(() => this.engine.jobs(keys).filter((row) => from.includes(row.status)).map((row) => this.engine.planAgain(row.key, data)), false);
+    return this.fenced(() => this.engine.jobs(keys).filter((row) => from.includes(row.status)).map((row) => this.engine.planAgain(row.key, data)), false);
   }
 
   retryInRun(key: string, data: Record<string, unknown> = {}): Promise<JobRow | undefined> {
-    return this.soon(() => {
+    return this.fenced(() => {
       return retriableInRun(this.engine.job(key)?.status) ? this.engine.retryInRun(key, data) : undefined;
     }, false);
   }
@@ -184,7 +196,7 @@ export class SqliteStore implements Store {
 
   // ── files ──
   recordDownload(key: string, idx: number, file: DownloadedRecord): Promise<void> {
-    return this.soon(() => this.engine.recordDownload(key, idx, file), false);
+    return this.fenced(() => this.engine.recordDownload(key, idx, file), false);
   }
 
   recordVerified(key: string, idx: number, statStamp: string): Promise<void> {
@@ -196,7 +208,7 @@ export class SqliteStore implements Store {
   }
 
   finishDownload(key: string, last: { idx: number; file: DownloadedRecord } | undefined, files: number) {
-    return this.soon(() => {
+    return this.fenced(() => {
       if (last) this.engine.recordDownload(key, last.idx, last.file);
       // Downloaded means every recorded file is on disk with its checksum, checked once more at the
       // end: a link refreshed for one file must not have taken another's record with it.
@@ -229,8 +241,9 @@ export class SqliteStore implements Store {
   }
 
   // ── the run lock ──
-  takeLock(taker: LockTaker & { name: string; token: string; pid: number }): Promise<void> {
-    return this.soon(() => takeLock(this.engine, taker), false);
+  async takeLock(taker: LockTaker & { name: string; token: string; pid: number }): Promise<void> {
+    await this.soon(() => takeLock(this.engine, taker), false);
+    this.fence.took(taker.name, taker.token);
   }
 
   /** A no-op once the store is closed (the heartbeat's last tick may fall after the close). */
@@ -243,6 +256,7 @@ export class SqliteStore implements Store {
   async releaseLock(name: string, token: string): Promise<void> {
     if (this.closed) return;
     await this.soon(() => releaseLock(this.engine, name, token), false);
+    this.fence.released(name);
   }
 
   async lockRow(name: string) {

@@ -67,6 +67,11 @@ export abstract class StoreCore {
   }
 
   /** The manifest chosen by useManifest / syncPlan. */
+  /** The manifest chosen, or null before useManifest or syncPlan. */
+  get scoped(): string | null {
+    return this.scope;
+  }
+
   get manifest(): string {
     if (this.scope === null) throw new StateError('no manifest chosen: call useManifest or syncPlan first');
     return this.scope;

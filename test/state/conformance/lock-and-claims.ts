@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { LockedError } from '../../../src/errors.js';
-import { acquireLock, type JobStatus, type LockTaker } from '../../../src/state/index.js';
+import { acquireLock, LockLostError, type JobStatus, type LockTaker } from '../../../src/state/index.js';
 import { bring, MANIFEST, newJob, type Subject } from './harness.js';
 
 const LOCK = '/manifests/conformance.yaml';
@@ -95,6 +95,37 @@ export function lockAndClaims(subject: Subject): void {
       const second = await acquireLock(other, { name: LOCK, token: 'run-2', pid: 200, host: 'h', isAlive: () => true });
       expect((await store.lockRow(LOCK))?.token).toBe('run-2');
       await second.release();
+    });
+  });
+
+  describe('writes fenced by the run lock', () => {
+    const holder = (token: string) => ({ ...taker(token), name: MANIFEST });
+
+    test("once another store breaks the lock, the first store's job writes are refused with LockLostError and nothing of them is written", async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, [newJob('a'), newJob('b'), newJob('c')]);
+      await store.takeLock(holder('t1'));
+      await bring(store, 'b', 'submitted');
+      const other = await subject.beside();
+      expect(await other.forceUnlock(MANIFEST, 't1', { by: 'test' })).toBe(true);
+      await other.takeLock(holder('t2'));
+      await expect(store.recordIntent({ key: 'a', request: { script: 'a' }, hookToken: null, pathId: null, creditsReserved: 5 })).rejects.toBeInstanceOf(LockLostError);
+      await expect(store.write({ key: 'b', move: { to: 'running', change: { remoteStatus: 'running' }, type: 'job:status' } })).rejects.toBeInstanceOf(LockLostError);
+      await expect(store.writeAll([{ key: 'c', move: { to: 'rejected', change: { failedReason: 'x' }, type: 'job:rejected' } }])).rejects.toBeInstanceOf(LockLostError);
+      expect((await other.jobs(['a', 'b', 'c'])).map((row) => [row.key, row.status, row.attemptCount])).toEqual([['a', 'planned', 0], ['b', 'submitted', 1], ['c', 'planned', 0]]);
+      // The store that holds the lock now writes as ever.
+      expect(typeof (await other.recordIntent({ key: 'a', request: { script: 'a' }, hookToken: null, pathId: null, creditsReserved: 5 }))).toBe('number');
+    });
+
+    test('a store that released its lock, or never took one, is not fenced', async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')]);
+      await store.takeLock(holder('t1'));
+      await store.releaseLock(MANIFEST, 't1');
+      await bring(store, 'a', 'submitted');
+      const other = await subject.beside();
+      await bring(other, 'b', 'submitted');
+      expect((await store.job('b'))?.status).toBe('submitted');
     });
   });
 

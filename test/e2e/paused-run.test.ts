@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { afterEach, describe, expect, test } from 'vitest';
+import { CLI } from '../helpers/cli.js';
+import { openProject, STORES, type Project } from './harness.js';
+
+/**
+ * A run paused past its lease (SIGSTOP: a frozen VM, a laptop lid, a partition) while the next run
+ * takes its manifest over, then resumed: it must send nothing more — its lease ran out by its own
+ * monotonic clock, and its writes are fenced by the lock it lost — and exit 75, while the run that
+ * took over finishes every job, none made twice. A slow sandbox (speed 100) keeps the first run
+ * mid-batch when it is paused.
+ */
+const SPEED = 100;
+const shorts = (jobs: number) => `
+version: 1
+name: paused
+outputs: out
+concurrency: 4
+steps:
+  - id: shorts
+    kind: ai_short
+    matrix: { n: [${Array.from({ length: jobs }, (_, i) => i + 1).join(', ')}] }
+    name: "short-{{ matrix.n }}"
+    with: { script: "Keep going, take {{ matrix.n }}.", style: 3D, aspect_ratio: 9x16 }
+`;
+
+let project: Project | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+const created = (p: Project) => Object.values(p.sandbox.stats().created).reduce((a, b) => a + b, 0);
+
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The environment a project's CLI runs with (p.cli's), and the run's arguments: the slow sandbox's time scale, a lease of 2 s. */
+const runOf = (p: Project) => ({
+  env: {
+    REELPIPE_BASE_URL: p.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret',
+    ...(p.store === 'postgres' ? { REELPIPE_STATE: p.state } : {}),
+  },
+  args: ['run', 'paused.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s'],
+});
+
+/** Whether process `pid` is stopped (SIGSTOP): its state in /proc is `T`. */
+const stopped = (pid: number | undefined): boolean => {
+  try {
+    return pid !== undefined && readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T') === true;
+  } catch {
+    return false;
+  }
+};
+
+describe.each(STORES)('on %s', { timeout: 90_000 }, (store) => {
+  test('a run paused past its lease and resumed after another took its manifest over sends nothing more and exits 75; nothing is made twice', async () => {
+    const p = (project = await openProject({ store, speed: SPEED }));
+    p.write('paused.yaml', shorts(12));
+    const { env, args } = runOf(p);
+    const first = execa('node', [CLI, ...args], { cwd: p.dir, env, reject: false });
+    await until(() => created(p) >= 2, 'the first run to create jobs');
+    first.kill('SIGSTOP');
+    const pausedAt = created(p);
+    // The second run waits for the paused run's lease to run out, breaks its lock and finishes the batch.
+    const second = await p.cli([...args, '--wait-for-lock', '30s']);
+    expect([0, 5], second.stderr).toContain(second.exitCode);
+    expect(await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).toHaveLength(1);
+    const afterSecond = created(p);
+    first.kill('SIGCONT');
+    const resumed = await first;
+    expect(resumed.exitCode, resumed.stderr).toBe(75);
+    // Nothing more was created once the first run woke: its lease had run out, its lock was gone.
+    expect(created(p)).toBe(afterSecond);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    expect(created(p)).toBeGreaterThanOrEqual(pausedAt);
+    const statuses = await p.rows<{ status: string; n: number }>('SELECT status, count(*) AS n FROM jobs GROUP BY status');
+    const byStatus = Object.fromEntries(statuses.map((row) => [row.status, Number(row.n)]));
+    // Every job downloaded, but at most the paused run's in-flight ones (in doubt where the service cannot be searched).
+    expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0)).toBe(12);
+    expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(4);
+  });
+
+  test('a run paused between an intent and its POST, and resumed after another took its manifest over, never writes that POST: its lease ran out', async () => {
+    const p = (project = await openProject({ store, speed: SPEED }));
+    p.write('paused.yaml', shorts(6));
+    const { env, args } = runOf(p);
+    // Frozen right after its third intent committed, before that POST is written.
+    const first = execa('node', [CLI, ...args], { cwd: p.dir, env: { ...env, REELPIPE_TEST_KILL_AT: 'before-post:3', REELPIPE_TEST_KILL_SIGNAL: 'SIGSTOP' }, reject: false });
+    await until(() => stopped(first.pid), 'the first run to pause before a POST');
+    const [paused] = await p.rows<{ request: string }>('SELECT request FROM attempts ORDER BY id LIMIT 1 OFFSET 2');
+    const script = (JSON.parse(paused!.request) as { script: string }).script;
+    // The run that takes over finds that job sent-or-not: in doubt (an AI Short cannot be searched for), never resent.
+    const second = await p.cli([...args, '--wait-for-lock', '30s']);
+    expect(second.exitCode, second.stderr).toBe(5);
+    first.kill('SIGCONT');
+    const resumed = await first;
+    expect(resumed.exitCode, resumed.stderr).toBe(75);
+    // Woken, the first run checked its lease right before writing the POST, found it run out, and sent nothing.
+    expect(p.sandbox.jobs().filter((job) => job.body.script === script)).toEqual([]);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+  });
+});
