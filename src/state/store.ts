@@ -117,6 +117,12 @@ export interface Store {
    * the attempt as it was, or undefined when the token is none of this manifest's attempts.
    */
   recordDelivery(token: string, delivery: { id?: string | undefined; status?: string | undefined }): Promise<AttemptRow | undefined>;
+  /**
+   * A creation answer received but not recorded (the run lost its lock, a write failed): its remote
+   * id kept on the attempt like a delivery's (the first named wins), and logged as `job:observed` —
+   * never fenced, so the next reconciliation adopts the job. Answers whether the attempt took it.
+   */
+  observeAnswer(key: string, attemptId: number, remoteId: string, why: string): Promise<boolean>;
 
   // ── files ─────────────────────────────────────────────────────────────────────────────────────
   recordDownload(key: string, idx: number, file: DownloadedRecord): Promise<void>;

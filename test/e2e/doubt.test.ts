@@ -182,7 +182,7 @@ steps:
     const lost = (stats.faults.errorAfterCreate ?? 0) + (stats.faults.resetAfterCreate ?? 0);
     expect(lost).toBeGreaterThan(0);
     const adoptedKinds = project.query<{ kind: string; n: number }>(
-      "SELECT j.kind, count(*) AS n FROM events e JOIN jobs j ON j.key = e.job_key WHERE e.type = 'job:reconciled' AND e.data LIKE '%named by the service''s webhook%' GROUP BY j.kind",
+      "SELECT j.kind, count(*) AS n FROM events e JOIN jobs j ON j.key = e.job_key WHERE e.type = 'job:reconciled' AND e.data LIKE '%named by the service for this attempt%' GROUP BY j.kind",
     );
     expect(adoptedKinds.reduce((sum, row) => sum + row.n, 0)).toBe(lost);
     // custom_template (like ai_short and boreal) has no list to search: only its delivery names it.

@@ -105,5 +105,13 @@ describe.each(STORES)('on %s', { timeout: 90_000 }, (store) => {
     // Woken, the first run checked its lease right before writing the POST, found it run out, and sent nothing.
     expect(p.sandbox.jobs().filter((job) => job.body.script === script)).toEqual([]);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
+    // A creation answer it received after that (a POST written before the pause) but could no
+    // longer record was kept as observed: the next run adopts each such job.
+    const third = await p.cli(args);
+    expect([0, 5], third.stderr).toContain(third.exitCode);
+    const statuses = new Map((await p.rows<{ key: string; status: string }>('SELECT key, status FROM jobs')).map((row) => [row.key, row.status]));
+    expect([...statuses.values()].every((status) => status === 'downloaded' || status === 'in_doubt')).toBe(true);
+    for (const { job_key } of await p.rows<{ job_key: string }>("SELECT job_key FROM events WHERE type = 'job:observed'")) expect(statuses.get(job_key)).toBe('downloaded');
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
   });
 });

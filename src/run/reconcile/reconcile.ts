@@ -31,7 +31,8 @@ export async function reconcileJob(ctx: RunContext, job: JobRow): Promise<Reconc
   const adapter = adapterFor(job.kind, ctx.planned.get(job.key)?.mode);
   // The answer came and its id was kept, only handling it failed: no search, the id is the evidence.
   if (job.remoteId) return adoptRecorded(ctx, job, job.remoteId);
-  // The service's own delivery to this attempt's webhook address named the job it made.
+  // The service named the job this attempt made: its own delivery to the attempt's webhook
+  // address, or the creation answer a run received after it could no longer record it (observed).
   if (attempt?.deliveredId) return adoptDelivered(ctx, job, attempt, adapter);
   if (adapter.reconcile === 'resend') return markAbsent(ctx, job, attempt?.id, 'the operation is idempotent: sent again');
   if (adapter.reconcile === 'none' || !adapter.listRecent || !attempt) {
@@ -81,8 +82,8 @@ async function adoptDelivered(ctx: RunContext, job: JobRow, attempt: AttemptRow,
     await ctx.store.note('job:in-doubt', job.key, { deliveredReadFailed: error instanceof Error ? error.message : String(error) });
     return 'list-failed';
   }
-  if ('refused' in confirmed) return holdInDoubt(ctx, job, `a webhook named ${remoteId}, but it was not adopted: ${confirmed.refused}`);
-  return markFound(ctx, job, attempt.id, confirmed.resource, remoteId, `adopted ${remoteId}, named by the service's webhook to this attempt`);
+  if ('refused' in confirmed) return holdInDoubt(ctx, job, `the service named ${remoteId} for this attempt, but it was not adopted: ${confirmed.refused}`);
+  return markFound(ctx, job, attempt.id, confirmed.resource, remoteId, `adopted ${remoteId}, named by the service for this attempt (its webhook, or a creation answer observed after its run lost the lock)`);
 }
 
 async function markFound(ctx: RunContext, job: JobRow, attemptId: number, resource: Resource, remoteId: string, why = `reconciled: found ${remoteId}`): Promise<ReconcileResult> {

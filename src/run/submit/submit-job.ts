@@ -169,9 +169,15 @@ async function keepAnswer(
       durable: true,
     });
   } catch (failure) {
+    // Refused (the run lost its lock to another, which holds the job now) or failed: the id is
+    // still kept where no fence stops it, as observed, and whoever reconciles the job adopts it.
+    const kept = remoteId !== null && (await ctx.store.observeAnswer(key, attemptId, remoteId, why).catch(() => false));
+    if (kept) {
+      ctx.events.emit('run:note', { message: `${key} was created as remote id ${remoteId}; its answer could not be recorded (${failure instanceof Error ? failure.message : String(failure)}), so it was kept as observed: the run that reconciles the job adopts it` });
+    }
     // The database cannot take it either (a full disk): the id would die with this process, and
     // the job is paid for. Said on the operator's screen and log, so it can be adopted by hand.
-    if (remoteId) {
+    else if (remoteId) {
       const message = `${key} WAS CREATED as remote id ${remoteId}, but the state database could not record it (${failure instanceof Error ? failure.message : String(failure)}); once the machine is fixed, run \`reelpipe resolve MANIFEST ${key} --adopt ${remoteId}\` so it is not paid for twice`;
       ctx.events.emit('run:note', { message });
     }

@@ -22,3 +22,21 @@ export async function recordDelivery(tx: StoreTx, scope: OpScope & { manifest: s
   await appendEvents(tx, scope, [{ key: attempt.jobKey, type: 'job:delivered', data: { attempt: attempt.id, remoteId: delivery.id, remoteStatus: delivery.status ?? null } }]);
   return attempt;
 }
+
+/**
+ * A creation answer this process received but could not record (its run lost the lock, the
+ * database refused the write): kept on its attempt as the remote id the service named — the first
+ * named wins, as a delivery's — unfenced, and logged (`job:observed`, the append-only record of
+ * what was seen). Whoever reconciles the job next adopts it from there instead of holding it in
+ * doubt. Answers whether the attempt took it (false: it had an answer or a name already).
+ */
+export async function observeAnswer(tx: StoreTx, scope: OpScope & { manifest: string }, key: string, attemptId: number, remoteId: string, why: string): Promise<boolean> {
+  const [found] = await tx.query<{ n: number; tx_xid: string; tx_pid: number }>(
+    `WITH kept AS (UPDATE attempts SET delivered_id = $4 WHERE id = $3 AND manifest = $1 AND job_key = $2 AND remote_id IS NULL AND delivered_id IS NULL RETURNING id)
+     SELECT ${TX_MARK_COLUMNS}, (SELECT count(*) FROM kept)::int AS n`,
+    [scope.manifest, key, attemptId, remoteId],
+  );
+  tx.marked(markOf([found!]));
+  await appendEvents(tx, scope, [{ key, type: 'job:observed', data: { attempt: attemptId, remoteId, kept: found!.n > 0, why } }]);
+  return found!.n > 0;
+}

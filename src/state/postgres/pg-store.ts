@@ -3,17 +3,15 @@ import type { StepKind } from '../../step-kinds.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import type { HookName, HookResult, HookTarget } from '../hook-run-rows.js';
 import type { NewJob } from '../job-change.js';
-import { interruptedWrite } from '../job-moves.js';
 import type { JobRow } from '../job-row.js';
 import type { JobStatus } from '../job-status.js';
 import type { LockTaker } from '../lock/lock-policy.js';
-import { StaleWriteError } from '../stale-write.js';
 import type { EventType } from '../sqlite/events.js';
 import type { DownloadedRecord, Intent, JobWrite, Store, Written } from '../store.js';
-import { transact, TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
+import { transact, type StoreTx } from './pg-commit.js';
 import type { PgDb } from './pg-connection.js';
 import { claimReady } from './pg-claims.js';
-import { recordDelivery } from './pg-deliveries.js';
+import { observeAnswer, recordDelivery } from './pg-deliveries.js';
 import { moveOutput, sameLinks } from './pg-downloads.js';
 import { answers, appendEvents, withManifest, type OpScope } from './pg-events.js';
 import type { AccountChange, AccountLimits, AccountView, SlotLives } from '../account-rules.js';
@@ -33,6 +31,7 @@ import { HeldRows } from './pg-held-rows.js';
 import { LockFence } from '../lock/fence.js';
 import { always, never, ReadMemo, WriteCount } from '../read-memo.js';
 import { leadLock, runWave, type WaveOp, type WaveSeen } from './pg-wave.js';
+import { recoverInterrupted, writeInTurn } from './pg-recover.js';
 
 /**
  * The Store (src/state/store.ts) on PostgreSQL, shared by many processes on many hosts. Every
@@ -149,18 +148,7 @@ export class PgStore implements Store {
   }
 
   recoverInterrupted(keys: ReadonlySet<string>, why: string): Promise<JobRow[]> {
-    return this.changingJobs(this.alone(async (tx, scope) => {
-      const manifest = withManifest(scope).manifest;
-      const found = await tx.query<{ key: string | null; tx_xid: string; tx_pid: number }>(
-        `SELECT ${TX_MARK_COLUMNS}, j.key FROM (SELECT 1) one LEFT JOIN jobs j ON j.manifest = $1 AND j.status = 'submitting' ORDER BY j.key COLLATE "C"`,
-        [manifest],
-      );
-      tx.marked(markOf(found));
-      const orphans = found.flatMap((row) => (row.key !== null && keys.has(row.key) ? [row.key] : []));
-      // Guarded: a job another process moved since the scan is left where it is now.
-      const written = await answers<Written>(runWave(tx, scope, orphans.map((key) => writeOp({ ...interruptedWrite(key, why), onlyFrom: ['submitting'] }))));
-      return written.filter((w) => w.moved).map((w) => w.row);
-    }, true, (rows) => rows.length > 0));
+    return this.changingJobs(this.alone((tx, scope) => recoverInterrupted(tx, scope, keys, why), true, (rows) => rows.length > 0));
   }
 
   async claim(limit: number, scope: ReadonlySet<string>): Promise<{ key: string; status: JobStatus }[]> {
@@ -207,15 +195,7 @@ export class PgStore implements Store {
     const allOrNothing = options.allOrNothing ?? false;
     if (unique(writes.map((w) => w.key)).length === writes.length) return this.wave(writeAllOp(writes, allOrNothing), durable);
     // A job written twice in one list: its writes one after another, in a transaction of their own.
-    return this.changingJobs(this.alone(async (tx, scope) => {
-      const written: Written[] = [];
-      for (const write of writes) {
-        const [w] = await answers<Written>(runWave(tx, scope, [writeOp(write)]));
-        if (allOrNothing && !w!.moved) throw new StaleWriteError(w!.row);
-        written.push(w!);
-      }
-      return written;
-    }, durable));
+    return this.changingJobs(this.alone((tx, scope) => writeInTurn(tx, scope, writes, allOrNothing), durable));
   }
 
   planAgain(keys: readonly string[], from: readonly JobStatus[], data: Record<string, unknown> = {}): Promise<JobRow[]> {
@@ -232,6 +212,10 @@ export class PgStore implements Store {
 
   recordDelivery(token: string, delivery: { id?: string | undefined; status?: string | undefined }) {
     return this.alone((tx, scope) => recordDelivery(tx, withManifest(scope), token, delivery));
+  }
+
+  observeAnswer(key: string, attemptId: number, remoteId: string, why: string): Promise<boolean> {
+    return this.alone((tx, scope) => observeAnswer(tx, withManifest(scope), key, attemptId, remoteId, why), true);
   }
 
   // ── files ──

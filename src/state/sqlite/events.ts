@@ -17,6 +17,7 @@ export type EventType =
   | 'job:in-doubt'
   | 'job:reconciled'
   | 'job:delivered'
+  | 'job:observed'
   | 'job:resolved'
   | 'job:status'
   | 'job:done'

@@ -347,6 +347,12 @@ export class StateStore extends StoreCore {
   }
 
   /** Records the remote id a webhook delivery named for an attempt (the first one named wins). */
+  /** A creation answer seen but not recorded: its remote id kept on the attempt that has none (Store.observeAnswer). */
+  keepObserved(key: string, attemptId: number, remoteId: string): boolean {
+    return statement(this.db, 'UPDATE attempts SET delivered_id = ? WHERE id = ? AND manifest = ? AND job_key = ? AND remote_id IS NULL AND delivered_id IS NULL')
+      .run(remoteId, attemptId, this.manifest, key).changes > 0;
+  }
+
   noteDelivery(attemptId: number, remoteId: string): void {
     statement(this.db, 'UPDATE attempts SET delivered_id = ? WHERE id = ? AND delivered_id IS NULL').run(remoteId, attemptId);
   }

@@ -194,6 +194,14 @@ export class SqliteStore implements Store {
     }, false);
   }
 
+  observeAnswer(key: string, attemptId: number, remoteId: string, why: string): Promise<boolean> {
+    return this.soon(() => {
+      const kept = this.engine.keepObserved(key, attemptId, remoteId);
+      this.engine.event('job:observed', key, { attempt: attemptId, remoteId, kept, why });
+      return kept;
+    }, true);
+  }
+
   // ── files ──
   recordDownload(key: string, idx: number, file: DownloadedRecord): Promise<void> {
     return this.fenced(() => this.engine.recordDownload(key, idx, file), false);

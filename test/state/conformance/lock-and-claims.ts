@@ -117,6 +117,25 @@ export function lockAndClaims(subject: Subject): void {
       expect(typeof (await other.recordIntent({ key: 'a', request: { script: 'a' }, hookToken: null, pathId: null, creditsReserved: 5 }))).toBe('number');
     });
 
+    test("a creation answer the fenced store could not record is kept as observed on its attempt: unfenced, the first named wins, logged", async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')]);
+      await store.takeLock(holder('t1'));
+      const attempt = await store.recordIntent({ key: 'a', request: { script: 'a' }, hookToken: null, pathId: null, creditsReserved: 5 });
+      await bring(store, 'b', 'submitted');
+      const other = await subject.beside();
+      await other.forceUnlock(MANIFEST, 't1', { by: 'test' });
+      await other.takeLock(holder('t2'));
+      await expect(store.write({ key: 'a', attempt: { id: attempt, state: 'answered', remoteId: 'r-a' }, move: { to: 'submitted', change: { remoteId: 'r-a' }, type: 'job:answered' } })).rejects.toBeInstanceOf(LockLostError);
+      expect(await store.observeAnswer('a', attempt, 'r-a', 'the lock was lost')).toBe(true);
+      expect(await store.observeAnswer('a', attempt, 'r-other', 'again')).toBe(false);
+      expect(await other.lastAttempt('a')).toMatchObject({ id: attempt, remoteId: null, deliveredId: 'r-a' });
+      expect((await other.job('a'))?.status).toBe('submitting');
+      // An attempt whose answer was recorded takes no other name.
+      const b = (await other.lastAttempt('b'))!;
+      expect(await store.observeAnswer('b', b.id, 'r-late', 'late')).toBe(false);
+    });
+
     test('a store that released its lock, or never took one, is not fenced', async () => {
       const { store } = subject;
       await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')]);
