@@ -1,4 +1,6 @@
+import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
+import { CLI } from '../helpers/cli.js';
 import { openProject, STORES, TIME_SCALE, type Project } from './harness.js';
 
 /**
@@ -69,5 +71,34 @@ describe.each(STORES)('on %s', { timeout: 90_000 }, (store) => {
     expect(p.sandbox.stats().alive.peak).toBeGreaterThanOrEqual(2);
     const account = JSON.parse((await p.cli(['account', 'show', '--json'])).stdout) as ShownAccount;
     expect(account.total).toMatchObject({ spent: 120, held: 0, slots: 0 });
+  });
+
+  test('a run killed with SIGKILL mid-batch under an account limit of 3 slots: its jobs keep their slots while they render, the run taking over tracks them, never more than 3 alive, none made twice', async () => {
+    const speed = 100;
+    const p = (project = await openProject({ store, speed }));
+    p.write('a.yaml', shorts('team-a', 10));
+    expect((await p.cli(['account', 'set', '--concurrency', '3'])).exitCode).toBe(0);
+    const args = ['run', 'a.yaml', '--time-scale', String(1 / speed), '--lease', '2s'];
+    const env = {
+      REELPIPE_BASE_URL: p.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret',
+      ...(store === 'postgres' ? { REELPIPE_STATE: p.state } : {}),
+    };
+    const first = execa('node', [CLI, ...args], { cwd: p.dir, env, reject: false });
+    for (const end = Date.now() + 20_000; created(p) < 3; ) {
+      if (Date.now() > end) throw new Error('the first run created nothing');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    first.kill('SIGKILL');
+    await first;
+    const second = await p.cli([...args, '--wait-for-lock', '30s']);
+    expect([0, 5], second.stderr).toContain(second.exitCode);
+    expect(p.sandbox.stats().alive.peak).toBeLessThanOrEqual(3);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    const statuses = (await p.rows<{ status: string }>('SELECT status FROM jobs')).map((row) => row.status);
+    expect(statuses.every((status) => status === 'downloaded' || status === 'in_doubt')).toBe(true);
+    // A job killed mid-POST is in doubt (an AI Short cannot be searched for): it keeps its slot and its hold until resolved.
+    const inDoubt = statuses.filter((status) => status === 'in_doubt').length;
+    const account = JSON.parse((await p.cli(['account', 'show', '--json'])).stdout) as ShownAccount;
+    expect(account.total).toMatchObject({ slots: inDoubt, held: inDoubt * 5 });
   });
 });
