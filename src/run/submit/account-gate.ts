@@ -19,9 +19,14 @@ const SLOT_WAIT_MAX_MS = 2_000;
 /** How long a job in doubt of each kind keeps its account slot: ten times its kind's typical life, at least an hour. */
 export const SLOT_LIVES: SlotLives = Object.fromEntries(Object.entries(ADAPTERS).map(([kind, adapter]) => [kind, slotLifeMs(adapter.typicalSeconds)]));
 
-/** What the run's intents ask the account (Intent.gate), or null when the account limits nothing as the run starts. */
-export async function accountGateFor(store: Store): Promise<Intent['gate'] | null> {
-  return gates(await store.account()) ? { lives: SLOT_LIVES } : null;
+/**
+ * What the run's intents ask the account (Intent.gate), or null when the account limits nothing as
+ * the run starts. The slot lives are scaled by the run's time scale, as every wait of the run is
+ * (a sandbox at speed 100 renders a job in a hundredth of its time).
+ */
+export async function accountGateFor(store: Store, timeScale = 1): Promise<Intent['gate'] | null> {
+  if (!gates(await store.account())) return null;
+  return { lives: timeScale === 1 ? SLOT_LIVES : Object.fromEntries(Object.entries(SLOT_LIVES).map(([kind, ms]) => [kind, Math.max(1, Math.round(ms * timeScale))])) };
 }
 
 /** Runs already told that they wait for the account's slots (said once a run). */
