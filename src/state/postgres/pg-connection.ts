@@ -49,7 +49,7 @@ const types = {
  * Every round trip to the server is counted (`roundTrips`): the bench prints them per job.
  */
 /** How long a transaction of ours may sit idle before the server ends it (see connect). */
-export const IDLE_IN_TRANSACTION_MS = 5_000;
+export const IDLE_IN_TRANSACTION_MS = 15_000;
 
 export class PgDb {
   roundTrips = 0;
@@ -84,7 +84,7 @@ export class PgDb {
       idleTimeoutMillis: 10_000,
       statement_timeout: 30_000,
       // Our transactions never wait on anything but the database and our own CPU (none is held
-      // across a request to the service), so one idle for 5 s belongs to a process frozen mid-way
+      // across a request to the service), so one idle for 15 s belongs to a process frozen mid-way
       // (SIGSTOP, a paused VM): the server ends it, and its row locks — the run lock's row among
       // them (lock/fence.ts) — go to the run taking its manifest over, well within a statement's
       // own timeout.
