@@ -53,17 +53,25 @@ const ROW = 'SELECT concurrency, max_credits, per, rate, updated_at FROM account
 export const NOW = '$now';
 export const DB_NOW = '$dbnow';
 
-/** A slot counts while its charge is open, unless it was given back and its job is still in doubt. */
+/**
+ * A slot counts while its charge is open, unless it was given back and its job is still in doubt —
+ * or still `submitting`: an intent whose run died mid-POST, left so until a run of its manifest
+ * recovers it (one that may never come), is in doubt in all but name.
+ */
 const SLOTS = `FROM charges c JOIN jobs j ON j.manifest = c.manifest AND j.key = c.job_key
-  WHERE c.state = 'open' AND NOT (c.slot_freed_at IS NOT NULL AND j.status = 'in_doubt')`;
+  WHERE c.state = 'open' AND NOT (c.slot_freed_at IS NOT NULL AND j.status IN ('in_doubt', 'submitting'))`;
 
 /** Spent and held by the charges since $1 (account-rules.ts: a cost not reported counts at its reservation). */
 const MONEY = `coalesce(sum(CASE WHEN state = 'settled' THEN coalesce(charged, reserved) ELSE 0 END), 0) AS spent,
   coalesce(sum(CASE WHEN state = 'open' THEN reserved ELSE 0 END), 0) AS held`;
 
-/** The slots of jobs in doubt not given back yet. */
-const DOUBT = `SELECT c.id, c.manifest, c.job_key, c.kind, c.created_at FROM charges c JOIN jobs j ON j.manifest = c.manifest AND j.key = c.job_key
-  WHERE c.state = 'open' AND c.slot_freed_at IS NULL AND j.status = 'in_doubt' ORDER BY c.id`;
+/**
+ * The slots of jobs in doubt not given back yet — with `orLeft`, of jobs left `submitting` too
+ * (see SLOTS: past their slot life, an hour at least, no POST of theirs is still on its way;
+ * `account show` lists only the jobs in doubt, a live run's POST being `submitting` as well).
+ */
+const doubtSql = (orLeft: boolean) => `SELECT c.id, c.manifest, c.job_key, c.kind, c.created_at FROM charges c JOIN jobs j ON j.manifest = c.manifest AND j.key = c.job_key
+  WHERE c.state = 'open' AND c.slot_freed_at IS NULL AND j.status IN ('in_doubt'${orLeft ? ", 'submitting'" : ''}) ORDER BY c.id`;
 
 const CLOCKS = `${NOW} AS now, ${DB_NOW} AS db_now`;
 type Clocks = { now: number | string; db_now: number | string };
@@ -94,8 +102,8 @@ export function* writeLimits(change: AccountChange, now: number): Steps<AccountL
 }
 
 /** The slots of jobs in doubt, each with the moment it is given back (its intent plus its kind's slot life). */
-function* doubtSlots(lives: SlotLives): Steps<(DoubtSlot & { id: number })[]> {
-  return (yield* query<DoubtRow>(DOUBT)).map((row) => ({
+function* doubtSlots(lives: SlotLives, orLeft = false): Steps<(DoubtSlot & { id: number })[]> {
+  return (yield* query<DoubtRow>(doubtSql(orLeft))).map((row) => ({
     id: row.id,
     manifest: row.manifest,
     key: row.job_key,
@@ -109,7 +117,7 @@ function* doubtSlots(lives: SlotLives): Steps<(DoubtSlot & { id: number })[]> {
  * doubt past their life are given back, each with an `account:slot-freed` event on its job.
  */
 function* usage(limits: AccountLimits, { now, dbNow }: { now: number; dbNow: number }, lives: SlotLives, runId: number | null): Steps<AccountUsage> {
-  const freed = limits.concurrency === null ? [] : (yield* doubtSlots(lives)).filter((slot) => slot.until <= now);
+  const freed = limits.concurrency === null ? [] : (yield* doubtSlots(lives, true)).filter((slot) => slot.until <= now);
   for (const slot of freed) {
     yield* query('UPDATE charges SET slot_freed_at = $1 WHERE id = $2', [now, slot.id]);
     const data = { message: `in doubt since ${new Date(slot.since).toISOString()}, past its kind's slot life: its account slot is given back (run \`reelpipe resolve\` to settle the job)`, since: slot.since };

@@ -73,18 +73,27 @@ describe('the run lock', () => {
     test.each([
       ['another namespace', 'pid:[2]'],
       ['a namespace not known', null],
-    ])('in %s, a holder that beat within two intervals is alive: refused (exit 75)', async (_name, ns) => {
+    ])('in %s, a holder that beat within its lease is alive: refused (exit 75), as it may still be sending', async (_name, ns) => {
       await acquireLock(first, { ...container('pid:[1]'), pid: 1, isAlive: alive });
-      clock.advance(19_000);
+      clock.advance(59_000);
       await expect(acquireLock(second, { ...container(ns), pid: 7, isAlive: dead })).rejects.toThrow(LockedError);
       expect(readEvents(db, { type: 'lock:broken' })).toEqual([]);
     });
 
-    test('once its heartbeat is older than two intervals, the dead pid breaks it', async () => {
+    test('once its heartbeat is older than its lease, the dead pid breaks it', async () => {
       await acquireLock(first, { ...container('pid:[1]'), pid: 1, isAlive: alive });
-      clock.advance(20_001);
+      clock.advance(60_001);
       await acquireLock(second, { ...container('pid:[2]'), pid: 7, isAlive: dead });
       expect(readEvents(db, { type: 'lock:broken' })[0]?.data).toMatchObject({ pid: 1, reason: 'dead pid' });
+    });
+
+    test("a taker with a shorter lease waits out the holder's own lease: the holder sends nothing past it", async () => {
+      await acquireLock(first, { ...container('pid:[1]'), pid: 1, isAlive: alive, staleAfterMs: 600_000 });
+      clock.advance(120_000);
+      await expect(acquireLock(second, { ...container('pid:[1]'), pid: 7, isAlive: alive, staleAfterMs: 2_000 })).rejects.toThrow(LockedError);
+      clock.advance(480_001);
+      await acquireLock(second, { ...container('pid:[1]'), pid: 7, isAlive: alive, staleAfterMs: 2_000 });
+      expect(readEvents(db, { type: 'lock:broken' })[0]?.data).toMatchObject({ pid: 1, reason: 'stale heartbeat' });
     });
   });
 

@@ -93,7 +93,8 @@ export class AdaptiveRateLimiter {
    * it at once, and grown no further); null lifts the ceiling.
    */
   capAt(rate: number | null): void {
-    this.ceiling = rate === null ? null : Math.max(this.minRate, rate);
+    // Below the floor too: the account's rate shared by many runs may be less than 1 a second each.
+    this.ceiling = rate === null ? null : Math.max(0.01, rate);
     if (this.ceiling !== null && this.rate > this.ceiling) {
       this.refill(this.clock.now());
       this.rate = this.ceiling;
@@ -131,7 +132,7 @@ export class AdaptiveRateLimiter {
     this.lastDecrease = now;
     this.recent = [];
     this.cutFrom = this.rate;
-    this.rate = Math.max(this.minRate, this.rate / 2);
+    this.rate = Math.min(this.ceiling ?? Infinity, Math.max(this.minRate, this.rate / 2));
     if (this.retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + this.retryAfterMs);
   }
 

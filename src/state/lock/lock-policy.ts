@@ -74,6 +74,8 @@ export interface LockRow {
   heartbeat_at: number;
   token: string | null;
   pid_ns: string | null;
+  /** The holder's lease (ms), as it took the lock; null for a row an older reelpipe wrote. */
+  lease_ms?: number | null;
 }
 
 /** Who asks for the lock, and how it judges a holder (LockOptions with its defaults applied). */
@@ -112,16 +114,23 @@ export function pidIsAlive(pid: number): boolean {
  * killed (kill -9 releases nothing) — but a pid means something only inside its own pid
  * namespace: containers sharing a hostname but not a pid namespace see a live holder's pid as
  * dead. So a dead pid breaks the lock at once only when the holder recorded our pid namespace;
- * otherwise (another namespace, or one not known) only once its heartbeat is also older than two
- * heartbeat intervals. Any holder whose heartbeat is older than `staleAfterMs` stopped beating,
+ * otherwise (another namespace, or one not known) only once its heartbeat is also older than its
+ * lease (two heartbeat intervals for a row an older reelpipe wrote, which recorded none). Any
+ * holder whose heartbeat is older than the lease — the taker's `staleAfterMs`, or the holder's own
+ * when it recorded a longer one — stopped beating,
  * wherever it runs. Both are recorded as `lock:broken` with who held it.
  */
 export function breakReason(held: LockRow, taker: LockTaker, now: number): 'dead pid' | 'stale heartbeat' | LockedError {
   // A holder's pid can be probed only from its own pid namespace (same host, same namespace).
   const sameNamespace = taker.pidNamespace !== null && held.pid_ns === taker.pidNamespace;
-  const dead = held.host === taker.host && !taker.isAlive(held.pid) && (sameNamespace || now - held.heartbeat_at > 2 * taker.heartbeatMs);
+  // The holder's own lease, when it recorded one: it starts no creating request past it by its own
+  // clock (acquire-lock.ts), so a lock broken before it — by a taker with a shorter lease, or a
+  // pid that only looks dead from another namespace — could let it pay for a job again.
+  const lease = Math.max(taker.staleAfterMs, held.lease_ms ?? 0);
+  const silent = now - held.heartbeat_at;
+  const dead = held.host === taker.host && !taker.isAlive(held.pid) && (sameNamespace || silent > (held.lease_ms === null || held.lease_ms === undefined ? 2 * taker.heartbeatMs : lease));
   if (dead) return 'dead pid';
-  if (now - held.heartbeat_at > taker.staleAfterMs) return 'stale heartbeat';
+  if (silent > lease) return 'stale heartbeat';
   return new LockedError(
     `another run (pid ${held.pid} on ${held.host}${held.run_id === null ? '' : `, run ${held.run_id}`}) is working on ${held.name}; ` +
       'try again when it has finished',

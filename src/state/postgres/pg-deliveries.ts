@@ -28,11 +28,15 @@ export async function recordDelivery(tx: StoreTx, scope: OpScope & { manifest: s
  * database refused the write): kept on its attempt as the remote id the service named — the first
  * named wins, as a delivery's — unfenced, and logged (`job:observed`, the append-only record of
  * what was seen). Whoever reconciles the job next adopts it from there instead of holding it in
- * doubt. Answers whether the attempt took it (false: it had an answer or a name already).
+ * doubt. Answers whether the attempt took it — only the job's newest attempt, while the job is
+ * still sent-or-not (`submitting`, `in_doubt`): false when it had an answer or a name already, or
+ * was settled since (proved absent, sent again), so the caller says the id out loud instead.
  */
 export async function observeAnswer(tx: StoreTx, scope: OpScope & { manifest: string }, key: string, attemptId: number, remoteId: string, why: string): Promise<boolean> {
   const [found] = await tx.query<{ n: number; tx_xid: string; tx_pid: number }>(
-    `WITH kept AS (UPDATE attempts SET delivered_id = $4 WHERE id = $3 AND manifest = $1 AND job_key = $2 AND remote_id IS NULL AND delivered_id IS NULL RETURNING id)
+    `WITH kept AS (UPDATE attempts SET delivered_id = $4 WHERE id = $3 AND manifest = $1 AND job_key = $2 AND remote_id IS NULL AND delivered_id IS NULL
+       AND id = (SELECT max(id) FROM attempts WHERE manifest = $1 AND job_key = $2)
+       AND EXISTS (SELECT 1 FROM jobs WHERE manifest = $1 AND key = $2 AND status IN ('submitting', 'in_doubt')) RETURNING id)
      SELECT ${TX_MARK_COLUMNS}, (SELECT count(*) FROM kept)::int AS n`,
     [scope.manifest, key, attemptId, remoteId],
   );

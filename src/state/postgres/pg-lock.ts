@@ -36,11 +36,11 @@ export async function takeLock(tx: StoreTx, scope: OpScope, clock: Clock, taker:
     );
     tx.marked(markOf([read!]));
     const { now } = read!;
-    const holder = [taker.name, scope.runId, taker.host, taker.pid, now, taker.token, taker.pidNamespace];
+    const holder = [taker.name, scope.runId, taker.host, taker.pid, now, taker.token, taker.pidNamespace, taker.staleAfterMs];
     if (read!.name === null || read!.name === undefined) {
       // Another taker may have inserted it since: then its row is read (and judged) again.
       const taken = await tx.query(
-        'INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at, token, pid_ns) VALUES ($1, $2, $3, $4, $5, $5, $6, $7) ON CONFLICT (name) DO NOTHING RETURNING name',
+        'INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at, token, pid_ns, lease_ms) VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8) ON CONFLICT (name) DO NOTHING RETURNING name',
         holder,
       );
       if (taken.length === 0) continue;
@@ -50,7 +50,7 @@ export async function takeLock(tx: StoreTx, scope: OpScope, clock: Clock, taker:
     const held = read as LockRow;
     const reason = breakReason(held, taker, now);
     if (reason instanceof Error) throw reason;
-    await tx.query('UPDATE locks SET run_id = $2, host = $3, pid = $4, acquired_at = $5, heartbeat_at = $5, token = $6, pid_ns = $7 WHERE name = $1', holder);
+    await tx.query('UPDATE locks SET run_id = $2, host = $3, pid = $4, acquired_at = $5, heartbeat_at = $5, token = $6, pid_ns = $7, lease_ms = $8 WHERE name = $1', holder);
     await appendEvents(tx, scope, [
       { key: null, type: 'lock:broken', data: { name: taker.name, host: held.host, pid: held.pid, reason } },
       { key: null, type: 'lock:acquired', data: { name: taker.name, host: taker.host, pid: taker.pid } },

@@ -347,10 +347,12 @@ export class StateStore extends StoreCore {
   }
 
   /** Records the remote id a webhook delivery named for an attempt (the first one named wins). */
-  /** A creation answer seen but not recorded: its remote id kept on the attempt that has none (Store.observeAnswer). */
+  /** A creation answer seen but not recorded: its remote id kept on the job's newest attempt while it has none and the job is sent-or-not (Store.observeAnswer). */
   keepObserved(key: string, attemptId: number, remoteId: string): boolean {
-    return statement(this.db, 'UPDATE attempts SET delivered_id = ? WHERE id = ? AND manifest = ? AND job_key = ? AND remote_id IS NULL AND delivered_id IS NULL')
-      .run(remoteId, attemptId, this.manifest, key).changes > 0;
+    return statement(this.db, `UPDATE attempts SET delivered_id = @remoteId WHERE id = @attemptId AND manifest = @manifest AND job_key = @key AND remote_id IS NULL AND delivered_id IS NULL
+      AND id = (SELECT max(id) FROM attempts WHERE manifest = @manifest AND job_key = @key)
+      AND EXISTS (SELECT 1 FROM jobs WHERE manifest = @manifest AND key = @key AND status IN ('submitting', 'in_doubt'))`)
+      .run({ remoteId, attemptId, manifest: this.manifest, key }).changes > 0;
   }
 
   noteDelivery(attemptId: number, remoteId: string): void {

@@ -17,8 +17,8 @@ export function takeLock(store: StateStore, taker: LockTaker & { name: string; t
     store.event('lock:broken', null, { name: taker.name, host: held.host, pid: held.pid, reason });
     statement(store.db, 'DELETE FROM locks WHERE name = ?').run(taker.name);
   }
-  statement(store.db, 'INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at, token, pid_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(taker.name, store.runId, taker.host, taker.pid, now, now, taker.token, taker.pidNamespace);
+  statement(store.db, 'INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at, token, pid_ns, lease_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(taker.name, store.runId, taker.host, taker.pid, now, now, taker.token, taker.pidNamespace, taker.staleAfterMs);
   store.event('lock:acquired', null, { name: taker.name, host: taker.host, pid: taker.pid });
 }
 

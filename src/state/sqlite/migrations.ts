@@ -176,14 +176,16 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 20,
-    name: 'account: the limits every manifest of the state shares; charges.slot_freed_at; charges_open, charges_by_time',
+    name: 'account: the limits every manifest of the state shares; charges.slot_freed_at; locks.lease_ms; charges_open, charges_by_time',
     // Why: several manifests (teams, brands) share one service account, whose render slots and
     // credits are finite (state/account-rules.ts). The limits are one row; what counts against them
     // is read from the charges, the money's own ledger, so nothing is counted twice or drifts: a
     // slot is an open charge (an intent whose remote job has not ended), the spend is the charges'
     // sum. `slot_freed_at`: a job in doubt for longer than its kind could still be rendering gives
     // its slot back (said once, by an event). `cooldown_until`: a 429 one run met holds every run
-    // on the account until then (the database's clock). The indexes: the open charges and a period's charges
+    // on the account until then (the database's clock). `locks.lease_ms`: the holder's lease, so a
+    // run breaks a lock only once the holder's own lease (not only the breaker's) has passed —
+    // the holder sends nothing past it (lock/acquire-lock.ts). The indexes: the open charges and a period's charges
     // of every manifest, read at each intent under a limit.
     sql: `
       CREATE TABLE account (
@@ -196,6 +198,7 @@ export const MIGRATIONS: readonly Migration[] = [
         cooldown_until INTEGER
       );
       ALTER TABLE charges ADD COLUMN slot_freed_at INTEGER;
+      ALTER TABLE locks ADD COLUMN lease_ms INTEGER;
       CREATE INDEX charges_open ON charges (created_at) WHERE state = 'open';
       CREATE INDEX charges_by_time ON charges (created_at);
     `,
@@ -210,6 +213,7 @@ export const MIGRATIONS: readonly Migration[] = [
         cooldown_until BIGINT
       );
       ALTER TABLE charges ADD COLUMN slot_freed_at BIGINT;
+      ALTER TABLE locks ADD COLUMN lease_ms BIGINT;
       CREATE INDEX charges_open ON charges (created_at) WHERE state = 'open';
       CREATE INDEX charges_by_time ON charges (created_at);
     `,

@@ -13,13 +13,13 @@ const taker = (token: string, extra: Partial<LockTaker & { pid: number }> = {}) 
 /** The run lock, and claims of ready jobs. */
 export function lockAndClaims(subject: Subject): void {
   describe('the run lock', () => {
-    test('takeLock holds the lock; lockRow says who holds it, and since when', async () => {
+    test('takeLock holds the lock; lockRow says who holds it, since when, and its lease', async () => {
       const { store, clock } = subject;
       store.useManifest(MANIFEST);
       const runId = await store.startRun('h', 100, null);
       await store.takeLock(taker('t1'));
       expect(await store.lockRow(LOCK)).toEqual({
-        name: LOCK, host: 'h', pid: 100, run_id: runId, acquired_at: clock.now(), heartbeat_at: clock.now(), token: 't1', pid_ns: 'ns-1',
+        name: LOCK, host: 'h', pid: 100, run_id: runId, acquired_at: clock.now(), heartbeat_at: clock.now(), token: 't1', pid_ns: 'ns-1', lease_ms: 60_000,
       });
       expect(await store.lockRow('/manifests/other.yaml')).toBeUndefined();
     });
@@ -134,6 +134,11 @@ export function lockAndClaims(subject: Subject): void {
       // An attempt whose answer was recorded takes no other name.
       const b = (await other.lastAttempt('b'))!;
       expect(await store.observeAnswer('b', b.id, 'r-late', 'late')).toBe(false);
+      // Nor one settled since: proved absent, its job planned again — the late id is said out loud instead.
+      await other.write({ key: 'a', attempt: { id: attempt, state: 'not_sent', error: 'absent' }, move: { to: 'planned', type: 'job:not-created' } });
+      const c = await other.recordIntent({ key: 'a', request: { script: 'a' }, hookToken: null, pathId: null, creditsReserved: 5 });
+      expect(await store.observeAnswer('a', attempt, 'r-older', 'late')).toBe(false);
+      expect(await store.observeAnswer('a', c, 'r-newer', 'late')).toBe(true);
     });
 
     test('a store that released its lock, or never took one, is not fenced', async () => {
