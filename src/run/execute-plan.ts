@@ -94,7 +94,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   // 10,000-job manifest re-runs with two queries, not 20,000).
   const planned = new Set(plan.jobs.map((j) => j.key));
   const states = (await deps.store.jobStates()).filter((row) => planned.has(row.key));
-  const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options), await accountGateFor(deps.store, options.timeScale));
+  const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options), await accountGateFor(deps.store, plan.manifestId, options.timeScale));
   for (const row of states) ctx.start.rows.set(row.key, row);
   // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
   // its answer is not. It may exist remotely, so it is in doubt, never simply resent.

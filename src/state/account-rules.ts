@@ -111,6 +111,20 @@ export type SlotLives = Readonly<Record<string, number>>;
 export const DEFAULT_SLOT_LIFE_MS = 3_600_000;
 
 /**
+ * The slot lives an intent's transaction judges by: `lives` for every manifest's jobs in doubt, and
+ * `own` for the asking run's manifest — scaled by its time scale (a sandbox's run) — so that one
+ * run's scale never frees another manifest's slots early.
+ */
+export interface SlotLifeRule {
+  lives: SlotLives;
+  own?: { manifest: string; lives: SlotLives };
+}
+
+/** The slot life of a job of `kind` in `manifest`, by `rule`. */
+export const slotLifeOf = (rule: SlotLifeRule, manifest: string, kind: string): number =>
+  (rule.own !== undefined && rule.own.manifest === manifest ? rule.own.lives : rule.lives)[kind] ?? DEFAULT_SLOT_LIFE_MS;
+
+/**
  * An intent the account refused (nothing was written). `concurrency`: no slot is free now — the
  * runner waits and asks again; `credits`: the cap would be passed — the run stops submitting and
  * exits 3, as for its own budget.

@@ -11,7 +11,8 @@ import {
   type AccountView,
   type DoubtSlot,
   type SlotLives,
-  DEFAULT_SLOT_LIFE_MS,
+  slotLifeOf,
+  type SlotLifeRule,
   gates,
   judgeAsks,
   type GateAsk,
@@ -102,13 +103,13 @@ export function* writeLimits(change: AccountChange, now: number): Steps<AccountL
 }
 
 /** The slots of jobs in doubt, each with the moment it is given back (its intent plus its kind's slot life). */
-function* doubtSlots(lives: SlotLives, orLeft = false): Steps<(DoubtSlot & { id: number })[]> {
+function* doubtSlots(rule: SlotLifeRule, orLeft = false): Steps<(DoubtSlot & { id: number })[]> {
   return (yield* query<DoubtRow>(doubtSql(orLeft))).map((row) => ({
     id: row.id,
     manifest: row.manifest,
     key: row.job_key,
     since: row.created_at,
-    until: row.created_at + (lives[row.kind] ?? DEFAULT_SLOT_LIFE_MS),
+    until: row.created_at + slotLifeOf(rule, row.manifest, row.kind),
   }));
 }
 
@@ -116,8 +117,8 @@ function* doubtSlots(lives: SlotLives, orLeft = false): Steps<(DoubtSlot & { id:
  * What counts against the limits at `now`, in the gate's transaction: first the slots of jobs in
  * doubt past their life are given back, each with an `account:slot-freed` event on its job.
  */
-function* usage(limits: AccountLimits, { now, dbNow }: { now: number; dbNow: number }, lives: SlotLives, runId: number | null): Steps<AccountUsage> {
-  const freed = limits.concurrency === null ? [] : (yield* doubtSlots(lives, true)).filter((slot) => slot.until <= now);
+function* usage(limits: AccountLimits, { now, dbNow }: { now: number; dbNow: number }, rule: SlotLifeRule, runId: number | null): Steps<AccountUsage> {
+  const freed = limits.concurrency === null ? [] : (yield* doubtSlots(rule, true)).filter((slot) => slot.until <= now);
   for (const slot of freed) {
     yield* query('UPDATE charges SET slot_freed_at = $1 WHERE id = $2', [now, slot.id]);
     const data = { message: `in doubt since ${new Date(slot.since).toISOString()}, past its kind's slot life: its account slot is given back (run \`reelpipe resolve\` to settle the job)`, since: slot.since };
@@ -149,7 +150,7 @@ export function* accountView(lives: SlotLives): Steps<AccountView> {
   for (const row of slots) use(row.manifest).slots = Number(row.n);
   for (const row of locks) if (!use(row.name).hosts.includes(row.host)) use(row.name).hosts.push(row.host);
   const manifests = [...byManifest.values()].sort((a, b) => (a.manifest < b.manifest ? -1 : a.manifest > b.manifest ? 1 : 0));
-  const doubt = (yield* doubtSlots(lives)).map(({ id: _, ...slot }) => slot);
+  const doubt = (yield* doubtSlots({ lives })).map(({ id: _, ...slot }) => slot);
   return { limits, since, now: dbNow, manifests, total: totalOf(manifests), doubtSlots: doubt };
 }
 
@@ -160,11 +161,11 @@ const round = (n: number): number => Math.round(n * 100) / 100;
  * limits read, and — when they limit anything — what counts against them judged for `asks`
  * (judgeAsks); null when nothing is limited (every ask granted).
  */
-export function* gate(asks: readonly GateAsk[], lives: SlotLives, runId: number | null, lock = ''): Steps<GateVerdict[] | null> {
+export function* gate(asks: readonly GateAsk[], rule: SlotLifeRule, runId: number | null, lock = ''): Steps<GateVerdict[] | null> {
   const [row] = yield* query<AccountRow & Clocks>(`${ROW.replace(' FROM', `, ${CLOCKS} FROM`)}${lock}`);
   const limits = limitsOf(row);
   if (!row || !gates(limits) || asks.length === 0) return null;
-  return judgeAsks(limits, yield* usage(limits, clocksOf(row), lives, runId), asks);
+  return judgeAsks(limits, yield* usage(limits, clocksOf(row), rule, runId), asks);
 }
 
 /** What a run sharing the account's rate reads at each tick: the rate, the live runs it is split between, and the shared cooldown left (ms). */

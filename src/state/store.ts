@@ -10,7 +10,7 @@ import type { HookName, HookResult, HookRunRow, HookTarget } from './sqlite/hook
 import type { JobItemRow } from './sqlite/job-items.js';
 import type { LockRow, LockTaker } from './lock/lock-policy.js';
 import type { MoneySums } from './money-sums.js';
-import type { AccountChange, AccountLimits, AccountView, SlotLives } from './account-rules.js';
+import type { AccountChange, AccountLimits, AccountView, SlotLifeRule, SlotLives } from './account-rules.js';
 import type { SharedRate } from './account-sql.js';
 
 /**
@@ -222,9 +222,9 @@ export interface Intent {
   /**
    * Asks the account first (account-rules.ts), in the intent's transaction: refused with
    * AccountLimitError (nothing written) when no slot is free or the account's cap would be
-   * passed. `lives`: how long a job in doubt of each kind keeps its slot.
+   * passed. Its rule: how long a job in doubt of each kind keeps its slot.
    */
-  gate?: { lives: SlotLives };
+  gate?: SlotLifeRule;
 }
 
 /** A file as downloaded, to record on its output row. */

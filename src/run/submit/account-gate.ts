@@ -21,12 +21,14 @@ export const SLOT_LIVES: SlotLives = Object.fromEntries(Object.entries(ADAPTERS)
 
 /**
  * What the run's intents ask the account (Intent.gate), or null when the account limits nothing as
- * the run starts. The slot lives are scaled by the run's time scale, as every wait of the run is
- * (a sandbox at speed 100 renders a job in a hundredth of its time).
+ * the run starts. The slot lives of its own manifest's jobs are scaled by the run's time scale, as
+ * every wait of the run is (a sandbox at speed 100 renders a job in a hundredth of its time);
+ * other manifests' keep their real lives.
  */
-export async function accountGateFor(store: Store, timeScale = 1): Promise<Intent['gate'] | null> {
+export async function accountGateFor(store: Store, manifest: string, timeScale = 1): Promise<Intent['gate'] | null> {
   if (!gates(await store.account())) return null;
-  return { lives: timeScale === 1 ? SLOT_LIVES : Object.fromEntries(Object.entries(SLOT_LIVES).map(([kind, ms]) => [kind, Math.max(1, Math.round(ms * timeScale))])) };
+  if (timeScale === 1) return { lives: SLOT_LIVES };
+  return { lives: SLOT_LIVES, own: { manifest, lives: Object.fromEntries(Object.entries(SLOT_LIVES).map(([kind, ms]) => [kind, Math.max(1, Math.round(ms * timeScale))])) } };
 }
 
 /** Runs already told that they wait for the account's slots (said once a run). */

@@ -72,7 +72,7 @@ export function intentOp(intent: Intent): WaveOp<number> {
     planMove(parts, row, 'submitting', change, { type: 'job:intent', data: { attempt: 0 }, attemptOf: intent.key }, 1);
     return (written) => written.attemptId(intent.key);
   });
-  return intent.gate ? { ...op, ask: { key: intent.key, amount: intent.creditsReserved, lives: intent.gate.lives } } : op;
+  return intent.gate ? { ...op, ask: { key: intent.key, amount: intent.creditsReserved, rule: intent.gate } } : op;
 }
 
 /** `reelpipe retry`: the jobs of `keys` found in one of `from`, planned again (job-moves.ts planAgainMove). */

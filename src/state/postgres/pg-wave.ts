@@ -8,7 +8,7 @@ import { movedRow } from './pg-job-moves.js';
 import type { OpScope } from './pg-events.js';
 import { addParts, noParts, type Parts } from './pg-parts.js';
 import { unique } from './pg-sql.js';
-import type { GateAsk, GateVerdict, SlotLives } from '../account-rules.js';
+import type { GateAsk, GateVerdict, SlotLifeRule } from '../account-rules.js';
 import { gate } from '../account-sql.js';
 import { LOCK_ACCOUNT, pgSteps } from './pg-account.js';
 import { assertFence } from '../lock/fence.js';
@@ -44,7 +44,7 @@ export interface WaveOp<T = unknown> {
   /** Plans its parts on the rows read; throws to be rejected alone. Answers once the round is written. */
   plan(view: WaveView, parts: Parts): (written: WaveWritten) => T;
   /** An intent that asks the account first (Intent.gate): judged, with the round's others, before any is planned. */
-  ask?: GateAsk & { lives: SlotLives };
+  ask?: GateAsk & { rule: SlotLifeRule };
 }
 
 /** What an operation plans on. */
@@ -167,7 +167,7 @@ async function runRound(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[], led
 async function askAccount(tx: StoreTx, scope: OpScope, ops: readonly WaveOp[]): Promise<Map<string, GateVerdict>> {
   const asks = ops.flatMap((op) => (op.ask ? [op.ask] : []));
   if (asks.length === 0) return new Map();
-  const verdicts = await pgSteps(tx, gate(asks, asks[0]!.lives, scope.runId, LOCK_ACCOUNT), scope.clock);
+  const verdicts = await pgSteps(tx, gate(asks, asks[0]!.rule, scope.runId, LOCK_ACCOUNT), scope.clock);
   return new Map(verdicts === null ? [] : asks.map((ask, i) => [ask.key, verdicts[i]!]));
 }
 

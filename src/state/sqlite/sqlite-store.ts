@@ -108,7 +108,7 @@ export class SqliteStore implements Store {
   recordIntent(intent: Intent): Promise<number> {
     return this.fenced(() => {
       if (intent.gate) {
-        const verdict = sqliteSteps(this.engine.db, gate([{ key: intent.key, amount: intent.creditsReserved }], intent.gate.lives, this.runId), this.now)?.[0];
+        const verdict = sqliteSteps(this.engine.db, gate([{ key: intent.key, amount: intent.creditsReserved }], intent.gate, this.runId), this.now)?.[0];
         // Thrown inside the intent's savepoint: nothing of it is written.
         if (verdict && !verdict.granted) throw refusal(verdict);
       }

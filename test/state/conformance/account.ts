@@ -102,6 +102,22 @@ export function account(subject: Subject): void {
       expect(view.total.held).toBe(10);
     });
 
+    test("a run's own scaled slot lives free only its own manifest's slots, never another's", async () => {
+      const { store, clock } = subject;
+      await store.syncPlan(MANIFEST, [newJob('a'), newJob('c')]);
+      const other = await subject.beside();
+      await other.syncPlan('other.yaml', [newJob('b')]);
+      await store.setAccount({ concurrency: 1 });
+      expect(typeof (await ask(store, 'a'))).toBe('number');
+      await bring(store, 'a', 'in_doubt', { from: 'submitting' });
+      clock.advance(1_000);
+      const scaled = { lives: LIVES, own: { manifest: 'other.yaml', lives: { ai_short: 10 } } };
+      await expect(other.recordIntent({ ...gated('b'), gate: scaled })).rejects.toMatchObject({ limit: 'concurrency' });
+      // Its own manifest's run, at that scale, gives the slot back and takes it.
+      expect(typeof (await store.recordIntent({ ...gated('c'), gate: { lives: LIVES, own: { manifest: MANIFEST, lives: { ai_short: 10 } } } }))).toBe('number');
+      expect((await store.accountView(LIVES)).total.slots).toBe(1);
+    });
+
     test('the shared rate is split between the runs holding a lock, and a cooldown one run shares holds them all', async () => {
       const { store } = subject;
       expect(await store.sharedRate()).toEqual({ rate: null, live: 0, cooldownMs: 0 });
