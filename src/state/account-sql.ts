@@ -74,6 +74,9 @@ const MONEY = `coalesce(sum(CASE WHEN state = 'settled' THEN coalesce(charged, r
 const doubtSql = (orLeft: boolean) => `SELECT c.id, c.manifest, c.job_key, c.kind, c.created_at FROM charges c JOIN jobs j ON j.manifest = c.manifest AND j.key = c.job_key
   WHERE c.state = 'open' AND c.slot_freed_at IS NULL AND j.status IN ('in_doubt'${orLeft ? ", 'submitting'" : ''}) ORDER BY c.id`;
 
+/** A lock whose holder beat within its own lease (the default's for a row an older reelpipe wrote): a live run, at `now`; the default lease is the statement's last parameter. */
+const LIVE_LOCK = (now: string, fallback = '$1'): string => `heartbeat_at >= ${now} - coalesce(lease_ms, ${fallback})`;
+
 const CLOCKS = `${NOW} AS now, ${DB_NOW} AS db_now`;
 type Clocks = { now: number | string; db_now: number | string };
 const clocksOf = (row: Clocks): { now: number; dbNow: number } => ({ now: Number(row.now), dbNow: Number(row.db_now) });
@@ -92,8 +95,9 @@ export function* readLimits(): Steps<AccountLimits> {
 }
 
 /** `account set`: the limits after `change`, recorded at `now`. */
-export function* writeLimits(change: AccountChange, now: number): Steps<AccountLimits> {
-  const next = changed(yield* readLimits(), change);
+export function* writeLimits(change: AccountChange, now: number, lock = ''): Steps<AccountLimits> {
+  // Read with the row locked (PostgreSQL's FOR UPDATE): two `account set` at once change one after the other, neither losing the other's flags.
+  const next = changed(limitsOf((yield* query<AccountRow>(`${ROW}${lock}`))[0]), change);
   yield* query(
     `INSERT INTO account (id, concurrency, max_credits, per, rate, updated_at) VALUES (1, $1, $2, $3, $4, $5)
      ON CONFLICT (id) DO UPDATE SET concurrency = excluded.concurrency, max_credits = excluded.max_credits, per = excluded.per, rate = excluded.rate, updated_at = excluded.updated_at`,
@@ -139,7 +143,7 @@ export function* accountView(lives: SlotLives): Steps<AccountView> {
   const since = periodStart(limits.per, dbNow);
   const money = yield* query<{ manifest: string; spent: number; held: number }>(`SELECT manifest, ${MONEY} FROM charges WHERE created_at >= $1 GROUP BY manifest`, [since]);
   const slots = yield* query<{ manifest: string; n: number }>(`SELECT c.manifest, count(*) AS n ${SLOTS} GROUP BY c.manifest`);
-  const locks = yield* query<{ name: string; host: string }>('SELECT name, host FROM locks WHERE heartbeat_at >= $1', [dbNow - LOCK_STALE_AFTER_MS]);
+  const locks = yield* query<{ name: string; host: string }>(`SELECT name, host FROM locks WHERE ${LIVE_LOCK('$1', '$2')}`, [dbNow, LOCK_STALE_AFTER_MS]);
   const byManifest = new Map<string, AccountManifestUse>();
   const use = (manifest: string) => {
     let found = byManifest.get(manifest);
@@ -177,7 +181,7 @@ export interface SharedRate {
 
 export function* sharedRate(): Steps<SharedRate> {
   const [row] = yield* query<{ rate: number | null; cooldown_until: number | null; db_now: number | string; live: number | string }>(
-    `SELECT a.rate, a.cooldown_until, ${DB_NOW} AS db_now, (SELECT count(*) FROM locks WHERE heartbeat_at >= ${DB_NOW} - $1) AS live FROM account a WHERE a.id = 1`,
+    `SELECT a.rate, a.cooldown_until, ${DB_NOW} AS db_now, (SELECT count(*) FROM locks WHERE ${LIVE_LOCK(DB_NOW)}) AS live FROM account a WHERE a.id = 1`,
     [LOCK_STALE_AFTER_MS],
   );
   if (!row) return { rate: null, live: 0, cooldownMs: 0 };

@@ -16,7 +16,7 @@ import { moveOutput, sameLinks } from './pg-downloads.js';
 import { answers, appendEvents, withManifest, type OpScope } from './pg-events.js';
 import type { AccountChange, AccountLimits, AccountView, SlotLives } from '../account-rules.js';
 import { accountView, readLimits, shareCooldown, sharedRate, writeLimits, type SharedRate } from '../account-sql.js';
-import { pgSteps } from './pg-account.js';
+import { LOCK_ACCOUNT, pgSteps } from './pg-account.js';
 import { forgetJob } from './pg-forget.js';
 import { hookBegin, hookFinish, hookLatest, retryFailedHooks } from './pg-hooks.js';
 import { finishDownloadOp, fileOp, hooksRetryOp, intentOp, noteOp, planAgainOp, retryInRunOp, writeAllOp, writeOp } from './pg-job-write.js';
@@ -123,7 +123,7 @@ export class PgStore implements Store {
 
   setAccount(change: AccountChange): Promise<AccountLimits> {
     return this.alone(async (tx, scope) => {
-      const limits = await pgSteps(tx, writeLimits(change, scope.now), this.clock);
+      const limits = await pgSteps(tx, writeLimits(change, scope.now, LOCK_ACCOUNT), this.clock);
       await appendEvents(tx, { ...scope, manifest: null }, [{ key: null, type: 'account:set', data: { ...limits } }]);
       return limits;
     }, true, never);

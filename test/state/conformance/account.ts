@@ -134,5 +134,18 @@ export function account(subject: Subject): void {
       expect(held).toBeGreaterThan(4_000);
       expect(held).toBeLessThanOrEqual(5_000);
     });
+
+    test("a run counts as live within its own lease: one silent past a short lease no longer takes a share", async () => {
+      const { store, clock } = subject;
+      await store.setAccount({ rate: 10 });
+      const other = await subject.beside();
+      const taker = (name: string, staleAfterMs: number) => ({ name, token: `t-${name}`, pid: 100, host: 'h', pidNamespace: 'ns-1', isAlive: () => true, heartbeatMs: staleAfterMs / 6, staleAfterMs });
+      await store.takeLock(taker('team-a', 60_000));
+      await other.takeLock(taker('team-b', 2_000));
+      expect((await store.sharedRate()).live).toBe(2);
+      clock.advance(3_000);
+      expect((await store.sharedRate()).live).toBe(1);
+      expect((await store.accountView(LIVES)).total.hosts).toEqual(['h']);
+    });
   });
 }
