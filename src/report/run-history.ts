@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { thisHost } from '../util/host-name.js';
 import { pidIsAlive, stateAt, type RunListRow } from '../state/index.js';
 import type { StateWord } from '../state/vocabulary.js';
 import { wordCountsOf } from '../state/vocabulary.js';
@@ -73,5 +73,5 @@ function pastRun(row: RunListRow): PastRun {
  */
 function holdsLock(lock: RunListRow['lock']): boolean {
   if (!lock) return false;
-  return lock.host !== hostname() || pidIsAlive(lock.pid);
+  return lock.host !== thisHost() || pidIsAlive(lock.pid);
 }

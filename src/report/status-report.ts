@@ -8,6 +8,7 @@ import { totalsOf, type JobTotals } from './job-totals.js';
 import { readJobFacts, type JobFacts } from './job-facts.js';
 import type { AttemptFact } from './attempt-facts.js';
 import { hookOutcomeText, readHookFacts, type HookFacts } from './hook-facts.js';
+import { readRunHistory } from './run-history.js';
 import { countsText, type StateWord } from '../state/vocabulary.js';
 import { utcIsoOrNull as iso } from '../util/time-format.js';
 import { dependencies } from '../run/dependencies.js';
@@ -19,6 +20,8 @@ export interface JobStatusLine {
   label: string;
   step: string;
   kind: string;
+  /** The host whose run made the job's newest attempt (REELPIPE_HOST, else its hostname); null when it was never sent (or that run is older than the newest 1,000). */
+  host: string | null;
   /** `scripts.csv:14`, for a job made from a row. */
   origin: string | null;
   /** The word for its state (src/state/vocabulary.ts). */
@@ -97,10 +100,20 @@ export interface StatusReport {
 
 
 /** Reads (never writes, never locks) the state of every job of `plan`. */
+/** How many of the manifest's newest runs name the hosts of its jobs' attempts. */
+const HOSTS_FROM_RUNS = 1000;
+
+/** The host of the run that made the newest of `attempts`. */
+function hostOf(attempts: readonly AttemptFact[], hosts: ReadonlyMap<number, string>): string | null {
+  const runId = attempts.at(-1)?.runId;
+  return runId === undefined || runId === null ? null : (hosts.get(runId) ?? null);
+}
+
 export async function buildStatusReport(plan: Plan, dbPath: string): Promise<StatusReport> {
   const { facts, money } = await readJobFacts(dbPath, plan);
   const hooks = await readHookFacts(dbPath, plan.manifestId);
   const waiting = waitingOnDoubt(plan, facts);
+  const hosts = new Map((await readRunHistory(dbPath, plan.manifestId, HOSTS_FROM_RUNS, true)).runs.map((run) => [run.id, run.host]));
   const jobs: JobStatusLine[] = plan.jobs.map((job) => {
     const f = facts.get(job.key);
     return {
@@ -108,6 +121,7 @@ export async function buildStatusReport(plan: Plan, dbPath: string): Promise<Sta
       label: job.label,
       step: job.step,
       kind: job.kind,
+      host: hostOf(f?.attempts ?? [], hosts),
       origin: job.origin ?? null,
       state: f?.state ?? 'not submitted',
       dbStatus: f?.status ?? null,

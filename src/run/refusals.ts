@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { thisHost } from '../util/host-name.js';
 import { ReelpipeError, type ErrorCode } from '../errors.js';
 import { manifestKeyOf } from '../manifest/identity.js';
 import { resolveStatePath, stateAt, type SandboxRuns } from '../state/index.js';
@@ -59,7 +59,7 @@ export async function recordEarlyRefusal(choice: StateChoice, error: unknown, cl
     const manifest = await manifestKeyOf(choice.manifestFile, choice.cwd);
     if (!(await stat(manifest.path)).isFile()) return;
     const statePath = resolveStatePath(manifest.path, { cwd: choice.cwd, statePath: choice.statePath, sandbox: choice.sandbox });
-    const start = { manifest: manifest.id, from: manifest.path, host: hostname(), pid: process.pid, outcome: (error as ReelpipeError).code, refusal };
+    const start = { manifest: manifest.id, from: manifest.path, host: thisHost(), pid: process.pid, outcome: (error as ReelpipeError).code, refusal };
     await stateAt(statePath).recordRefusedStart(start, clock);
   } catch {
     // Not recorded: see above.

@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { thisHost } from '../util/host-name.js';
 import { clientFromEnv, type ServiceClient } from '../api/index.js';
 import { LocalFaultError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
@@ -105,7 +105,7 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     // Read before this run's row is added: what the header says this run resumes.
     const { previous, from } = await previousRun(statePath, plan.manifestId);
     // The run row first, so the lock (and a refused run's message) names the run holding it.
-    const runId = await store.startRun(hostname(), process.pid, options.maxCredits, manifest.file);
+    const runId = await store.startRun(thisHost(), process.pid, options.maxCredits, manifest.file);
     const files = stateFiles(manifest.file, statePath);
     const log = input.openLog?.({ id: runId, files });
     if (log) closers.unshift(() => log.close());

@@ -64,12 +64,12 @@ describe.each(STORES)('on %s', { timeout: 90_000 }, (store) => {
     const p = (project = await openProject({ store, speed: SPEED }));
     p.write('paused.yaml', shorts(12));
     const { env, args } = runOf(p);
-    const first = execa('node', [CLI, ...args], { cwd: p.dir, env, reject: false });
+    const first = execa('node', [CLI, ...args], { cwd: p.dir, env: { ...env, REELPIPE_HOST: 'cron-1' }, reject: false });
     await until(() => created(p) >= 2, 'the first run to create jobs');
     first.kill('SIGSTOP');
     const pausedAt = created(p);
     // The second run waits for the paused run's lease to run out, breaks its lock and finishes the batch.
-    const second = await p.cli([...args, '--wait-for-lock', '30s']);
+    const second = await p.cli([...args, '--wait-for-lock', '30s'], { REELPIPE_HOST: 'cron-2' });
     expect([0, 5], second.stderr).toContain(second.exitCode);
     expect(await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).toHaveLength(1);
     const afterSecond = created(p);
@@ -85,6 +85,12 @@ describe.each(STORES)('on %s', { timeout: 90_000 }, (store) => {
     // Every job downloaded, but at most the paused run's in-flight ones (in doubt where the service cannot be searched).
     expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0)).toBe(12);
     expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(4);
+    // Each job names the host whose run sent it: the paused one's first jobs, the rest the other's.
+    const status = JSON.parse((await p.cli(['status', 'paused.yaml', '--json'])).stdout) as { jobs: { host: string | null }[] };
+    const hosts = status.jobs.map((job) => job.host);
+    expect(hosts.every((host) => host === 'cron-1' || host === 'cron-2')).toBe(true);
+    expect(hosts).toContain('cron-1');
+    expect(hosts).toContain('cron-2');
   });
 
   test('a run paused between an intent and its POST, and resumed after another took its manifest over, never writes that POST: its lease ran out', async () => {

@@ -1,4 +1,5 @@
-import { userInfo, hostname } from 'node:os';
+import { userInfo } from 'node:os';
+import { thisHost } from '../../util/host-name.js';
 import type { ServiceClient } from '../../api/index.js';
 import { UsageError } from '../../errors.js';
 import type { PlannedJob } from '../../plan/types.js';
@@ -29,7 +30,7 @@ export function decidedBy(): string {
   } catch {
     // No passwd entry (some containers): the host still says where.
   }
-  return `${user}@${hostname()}`;
+  return `${user}@${thisHost()}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { thisHost } from '../../util/host-name.js';
 import type { Store } from '../store.js';
 import { currentPidNamespace, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS, pidIsAlive, type HeldLock, type LockOptions } from './lock-policy.js';
 
@@ -15,7 +15,7 @@ export async function acquireLock(store: Store, options: LockOptions): Promise<H
   await store.takeLock({
     name: options.name,
     token,
-    host: options.host ?? hostname(),
+    host: options.host ?? thisHost(),
     pid: options.pid ?? process.pid,
     pidNamespace: options.pidNamespace === undefined ? currentPidNamespace() : options.pidNamespace,
     isAlive: options.isAlive ?? pidIsAlive,

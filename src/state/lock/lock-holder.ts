@@ -1,4 +1,5 @@
-import { hostname, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
+import { thisHost } from '../../util/host-name.js';
 import type { Store } from '../store.js';
 import { currentPidNamespace, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS, pidIsAlive, type LockRow } from './lock-policy.js';
 
@@ -56,7 +57,7 @@ export async function readLockHolder(store: Store, name: string, probe: ProbeOpt
 }
 
 function processOf(row: LockRow, probe: ProbeOptions): HolderProcess {
-  if (row.host !== (probe.host ?? hostname())) return 'another host';
+  if (row.host !== (probe.host ?? thisHost())) return 'another host';
   const ours = probe.pidNamespace === undefined ? currentPidNamespace() : probe.pidNamespace;
   if (ours === null || row.pid_ns !== ours) return 'another pid namespace';
   return (probe.isAlive ?? pidIsAlive)(row.pid) ? 'alive' : 'gone';
@@ -83,7 +84,7 @@ export function whoAmI(): { user: string; host: string; pid: number } {
   } catch {
     // No passwd entry for this uid (some containers): the host and pid still say who.
   }
-  return { user, host: hostname(), pid: process.pid };
+  return { user, host: thisHost(), pid: process.pid };
 }
 
 /** The heartbeat interval and staleness bound, for messages. */
