@@ -1,5 +1,6 @@
 import { ReelpipeError } from '../errors.js';
 import { formatCredits } from '../util/format.js';
+import { roundCredits } from './money-sums.js';
 
 /**
  * The account: limits every manifest (and every process) on one state shares, because they spend
@@ -102,13 +103,14 @@ export function judgeAsks(limits: AccountLimits, usage: AccountUsage, asks: read
   });
 }
 
+/** The shortest slot life, and a kind's that is not listed: an hour. */
+const MIN_SLOT_LIFE_MS = 3_600_000;
+
 /** How long a job in doubt keeps its slot: ten times its kind's typical life, at least an hour. */
-export const slotLifeMs = (typicalSeconds: number): number => Math.max(HOUR_MS, 10 * typicalSeconds * 1000);
+export const slotLifeMs = (typicalSeconds: number): number => Math.max(MIN_SLOT_LIFE_MS, 10 * typicalSeconds * 1000);
 
 /** Every kind's slot life (slotLifeMs), as the intent's transaction reads it; a kind not listed: an hour. */
 export type SlotLives = Readonly<Record<string, number>>;
-
-export const DEFAULT_SLOT_LIFE_MS = 3_600_000;
 
 /**
  * The slot lives an intent's transaction judges by: `lives` for every manifest's jobs in doubt, and
@@ -122,7 +124,7 @@ export interface SlotLifeRule {
 
 /** The slot life of a job of `kind` in `manifest`, by `rule`. */
 export const slotLifeOf = (rule: SlotLifeRule, manifest: string, kind: string): number =>
-  (rule.own !== undefined && rule.own.manifest === manifest ? rule.own.lives : rule.lives)[kind] ?? DEFAULT_SLOT_LIFE_MS;
+  (rule.own !== undefined && rule.own.manifest === manifest ? rule.own.lives : rule.lives)[kind] ?? MIN_SLOT_LIFE_MS;
 
 /**
  * An intent the account refused (nothing was written). `concurrency`: no slot is free now — the
@@ -208,6 +210,5 @@ export function totalOf(manifests: readonly AccountManifestUse[]): AccountView['
   };
 }
 
-const round = (n: number): number => Math.round(n * 100) / 100;
+const round = roundCredits;
 const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;

@@ -19,6 +19,7 @@ import {
   type GateVerdict,
 } from './account-rules.js';
 import { LOCK_STALE_AFTER_MS } from './lock/lock-policy.js';
+import { roundCredits } from './money-sums.js';
 import { scrubSecrets } from './sqlite/events.js';
 
 /**
@@ -43,7 +44,8 @@ function* query<T>(sql: string, params: readonly unknown[] = []): Generator<Quer
   return (yield { sql, params }) as T[];
 }
 
-const ROW = 'SELECT concurrency, max_credits, per, rate, updated_at FROM account WHERE id = 1';
+/** The account's one row (AccountRow), with `more` columns, and `lock` (PostgreSQL's FOR UPDATE) when the transaction must hold it. */
+const limitsSql = (more = '', lock = ''): string => `SELECT concurrency, max_credits, per, rate, updated_at${more} FROM account WHERE id = 1${lock}`;
 
 /**
  * The two times a statement may name, each put in by the store's driver: `$now`, the store's
@@ -89,15 +91,15 @@ interface DoubtRow {
   created_at: number;
 }
 
-/** The limits recorded (none: NO_LIMITS). */
-export function* readLimits(): Steps<AccountLimits> {
-  return limitsOf((yield* query<AccountRow>(ROW))[0]);
+/** The limits recorded (none: NO_LIMITS); `lock`: the row held to the transaction's end. */
+export function* readLimits(lock = ''): Steps<AccountLimits> {
+  return limitsOf((yield* query<AccountRow>(limitsSql('', lock)))[0]);
 }
 
 /** `account set`: the limits after `change`, recorded at `now`. */
 export function* writeLimits(change: AccountChange, now: number, lock = ''): Steps<AccountLimits> {
   // Read with the row locked (PostgreSQL's FOR UPDATE): two `account set` at once change one after the other, neither losing the other's flags.
-  const next = changed(limitsOf((yield* query<AccountRow>(`${ROW}${lock}`))[0]), change);
+  const next = changed(yield* readLimits(lock), change);
   yield* query(
     `INSERT INTO account (id, concurrency, max_credits, per, rate, updated_at) VALUES (1, $1, $2, $3, $4, $5)
      ON CONFLICT (id) DO UPDATE SET concurrency = excluded.concurrency, max_credits = excluded.max_credits, per = excluded.per, rate = excluded.rate, updated_at = excluded.updated_at`,
@@ -150,15 +152,14 @@ export function* accountView(lives: SlotLives): Steps<AccountView> {
     if (!found) byManifest.set(manifest, (found = { manifest, spent: 0, held: 0, slots: 0, hosts: [] }));
     return found;
   };
-  for (const row of money) Object.assign(use(row.manifest), { spent: round(row.spent), held: round(row.held) });
-  for (const row of slots) use(row.manifest).slots = Number(row.n);
-  for (const row of locks) if (!use(row.name).hosts.includes(row.host)) use(row.name).hosts.push(row.host);
+  for (const spend of money) Object.assign(use(spend.manifest), { spent: roundCredits(spend.spent), held: roundCredits(spend.held) });
+  for (const used of slots) use(used.manifest).slots = Number(used.n);
+  for (const lock of locks) if (!use(lock.name).hosts.includes(lock.host)) use(lock.name).hosts.push(lock.host);
   const manifests = [...byManifest.values()].sort((a, b) => (a.manifest < b.manifest ? -1 : a.manifest > b.manifest ? 1 : 0));
   const doubt = (yield* doubtSlots({ lives })).map(({ id: _, ...slot }) => slot);
   return { limits, since, now: dbNow, manifests, total: totalOf(manifests), doubtSlots: doubt };
 }
 
-const round = (n: number): number => Math.round(n * 100) / 100;
 
 /**
  * The gate of an intent's transaction (of run `runId`): the account's row locked (`lock`), the
@@ -166,10 +167,10 @@ const round = (n: number): number => Math.round(n * 100) / 100;
  * (judgeAsks); null when nothing is limited (every ask granted).
  */
 export function* gate(asks: readonly GateAsk[], rule: SlotLifeRule, runId: number | null, lock = ''): Steps<GateVerdict[] | null> {
-  const [row] = yield* query<AccountRow & Clocks>(`${ROW.replace(' FROM', `, ${CLOCKS} FROM`)}${lock}`);
-  const limits = limitsOf(row);
-  if (!row || !gates(limits) || asks.length === 0) return null;
-  return judgeAsks(limits, yield* usage(limits, clocksOf(row), rule, runId), asks);
+  const [found] = yield* query<AccountRow & Clocks>(limitsSql(`, ${CLOCKS}`, lock));
+  const limits = limitsOf(found);
+  if (!found || !gates(limits) || asks.length === 0) return null;
+  return judgeAsks(limits, yield* usage(limits, clocksOf(found), rule, runId), asks);
 }
 
 /** What a run sharing the account's rate reads at each tick: the rate, the live runs it is split between, and the shared cooldown left (ms). */

@@ -121,7 +121,9 @@ function add(pair: CreditPair, cost: number | null): void {
   else pair.known += cost;
 }
 
-const round = (n: number) => Math.round(n * 100) / 100;
+/** Credits to the hundredth, as every sum of them is kept. */
+export const roundCredits = (n: number): number => Math.round(n * 100) / 100;
+const round = roundCredits;
 
 function roundTotals(t: MoneyTotals): MoneyTotals {
   t.used.known = round(t.used.known);

@@ -81,11 +81,7 @@ describe.each(STORES)('on %s', { timeout: 90_000 }, (store) => {
     p.write('a.yaml', shorts('team-a', 10));
     expect((await p.cli(['account', 'set', '--concurrency', '3'])).exitCode).toBe(0);
     const args = ['run', 'a.yaml', '--time-scale', String(1 / speed), '--lease', '2s'];
-    const env = {
-      REELPIPE_BASE_URL: p.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret',
-      ...(store === 'postgres' ? { REELPIPE_STATE: p.state } : {}),
-    };
-    const first = execa('node', [CLI, ...args], { cwd: p.dir, env, reject: false });
+    const first = execa('node', [CLI, ...args], { cwd: p.dir, env: p.env, reject: false });
     for (const end = Date.now() + 20_000; created(p) < 3; ) {
       if (Date.now() > end) throw new Error('the first run created nothing');
       await new Promise((resolve) => setTimeout(resolve, 20));

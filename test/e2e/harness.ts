@@ -37,6 +37,8 @@ export interface Project {
    * `--sandbox` nor `--sandbox-url` reads the variable).
    */
   cli(args: string[], env?: Record<string, string>, cwd?: string): ReturnType<typeof runCli>;
+  /** The environment `cli` runs the CLI with (the sandbox, test credentials, REELPIPE_STATE on PostgreSQL): for a test that starts the CLI itself. */
+  env: Record<string, string>;
   /** The rows of the project's state, on either store, read directly (not through our code): `?` placeholders. */
   rows<T>(sql: string, ...params: unknown[]): Promise<T[]>;
   /** Changes the project's state directly, as a hand edit would; returns the rows changed. */
@@ -67,6 +69,7 @@ export async function openProject({ store = 'sqlite', ...options }: ProjectOptio
     sandbox,
     store,
     state,
+    env,
     write: (name, text) => {
       writeFileSync(join(dir, name), text);
       return join(dir, name);

@@ -43,10 +43,7 @@ async function until(check: () => boolean, what: string, ms = 20_000): Promise<v
 
 /** The environment a project's CLI runs with (p.cli's), and the run's arguments: the slow sandbox's time scale, a lease of 2 s. */
 const runOf = (p: Project) => ({
-  env: {
-    REELPIPE_BASE_URL: p.sandbox.url, REELPIPE_API_ID: 'e2e-api-id', REELPIPE_API_KEY: 'e2e-api-key-secret',
-    ...(p.store === 'postgres' ? { REELPIPE_STATE: p.state } : {}),
-  },
+  env: p.env,
   args: ['run', 'paused.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s'],
 });
 

@@ -29,11 +29,9 @@ export const registerAccount: RegisterCommand = (program, io) => {
       const change: AccountChange = {};
       for (const field of ['concurrency', 'maxCredits', 'per', 'rate'] as const) if (flags[field] !== undefined) Object.assign(change, { [field]: flags[field] });
       if (Object.keys(change).length === 0) throw new UsageError('nothing to set: give --concurrency, --max-credits, --per or --rate (none clears one)');
-      await withStore(io, flags.state, async (store, location) => {
+      await withStore(await stateLocation(io, flags.state), async (store, location) => {
         await store.setAccount(change);
-        const { accountText } = await import('../../report/account-text.js');
-        const { SLOT_LIVES } = await import('../../run/submit/account-gate.js');
-        io.stdout(accountText(await store.accountView(SLOT_LIVES), location));
+        await show(io, store, location, false);
       });
     });
   account
@@ -43,16 +41,12 @@ export const registerAccount: RegisterCommand = (program, io) => {
     .option('--json', 'print the account as JSON')
     .action(async (flags: { state?: string; json?: boolean }) => {
       const location = await stateLocation(io, flags.state);
-      if (!location.startsWith('postgres') && !(await import('node:fs')).existsSync(location)) {
+      const [{ existsSync }, { isPostgresAddress }] = await Promise.all([import('node:fs'), import('../../state/index.js')]);
+      if (!isPostgresAddress(location) && !existsSync(location)) {
         io.stdout(`no state database at ${location}: the account limits nothing yet (reelpipe account set)\n`);
         return;
       }
-      await withStore(io, flags.state, async (store, location) => {
-        const [{ accountText, accountJson }, { SLOT_LIVES }] = await Promise.all([import('../../report/account-text.js'), import('../../run/submit/account-gate.js')]);
-        const view = await store.accountView(SLOT_LIVES);
-        if (flags.json) printJson(io, accountJson(view, location));
-        else io.stdout(accountText(view, location));
-      });
+      await withStore(location, (store, shown) => show(io, store, shown, flags.json === true));
     });
 };
 
@@ -63,9 +57,17 @@ async function stateLocation(io: CliIo, state: string | undefined): Promise<stri
   return state === undefined ? resolve(io.cwd, 'state', 'reelpipe.db') : isPostgresAddress(state) ? state : resolve(io.cwd, state);
 }
 
-async function withStore(io: CliIo, state: string | undefined, body: (store: Store, location: string) => Promise<void>): Promise<void> {
+/** The account as `show` prints it: text, or JSON. */
+async function show(io: CliIo, store: Store, location: string, json: boolean): Promise<void> {
+  const [{ accountText, accountJson }, { SLOT_LIVES }] = await Promise.all([import('../../report/account-text.js'), import('../../run/submit/account-gate.js')]);
+  const view = await store.accountView(SLOT_LIVES);
+  if (json) printJson(io, accountJson(view, location));
+  else io.stdout(accountText(view, location));
+}
+
+/** Opens the state at `location` for `body`, which is given it as shown (credentials hidden), and closes it. */
+async function withStore(location: string, body: (store: Store, location: string) => Promise<void>): Promise<void> {
   const { openStore, shownLocation } = await import('../../state/index.js');
-  const location = await stateLocation(io, state);
   const store = await openStore(location);
   try {
     await body(store, shownLocation(location));

@@ -16,8 +16,12 @@ import type { RunContext } from '../run-context.js';
 /** The longest wait between two asks for a slot. */
 const SLOT_WAIT_MAX_MS = 2_000;
 
+/** How long a job in doubt of each kind keeps its account slot (slotLifeMs), every wait × `timeScale`. */
+const livesAt = (timeScale: number): SlotLives =>
+  Object.fromEntries(Object.entries(ADAPTERS).map(([kind, adapter]) => [kind, Math.max(1, Math.round(slotLifeMs(adapter.typicalSeconds) * timeScale))]));
+
 /** How long a job in doubt of each kind keeps its account slot: ten times its kind's typical life, at least an hour. */
-export const SLOT_LIVES: SlotLives = Object.fromEntries(Object.entries(ADAPTERS).map(([kind, adapter]) => [kind, slotLifeMs(adapter.typicalSeconds)]));
+export const SLOT_LIVES: SlotLives = livesAt(1);
 
 /**
  * What the run's intents ask the account (Intent.gate), or null when the account limits nothing as
@@ -27,8 +31,7 @@ export const SLOT_LIVES: SlotLives = Object.fromEntries(Object.entries(ADAPTERS)
  */
 export async function accountGateFor(store: Store, manifest: string, timeScale = 1): Promise<Intent['gate'] | null> {
   if (!gates(await store.account())) return null;
-  if (timeScale === 1) return { lives: SLOT_LIVES };
-  return { lives: SLOT_LIVES, own: { manifest, lives: Object.fromEntries(Object.entries(SLOT_LIVES).map(([kind, ms]) => [kind, Math.max(1, Math.round(ms * timeScale))])) } };
+  return timeScale === 1 ? { lives: SLOT_LIVES } : { lives: SLOT_LIVES, own: { manifest, lives: livesAt(timeScale) } };
 }
 
 /** Runs already told that they wait for the account's slots (said once a run). */

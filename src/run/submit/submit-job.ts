@@ -174,10 +174,9 @@ async function keepAnswer(
     const kept = remoteId !== null && (await ctx.store.observeAnswer(key, attemptId, remoteId, why).catch(() => false));
     if (kept) {
       ctx.events.emit('run:note', { message: `${key} was created as remote id ${remoteId}; its answer could not be recorded (${failure instanceof Error ? failure.message : String(failure)}), so it was kept as observed: the run that reconciles the job adopts it` });
-    }
-    // The database cannot take it either (a full disk): the id would die with this process, and
-    // the job is paid for. Said on the operator's screen and log, so it can be adopted by hand.
-    else if (remoteId) {
+    } else if (remoteId) {
+      // The database cannot take it either (a full disk): the id would die with this process, and
+      // the job is paid for. Said on the operator's screen and log, so it can be adopted by hand.
       const message = `${key} WAS CREATED as remote id ${remoteId}, but the state database could not record it (${failure instanceof Error ? failure.message : String(failure)}); once the machine is fixed, run \`reelpipe resolve MANIFEST ${key} --adopt ${remoteId}\` so it is not paid for twice`;
       ctx.events.emit('run:note', { message });
     }
@@ -302,7 +301,7 @@ async function lookup(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
   if (ctx.stop.halted) return 'not-submitted';
   let resource: Resource;
   try {
-    resource = await adapter.submit(ctx.client, input, creatingCall(ctx, planned.key));
+    resource = await adapter.submit(ctx.client, input, callFor(ctx, planned.key));
   } catch (error) {
     const verdict = judgeSubmitError(error);
     // A read creates nothing, so "in doubt" cannot arise: anything but a refusal is tried again later.

@@ -50,12 +50,13 @@ function holdLock(
   // have broken it; a margin of one heartbeat (a quarter of the lease at most) is kept on top. A
   // process paused past it (SIGSTOP, a frozen VM) finds it gone when it wakes, whatever its timers did.
   const margin = Math.min(heartbeatMs, times.staleAfterMs / 4);
-  let leaseEnd = times.asked + times.staleAfterMs - margin;
+  const endFrom = (asked: number) => asked + times.staleAfterMs - margin;
+  let leaseEnd = endFrom(times.asked);
   const valid = () => !lost && !released && performance.now() < leaseEnd;
   const write = async (): Promise<boolean> => {
     const asked = performance.now();
     if (await store.beatLock(name, token)) {
-      leaseEnd = Math.max(leaseEnd, asked + times.staleAfterMs - margin);
+      leaseEnd = Math.max(leaseEnd, endFrom(asked));
       return true;
     }
     lost = true;

@@ -346,7 +346,6 @@ export class StateStore extends StoreCore {
     return raw && toAttempt(raw);
   }
 
-  /** Records the remote id a webhook delivery named for an attempt (the first one named wins). */
   /** A creation answer seen but not recorded: its remote id kept on the job's newest attempt while it has none and the job is sent-or-not (Store.observeAnswer). */
   keepObserved(key: string, attemptId: number, remoteId: string): boolean {
     return statement(this.db, `UPDATE attempts SET delivered_id = @remoteId WHERE id = @attemptId AND manifest = @manifest AND job_key = @key AND remote_id IS NULL AND delivered_id IS NULL
@@ -355,6 +354,7 @@ export class StateStore extends StoreCore {
       .run({ remoteId, attemptId, manifest: this.manifest, key }).changes > 0;
   }
 
+  /** Records the remote id a webhook delivery named for an attempt (the first one named wins). */
   noteDelivery(attemptId: number, remoteId: string): void {
     statement(this.db, 'UPDATE attempts SET delivered_id = ? WHERE id = ? AND delivered_id IS NULL').run(remoteId, attemptId);
   }

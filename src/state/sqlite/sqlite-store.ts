@@ -30,6 +30,7 @@ import { filesMissing, interruptedWrite, retriableInRun } from '../job-moves.js'
 export class SqliteStore implements Store {
   private closed = false;
   private readonly fence = new LockFence();
+  private readonly now = () => this.engine.clock.now();
   /** The whole manifest's states and money, read again only when the file changed (read-memo.ts). */
   private readonly memo: ReadMemo;
 
@@ -121,8 +122,6 @@ export class SqliteStore implements Store {
       return id;
     }, true);
   }
-
-  private readonly now = () => this.engine.clock.now();
 
   // ── the account ──
   account(): Promise<AccountLimits> {
