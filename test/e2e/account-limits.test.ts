@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
-import { openProject, STORES, TIME_SCALE, type Project } from './harness.js';
+import { created, openProject, STORES, TIME_SCALE, type Project } from './harness.js';
 
 /**
  * One account, two teams: manifests of their own, run at once as separate processes on one
@@ -26,7 +26,6 @@ afterEach(async () => {
   project = undefined;
 });
 
-const created = (p: Project) => Object.values(p.sandbox.stats().created).reduce((a, b) => a + b, 0);
 
 interface ShownAccount {
   limits: { concurrency: number | null; maxCredits: number | null };

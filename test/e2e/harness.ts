@@ -50,6 +50,9 @@ export interface Project {
   close(): Promise<void>;
 }
 
+/** How many jobs the project's sandbox has created, of every kind. */
+export const created = (p: Pick<Project, 'sandbox'>): number => Object.values(p.sandbox.stats().created).reduce((a, b) => a + b, 0);
+
 export async function openProject({ store = 'sqlite', ...options }: ProjectOptions = {}): Promise<Project> {
   const dir = mkdtempSync(join(tmpdir(), 'reelpipe-e2e-'));
   const database = store === 'postgres' ? await freshPgDatabase() : undefined;

@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openStore } from '../../src/state/index.js';
 import { CLI } from '../helpers/cli.js';
-import { openProject, TIME_SCALE, type Project } from './harness.js';
+import { created, openProject, TIME_SCALE, type Project } from './harness.js';
 
 const SHORT = `
 version: 1
@@ -32,7 +32,6 @@ function release(p: Project): void {
   symlinkSync(join(p.dir, 'release-1'), join(p.dir, 'current'));
 }
 
-const created = (p: Project) => Object.values(p.sandbox.stats().created).reduce((a, b) => a + b, 0);
 
 describe('a manifest is the file, not the path that reached it', () => {
   test('run again through a symlinked directory: nothing is submitted again', async () => {

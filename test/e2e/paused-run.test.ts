@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
-import { openProject, STORES, type Project } from './harness.js';
+import { created, openProject, STORES, type Project } from './harness.js';
 
 /**
  * A run paused past its lease (SIGSTOP: a frozen VM, a laptop lid, a partition) while the next run
@@ -31,7 +31,6 @@ afterEach(async () => {
   project = undefined;
 });
 
-const created = (p: Project) => Object.values(p.sandbox.stats().created).reduce((a, b) => a + b, 0);
 
 async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { STORES, TIME_SCALE, countStatuses, openProject, statusCounts, type Project, type ProjectOptions } from './harness.js';
+import { created, STORES, TIME_SCALE, countStatuses, openProject, statusCounts, type Project, type ProjectOptions } from './harness.js';
 
 /** `count` AI Shorts, each its own script (so no two are identical requests); `extra` goes under the step. */
 const shorts = (count: number, top = '', step = '') => `
@@ -35,7 +35,6 @@ async function open(options: ProjectOptions, manifest: string): Promise<Project>
 
 const run = (p: Project, ...args: string[]) => p.cli(['run', 'm.yaml', '--time-scale', TIME_SCALE, ...args]);
 const status = async (p: Project) => JSON.parse((await p.cli(['status', 'm.yaml', '--json'])).stdout) as StatusJson;
-const created = (p: Project) => Object.values(p.sandbox.stats().created).reduce((a, b) => a + b, 0);
 
 describe.each(STORES)('on %s', (store) => {
   describe('automatic retries (--retries N, retries:)', () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { openProject, STORES, TIME_SCALE, type Project } from './harness.js';
+import { created, openProject, STORES, TIME_SCALE, type Project } from './harness.js';
 
 const SHORTS = `
 version: 1
@@ -21,7 +21,6 @@ afterEach(async () => {
   project = undefined;
 });
 
-const created = (p: Project) => Object.values(p.sandbox.stats().created).reduce((a, b) => a + b, 0);
 
 /** A project folder `proj/` with its own package.json: its state lives in proj/state, wherever commands run. */
 function projectIn(p: Project): string {

@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
 import { createClient } from '../../src/api/index.js';
-import { openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
+import { created, openProject, statusCounts, TIME_SCALE, type Project } from './harness.js';
 
 const clones = (linkId: string, languages: string[], estimate = '{ low: 84, expected: 84, high: 168 }') => `
 version: 1
@@ -36,7 +36,6 @@ async function withLink(p: Project, images: string[] = ['https://example.com/tr.
   }
 }
 
-const created = (p: Project) => Object.values(p.sandbox.stats().created).reduce((a, b) => a + b, 0);
 
 describe('budget', () => {
   test('a cap below the plan exits 3 before anything is submitted', async () => {
