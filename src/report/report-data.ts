@@ -1,5 +1,5 @@
 import type { CreditTotal, Plan } from '../plan/types.js';
-import type { JobsMoney, JobState, JobStatus } from '../state/index.js';
+import { memberState, stateAt, type JobsMoney, type JobState, type JobStatus, type MemberState } from '../state/index.js';
 import { overrunOf, sumCredits, type CreditSum } from './credits.js';
 import { readJobFacts, type JobFacts, type JobItemFact } from './job-facts.js';
 import type { AttemptFact } from './attempt-facts.js';
@@ -52,6 +52,8 @@ export interface ReportJob {
   history: { key: string; used: number | null; outputs: ReportOutput[] }[];
   /** Its attempts, oldest first: each creating request, how it ended, why, what it cost. */
   attempts: readonly AttemptFact[];
+  /** The host whose process made the job's newest attempt in the newest run (a run several hosts share names each); null otherwise. */
+  host: string | null;
 }
 
 export interface StepSummary {
@@ -87,6 +89,8 @@ export interface ReportData {
   jobs: ReportJob[];
   /** The manifest's newest on_finish hook run (of an earlier run: a run's own runs after its report). */
   onFinish: HookFacts | null;
+  /** The hosts (processes) of the newest run, with where each stands and the jobs whose newest attempt it made: one unless several hosts shared it. */
+  hosts: { host: string; runId: number; state: MemberState; jobs: number }[];
 }
 
 export interface ReportInput {
@@ -111,6 +115,8 @@ export async function buildReportData({ plan, statePath, runId, now = Date.now()
   const run = await readRun(statePath, plan.manifestId, runId);
   const hooks = await readHookFacts(statePath, plan.manifestId);
   const lastWork = await readLastWork(statePath, plan.manifestId);
+  const members = await stateAt(statePath).members(plan.manifestId);
+  const hostOfRun = new Map(members.map((m) => [m.runId, m.host]));
   const jobs = plan.jobs.map((job): ReportJob => {
     const f = facts.get(job.key) as JobFacts;
     return {
@@ -127,6 +133,7 @@ export async function buildReportData({ plan, statePath, runId, now = Date.now()
       items: f.items,
       history: f.history.map((v) => ({ key: v.key, used: v.creditsUsed, outputs: v.outputs.map(reportOutput) })),
       attempts: f.attempts,
+      host: hostOfRun.get(f.attempts.at(-1)?.runId ?? -1) ?? null,
     };
   });
   const steps = plan.steps.map((s): StepSummary => {
@@ -143,6 +150,7 @@ export async function buildReportData({ plan, statePath, runId, now = Date.now()
   return {
     name: plan.name, manifest: plan.manifestPath, outputsDir: plan.outputsDir, stateDb: statePath, generatedAt: now,
     run, lastWork, maxCredits: plan.budget.maxCredits, steps, totals, jobs, onFinish: hooks.onFinish,
+    hosts: members.map((m) => ({ host: m.host, runId: m.runId, state: memberState(m, now), jobs: jobs.filter((j) => j.host !== null && j.attempts.at(-1)?.runId === m.runId).length })),
   };
 }
 

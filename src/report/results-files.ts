@@ -55,7 +55,7 @@ export function* resultsJsonChunks(data: ReportData): Generator<string> {
   for (const [i, j] of data.jobs.entries()) {
     const job = {
       label: j.label, key: j.key, step: j.step, kind: j.kind, origin: j.origin, row: j.row, matrix: j.matrix,
-      state: j.state, dbStatus: j.status, remoteId: j.remoteId,
+      state: j.state, dbStatus: j.status, remoteId: j.remoteId, host: j.host,
       credits: { estimated: j.estimate?.expected ?? null, low: j.estimate?.low ?? null, high: j.estimate?.high ?? null, used: j.used, overHighEstimate: j.overHigh },
       outputs: j.outputs.map((o) => o.path), reason: j.reason,
       items: j.items.map((i) => ({ item: i.item, state: i.state, reason: i.reason, refunded: i.refunded, refundDerived: i.refundDerived, output: i.path })),

@@ -29,6 +29,7 @@ import { DeliveryDesk } from './track/deliveries.js';
 import { Tracker } from './track/tracker.js';
 import type { Delivery } from './track/webhook-receiver.js';
 import type { OutputHooks } from './hooks/output-hooks.js';
+import type { Members } from './members.js';
 
 export interface RunDeps {
   store: Store;
@@ -56,6 +57,8 @@ export interface RunDeps {
   logger?: Logger;
   /** The run lock's lease: no creating request starts once it ran out (HeldLock.valid). @default always valid (no lock) */
   lease?: RunContext['lease'];
+  /** This process's part in a run several share (members.ts); null: it runs the manifest alone. @default null */
+  members?: Members | null;
 }
 
 /** What executePlan needs of a webhook receiver: attempt addresses, and a say in its answers. */
@@ -97,7 +100,8 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options), await accountGateFor(deps.store, plan.manifestId, options.timeScale));
   for (const row of states) ctx.start.rows.set(row.key, row);
   // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
-  // its answer is not. It may exist remotely, so it is in doubt, never simply resent.
+  // its answer is not. It may exist remotely, so it is in doubt, never simply resent. (Not a job
+  // another member of the run holds: its POST may be on the wire. The store leaves those.)
   for (const row of await ctx.store.recoverInterrupted(planned, 'found submitting at start-up: an earlier run died mid-POST')) ctx.start.rows.set(row.key, row);
   ctx.start.outputs = await ctx.store.allOutputs();
   ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()] });
@@ -116,8 +120,14 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const ready = new Map<string, Deferred<JobOutcome>>();
   const needs = dependencies(plan);
   const needed = neededJobs(needs);
+  const members = ctx.members;
+  // A job another member drives settles there: a member reads how it ended (members.ts).
+  const upstreamOne = (k: string): Promise<JobOutcome> => {
+    const here = ready.get(k)?.promise ?? Promise.resolve<JobOutcome>('ok');
+    return members && !ctx.drivenHere.has(k) ? Promise.race([here, members.settled(k)]) : here;
+  };
   const upstreamOf = (key: string) => async (): Promise<JobOutcome> => {
-    const outcomes = await Promise.all((needs.get(key) ?? []).map((k) => ready.get(k)?.promise ?? Promise.resolve<JobOutcome>('ok')));
+    const outcomes = await Promise.all((needs.get(key) ?? []).map(upstreamOne));
     return outcomes.find((o) => o !== 'ok') ?? 'ok';
   };
   const slots = slotsFor(plan, options);
@@ -142,6 +152,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
     const laneOfJob = (job: PlannedJob) => (needsSlot(statuses.get(job.key)) ? laneOf(plan, job) : NO_SLOT_LANE);
     const priorityOf = (job: PlannedJob) => (isSent(statuses.get(job.key)) ? SENT_FIRST : job.priority);
     return startInTurns(first, laneOfJob, (lane) => laneWidth(plan, options, lane), async (job, turn) => {
+      ctx.drivenHere.add(job.key);
       const slot = slots(job);
       const waitsForJobs = (needs.get(job.key) ?? []).length > 0;
       const upstream = upstreamOf(job.key);
@@ -181,11 +192,52 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   // A delivery that came after its job was left in doubt (it outwaited the bound) still names the
   // job the POST made: those jobs get one more pass, which adopts them.
   if (!ctx.stop.halted) await drive(await namedByLateDeliveries(ctx, plan));
+  // A member stays while another is busy, taking over the jobs of one that dies (members.ts).
+  if (members) await stayWhileOthersWork(ctx, members, open, drive);
   // Every read still on the wire settles (and is committed) before the caller closes anything.
   await tracker.settled();
   deadline.cancel();
   unwatchFailures();
-  return { ...(await summarise(ctx, plan, outcomes, tracker.reads, needs)), ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
+  // The last member to leave ends the run: its summary, read after every member left, is the run's.
+  const endsRun = members === null || ctx.stop.reason === 'lock-lost' ? members === null : await members.leave();
+  return { ...(await summarise(ctx, plan, outcomes, tracker.reads, needs)), endsRun, ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
+}
+
+/**
+ * An idle member of a shared run: while another member is busy, it claims again every poll (a
+ * lapsed member's jobs come to it so) and drives what it gets; it leaves once none is busy.
+ */
+async function stayWhileOthersWork(ctx: RunContext, members: Members, jobs: readonly PlannedJob[], drive: (jobs: readonly PlannedJob[]) => Promise<void>): Promise<void> {
+  while (!ctx.stop.halted) {
+    if (!(await members.idle(true))) return;
+    const taken = await ctx.store.claim(claimWindow(ctx), new Set(jobs.map((job) => job.key)), { downloads: true });
+    if (taken.length > 0) {
+      await members.idle(false);
+      await claimedHere(ctx, taken);
+      ctx.events.emit('run:note', { message: `took over ${taken.length === 1 ? '1 job' : `${taken.length} jobs`} of a member whose lease lapsed` });
+      const keys = new Set(taken.map((t) => t.key));
+      // Driven as claimed by this run already: drive()'s own claims pass them by.
+      await drive(jobs.filter((job) => keys.has(job.key)));
+      continue;
+    }
+    if ((await members.busy()).length === 0) return;
+    if (!(await members.pause())) return;
+  }
+}
+
+/**
+ * Jobs a member claimed: what it read of them at its start may be old (another member, since
+ * dead, moved them on), so each is read afresh when driven. Those taken over `submitting`: the
+ * member that died was mid-POST; in doubt, as at a start (never simply resent).
+ */
+async function claimedHere(ctx: RunContext, taken: readonly { key: string; status: JobStatus }[]): Promise<void> {
+  for (const { key } of taken) {
+    ctx.start.rows.delete(key);
+    ctx.claimedHere.add(key);
+  }
+  const midPost = new Set(taken.filter((t) => t.status === 'submitting').map((t) => t.key));
+  if (midPost.size === 0) return;
+  for (const row of await ctx.store.recoverInterrupted(midPost, 'taken over from a member of the run whose lease lapsed mid-POST')) ctx.start.rows.set(row.key, row);
 }
 
 const hostOf = (url: string) => {
@@ -242,6 +294,9 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, le
     ledger,
     account,
     lease: deps.lease ?? NO_LEASE,
+    members: deps.members ?? null,
+    drivenHere: new Set<string>(),
+    claimedHere: new Set<string>(),
     events,
     kill: deps.kill ?? noKill,
     options,
@@ -263,8 +318,12 @@ function retriesOf(plan: Plan, options: ResolvedRunOptions): (step: string) => n
   return (step) => options.retries ?? byStep.get(step) ?? 0;
 }
 
-/** How many jobs one claim takes (see readyStream): a thousand, or twice the concurrency when that is more, so the slots never wait for a claim. */
-const claimWindow = (concurrency: number): number => Math.max(1000, 2 * concurrency);
+/**
+ * How many jobs one claim takes (see readyStream): a thousand, or twice the concurrency when that
+ * is more, so the slots never wait for a claim. A member of a shared run takes twice its
+ * concurrency (at least 8): small windows, so the members share the jobs (members.ts).
+ */
+const claimWindow = (ctx: RunContext): number => (ctx.members ? Math.max(8, 2 * ctx.options.concurrency) : Math.max(1000, 2 * ctx.options.concurrency));
 
 /**
  * `jobs` in the order they start, as a stream for startInTurns: first the ones that take no slot
@@ -280,17 +339,21 @@ async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statuse
     for (const job of list) left.delete(job.key);
     return list;
   };
-  const idle = give(inReadyOrder(jobs.filter((job) => !needsSlot(statuses.get(job.key))), (job) => job.priority));
+  // Another member's jobs are its own to drive, download or check (members.ts).
+  const others = ctx.members ? await ctx.members.heldByOthers() : new Set<string>();
+  const idle = give(inReadyOrder(jobs.filter((job) => !needsSlot(statuses.get(job.key)) && !others.has(job.key)), (job) => job.priority));
   let claiming = true;
   const next = async (): Promise<PlannedJob[]> => {
     if (claiming) {
-      const window = await ctx.store.claim(claimWindow(ctx.options.concurrency), left);
+      const window = await ctx.store.claim(claimWindow(ctx), left, { downloads: ctx.members !== null });
+      if (ctx.members) await claimedHere(ctx, window);
       if (window.length > 0) return give(window.map(({ key }) => byKey.get(key) as PlannedJob));
       claiming = false;
     }
-    return give(inReadyOrder([...left].map((key) => byKey.get(key) as PlannedJob), (job) => job.priority));
+    // A member's second pass is over the jobs it claimed itself: the others' are theirs, or settled.
+    return give(inReadyOrder([...left].filter((key) => !ctx.members || ctx.claimedHere.has(key)).map((key) => byKey.get(key) as PlannedJob), (job) => job.priority));
   };
-  return { first: [...idle, ...(await next())], more: { next, lowWater: claimWindow(ctx.options.concurrency) / 2 } };
+  return { first: [...idle, ...(await next())], more: { next, lowWater: claimWindow(ctx) / 2 } };
 }
 
 /** Found sent when the run starts: it exists (or may) at the service, and holds its capacity. */

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import type { Members } from './members.js';
 import type { LimitFunction } from 'p-limit';
 import type { CallOptions, ServiceClient } from '../api/index.js';
 import type { OutputFolders } from '../download/index.js';
@@ -117,6 +118,12 @@ export interface RunContext {
   resubmit: Set<string>;
   /** The run lock's lease (state/lock: HeldLock): asked before each intent and each creating request. */
   lease: Pick<HeldLock, 'valid' | 'fresh'>;
+  /** This process's part in a run several processes share (members.ts); null: it runs the manifest alone. */
+  members: Members | null;
+  /** Jobs this process started driving (a member waits for the others' jobs through the store). */
+  drivenHere: Set<string>;
+  /** Jobs a member of a shared run claimed (its second pass drives only these). */
+  claimedHere: Set<string>;
   /** What each intent asks the account (submit/account-gate.ts); null when the account limits nothing as the run starts. */
   account: Intent['gate'] | null;
   /** How many times a job of `step` the service fails may be resubmitted in this run: `--retries`, else the step's `retries` (retry-failed.ts). */

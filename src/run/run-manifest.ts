@@ -1,9 +1,9 @@
 import { thisHost } from '../util/host-name.js';
 import { clientFromEnv, type ServiceClient } from '../api/index.js';
-import { LocalFaultError, type ReelpipeError } from '../errors.js';
+import { LocalFaultError, LockedError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
 import { assertBudget, budgetView, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
-import { acquireLockWaiting, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
+import { acquireLock, acquireLockWaiting, joinLiveRun, type HeldLock, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -19,6 +19,7 @@ import { AccountRate } from './submit/account-rate.js';
 import { limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
 import { observeRateLimits } from './submit/retry-observer.js';
 import { StopState } from './run-context.js';
+import { Members } from './members.js';
 import type { PreviousRun, RunEvents } from './run-events.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './run-options.js';
 import { selectSteps } from './select-steps.js';
@@ -52,6 +53,12 @@ export interface RunManifestInput extends RunOptions {
   stop?: StopState;
   /** @default systemClock */
   clock?: Clock;
+  /**
+   * On a state several processes share (PostgreSQL), join the live run of the manifest as a member
+   * (members.ts) instead of exiting 75: `reelpipe run` does; `retry`, which resets jobs first, does not.
+   * @default false
+   */
+  join?: boolean;
   /** Runs after the lock is taken and the plan recorded, before any job moves (`retry` resets jobs here). */
   prepare?: (store: Store, plan: Plan) => Promise<void>;
   /**
@@ -120,7 +127,8 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     driving = true;
     const result = await executePlan(plan, deps, options);
     const labels = new Map(plan.jobs.map((job) => [job.key, job.label]));
-    const error = runOutcome(result, input.manifestFile, (key) => labels.get(key));
+    // A member that does not end a shared run exits 0 unless it stopped itself: the one that ends it reports the run's outcome.
+    const error = result.endsRun || result.stop !== null ? runOutcome(result, input.manifestFile, (key) => labels.get(key)) : undefined;
     await finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
     return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
   } catch (error) {
@@ -200,7 +208,7 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
   const halt = (reason: 'lock-lost' | 'local-fault', message: string) => {
     if (stop.stop(reason, message)) input.progress.emit('run:stopping', { reason, message });
   };
-  const lock = await acquireLockWaiting(store, {
+  const lock = await lockOrJoin(store, input.join === true, options.maxCredits, {
     name: plan.manifestId,
     onLost: () => halt('lock-lost', `the lock on ${plan.manifestId} was taken by another run (this run's heartbeat looked stale)`),
     onFault: (error) => halt('local-fault', `the state database ${held.statePath} could not be written (${error.message}); nothing more can be recorded safely`),
@@ -211,6 +219,7 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
     onWait: (refusal) => input.progress.emit('run:note', { message: `${refusal.message}; waiting up to ${formatDuration(options.waitForLockMs)} for it (--wait-for-lock)` }),
   });
   closers.unshift(() => lock.release());
+  if (lock.joined) input.progress.emit('run:note', { message: `joined run ${lock.joined.runId} of ${plan.manifestId}, started on ${lock.joined.host}: this host claims its share of the jobs (reelpipe hosts lists the members)` });
   await input.prepare?.(store, plan);
   const limiter = limiterFor(options, clock);
   // The account's rate, when it sets one, split between the live runs on the state (account-rate.ts).
@@ -230,7 +239,29 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
     outputHooks: held.outputHooks,
     ...(held.logger ? { logger: held.logger } : {}),
     lease: lock,
+    members: Members.of(store, lock, clock, options.leaseMs, stop.controller.signal),
   };
+}
+
+/**
+ * The run lock, or — on a state several processes share, for a plain `run` — membership of the
+ * live run that holds it (members.ts): a second host on the same manifest shares the work
+ * instead of exiting 75. Refused (75, as before) for a manifest with its own credit cap: the
+ * manifest's budget is counted per process, so members could pass it together — the account's
+ * cap (`reelpipe account set --max-credits`) is the one every member shares.
+ */
+async function lockOrJoin(store: Store, joinable: boolean, maxCredits: number | null, options: Parameters<typeof acquireLockWaiting>[1]): Promise<HeldLock> {
+  if (!joinable || store.members === null) return acquireLockWaiting(store, options);
+  for (let tries = 1; ; tries++) {
+    try {
+      return await acquireLock(store, options);
+    } catch (error) {
+      if (!(error instanceof LockedError) || tries > 3) throw error;
+      if (maxCredits !== null) throw new LockedError(`${error.message}; this run would join it, but the manifest has its own credit cap, which members on several hosts cannot share: set the account's cap instead (reelpipe account set --state URL --max-credits N) and run without max_credits`);
+      const joined = await joinLiveRun(store, options);
+      if (joined) return joined;
+    }
+  }
 }
 
 /**

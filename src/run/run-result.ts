@@ -29,6 +29,11 @@ export interface RunResult {
   jobs: JobState[];
   /** The money of the plan's jobs as the state database has it at the end (the report is written from it too). */
   money: JobsMoney;
+  /**
+   * Whether this process ends the run (its report, on_finish, notify): always when it ran the
+   * manifest alone; for a member of a shared run (members.ts), when it was the last to leave.
+   */
+  endsRun: boolean;
   /** The failed items of jobs that have some (a partly failed HTML ad job's styles), by job key. */
   failedItems: Map<string, JobItemRow[]>;
   /**
@@ -63,7 +68,7 @@ export interface RunCredits {
 }
 
 /** What the run did, read back from the state database (the truth), not from what the run remembers. */
-export async function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome>, reads: number, needs: Map<string, readonly string[]>): Promise<RunResult> {
+export async function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome>, reads: number, needs: Map<string, readonly string[]>): Promise<Omit<RunResult, 'endsRun'>> {
   const planned = new Set(plan.jobs.map((j) => j.key));
   const rows = (await ctx.store.jobStates()).filter((row) => planned.has(row.key));
   const counts: Partial<Record<JobStatus, number>> = {};

@@ -1,3 +1,4 @@
+import type { MemberRow } from './member-rows.js';
 import type { Clock } from '../util/clock.js';
 import type { AttemptRow, JobRow } from './job-row.js';
 import type { StateIdentity } from './outputs-owner.js';
@@ -57,6 +58,8 @@ export interface StateReader {
   run(manifest: string, runId?: number): Promise<RunRecord | null | undefined>;
   /** The newest run and the newest that changed a job. */
   lastWork(manifest: string): Promise<{ newest: RunWork | null; worked: RunWork | null }>;
+  /** The members of the manifest's newest run (member-rows.ts): one on SQLite, every host's on a shared state. */
+  members(manifest: string): Promise<MemberRow[]>;
   hookRuns(manifest: string): Promise<{ byJob: Map<string, HookRunRow[]>; lastFinish: HookRunRow | null }>;
   /** The jobs in doubt, each with its last attempt. */
   inDoubt(manifest: string): Promise<{ row: JobRow; attempt: AttemptRow | undefined }[]>;

@@ -12,6 +12,7 @@ import type { LockRow, LockTaker } from './lock/lock-policy.js';
 import type { MoneySums } from './money-sums.js';
 import type { AccountChange, AccountLimits, AccountView, SlotLifeRule, SlotLives } from './account-rules.js';
 import type { SharedRate } from './account-sql.js';
+import type { RunMembers } from './run-members.js';
 
 /**
  * The one door to the state: what the runner and the commands that change a manifest's jobs ask
@@ -85,8 +86,10 @@ export interface Store {
    * (run/ready-order.ts): jobs already sent first (`submitting`, `submitted`, `running`,
    * `in_doubt`, in plan order), then `planned` ones by priority descending and plan order. A job
    * is claimed once per run: the runner drives what it claimed and claims again until none is left.
+   * With `downloads`, jobs finished and not downloaded (`done`) too, among the sent ones: a member
+   * of a shared run takes over a lapsed member's downloads (run/members.ts).
    */
-  claim(limit: number, scope: ReadonlySet<string>): Promise<{ key: string; status: JobStatus }[]>;
+  claim(limit: number, scope: ReadonlySet<string>, options?: { downloads?: boolean }): Promise<{ key: string; status: JobStatus }[]>;
 
   // ── a job's moves ─────────────────────────────────────────────────────────────────────────────
   /** Opens an attempt and moves the job to `submitting` with its request and reservation, durably: the POST may go once this settles. */
@@ -161,6 +164,8 @@ export interface Store {
   lockRow(name: string): Promise<LockRow | undefined>;
   /** `reelpipe unlock --force`: removes the lock if the same holder still has it (by token); logged with `data`. */
   forceUnlock(name: string, token: string | null, data: Record<string, unknown>): Promise<boolean>;
+  /** Joining a live run of the manifest as a member (run-members.ts); null where one process runs a manifest (SQLite). */
+  readonly members: RunMembers | null;
 
   // ── the account (account-rules.ts: limits every manifest on this state shares) ────────────────
   /** The account's limits (NO_LIMITS when never set). */

@@ -50,6 +50,15 @@ export interface Project {
   close(): Promise<void>;
 }
 
+/** Waits (polling every 20 ms) until `check` holds; throws after `ms`, naming `what`. */
+export async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** How many jobs the project's sandbox has created, of every kind. */
 export const created = (p: Pick<Project, 'sandbox'>): number => Object.values(p.sandbox.stats().created).reduce((a, b) => a + b, 0);
 

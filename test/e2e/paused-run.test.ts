@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
-import { created, openProject, STORES, type Project } from './harness.js';
+import { created, openProject, STORES, until, type Project } from './harness.js';
 
 /**
  * A run paused past its lease (SIGSTOP: a frozen VM, a laptop lid, a partition) while the next run
@@ -32,13 +32,6 @@ afterEach(async () => {
 });
 
 
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The environment a project's CLI runs with (p.cli's), and the run's arguments: the slow sandbox's time scale, a lease of 2 s. */
 const runOf = (p: Project) => ({

@@ -44,6 +44,15 @@ describe('the report page', () => {
     expect(failures).not.toContain('short-A');
   });
 
+  test('a run several hosts shared names them in the header, with their jobs and where each stands, and each job needing attention names its host', () => {
+    const hosts = [{ host: 'cron-a', runId: 1, state: 'left' as const, jobs: 2 }, { host: 'cron-<b>', runId: 2, state: 'gone' as const, jobs: 1 }];
+    const html = render(reportData([reportJob(), reportJob({ key: 'shorts:2', label: 'short-B', state: 'in doubt', status: 'in_doubt', reason: 'lost mid-POST', outputs: [], host: 'cron-<b>' })], { hosts }));
+    expect(html).toContain('<p id="hosts">hosts of the run: cron-a (2 jobs, left) · cron-&lt;b&gt; (1 job, gone)</p>');
+    expect(/<section id="failures">([\s\S]*?)<\/section>/.exec(html)?.[1]).toContain('host cron-&lt;b&gt;');
+    // One host: nothing to name.
+    expect(render(reportData([reportJob()], { hosts: [hosts[0]!] }))).not.toContain('id="hosts"');
+  });
+
   test('marks a step whose jobs cost more than their high estimate, in the table and the chart', () => {
     const html = render(reportData([reportJob({ used: 9, overHigh: true })]));
     expect(html).toContain('<td class="n over">1 over</td>');

@@ -4,6 +4,7 @@ import { registerAccount } from './account.js';
 import { registerCatalogue } from './catalogue.js';
 import { registerDoubt } from './doubt.js';
 import { registerForget } from './forget.js';
+import { registerHosts } from './hosts.js';
 import { registerInit } from './init.js';
 import { registerLogs } from './logs.js';
 import { registerPlan } from './plan.js';
@@ -28,5 +29,5 @@ export type RegisterCommand = (program: Command, io: CliIo, setExit: (code: numb
 /** Every command, in the order `reelpipe --help` lists them. */
 export const COMMANDS: RegisterCommand[] = [
   registerInit, registerValidate, registerPlan, registerSchema, registerSandbox, registerRun, registerStatus, registerRetry, registerReport,
-  registerRuns, registerLogs, registerDoubt, registerResolve, registerCatalogue, registerUnlock, registerForget, registerState, registerAccount,
+  registerRuns, registerHosts, registerLogs, registerDoubt, registerResolve, registerCatalogue, registerUnlock, registerForget, registerState, registerAccount,
 ];

@@ -16,6 +16,7 @@ import { endOfRunWriter } from './run-progress.js';
  * any, goes on to stderr and the exit code.
  */
 export async function finishRun(io: CliIo, output: RunManifestOutput, started: RunStarted | undefined, flags: OutputFlags, env: NodeJS.ProcessEnv): Promise<void> {
+  if (!output.result.endsRun) return leftRun(io, output, started, flags);
   if (!flags.json) io.stdout(renderSummary(output.plan, output.result, output.elapsedMs));
   // Every run that ran ends with its report, whatever its outcome (exit 4 and budget stops too),
   // covering the whole manifest even when `--step` ran part of it. The run's own read of its jobs
@@ -32,5 +33,17 @@ export async function finishRun(io: CliIo, output: RunManifestOutput, started: R
   // Then on_finish and the notifications, which carry the report's path; neither changes the exit code.
   const exitCode = output.error ? exitCodeFor(output.error) : EXIT.ok;
   await afterRun({ output, exitCode, report: report instanceof Error ? null : report.html, env, say: endOfRunWriter(io, flags) });
+  if (output.error) throw output.error;
+}
+
+/**
+ * A member of a shared run that left while another member stayed (run/members.ts): the one that
+ * ends the run writes the report, runs on_finish and sends the notifications, once; this one says
+ * what it did and exits 0, unless it stopped itself.
+ */
+function leftRun(io: CliIo, output: RunManifestOutput, started: RunStarted | undefined, flags: OutputFlags): void {
+  const line = `${output.plan.manifestId}: this host's share of the run is over; another member ends the run (its report, on_finish and notifications)`;
+  if (flags.json) printJson(io, { ...outcomeJson(output.error), endsRun: false, run: { id: started?.runId ?? null, log: started?.logFile ?? null, report: null, elapsedMs: output.elapsedMs } });
+  else io.stdout(`${line}\n`);
   if (output.error) throw output.error;
 }

@@ -54,7 +54,8 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
     events.on('run:jobs', ({ jobs }) => planned && progress.begin(planned, jobs));
     const openLog: RunManifestInput['openLog'] = (run) =>
       openRunLog({ files: run.files, runId: run.id, env: io.env, events, labelOf: (key) => labels.get(key), version: VERSION });
-    const run = () => runManifest({ ...input, manifestFile, cwd: io.cwd, env: io.env, progress: events, stop, prepare, openLog });
+    // A plain run joins a live run of its manifest on a shared state; `retry` (which resets jobs first) does not.
+    const run = () => runManifest({ ...input, manifestFile, cwd: io.cwd, env: io.env, progress: events, stop, prepare, openLog, join: input.prepare === undefined });
     const fallback = () => ({ manifest: started?.manifest ?? manifestFile, run: started ? { id: started.runId, log: started.logFile } : null });
     const result = await withJsonFailure(io, output, fallback, run).finally(() => progress.close());
     await finishRun(io, result, started, output, io.env);

@@ -22,8 +22,10 @@ export function headerSection(d: ReportData): string {
     ? `run #${d.run.id}: started ${when(d.run.startedAt)}, ${d.run.finishedAt === null ? 'not finished' : `finished ${when(d.run.finishedAt)}`}, outcome ${h(d.run.outcome ?? 'none recorded')}`
     : 'no run recorded yet';
   const work = lastWorkText(d.lastWork);
+  // A run several hosts shared names them, each with the jobs it sent and where it stands.
+  const hosts = d.hosts.length > 1 ? `<p id="hosts">hosts of the run: ${d.hosts.map((m) => `${h(m.host)} (${m.jobs} job${m.jobs === 1 ? '' : 's'}, ${m.state})`).join(' · ')}</p>` : '';
   return `<header class="top"><h1>${h(d.name)} — reelpipe report</h1>
-<p>manifest ${h(d.manifest)} · state ${h(d.stateDb)}</p><p>${run} · report made ${when(d.generatedAt)}</p>${work ? `<p id="last-work">${work}</p>` : ''}</header>`;
+<p>manifest ${h(d.manifest)} · state ${h(d.stateDb)}</p><p>${run} · report made ${when(d.generatedAt)}</p>${work ? `<p id="last-work">${work}</p>` : ''}${hosts}</header>`;
 }
 
 /**
@@ -96,7 +98,7 @@ export function attentionSection(d: ReportData): string {
 }
 
 function attentionItem(j: ReportJob, manifest: string): string {
-  const remote = j.remoteId ? ` · remote id ${h(j.remoteId)}` : '';
+  const remote = `${j.remoteId ? ` · remote id ${h(j.remoteId)}` : ''}${j.host ? ` · host ${h(j.host)}` : ''}`;
   const failedItems = j.items.filter((i) => i.state === 'failed').length;
   const reason = j.reason ?? (j.state === 'finished' ? 'its files are not all downloaded' : j.state === 'partly failed' ? `${failedItems} of its ${j.items.length} items failed` : 'no reason given');
   return `<li>${badge(j.state)} <b>${h(j.label)}</b> <span class="muted">${h(j.key)}${j.origin ? ` · ${h(j.origin)}` : ''}${remote}</span>

@@ -1,28 +1,46 @@
 import { randomUUID } from 'node:crypto';
 import { thisHost } from '../../util/host-name.js';
 import type { Store } from '../store.js';
-import { currentPidNamespace, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS, pidIsAlive, type HeldLock, type LockOptions } from './lock-policy.js';
+import { memberLockName } from '../run-members.js';
+import { currentPidNamespace, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS, pidIsAlive, type HeldLock, type LockOptions, type LockTaker } from './lock-policy.js';
 
 /**
  * Takes the run lock (lock-policy.ts says when a holder's may be broken), or throws LockedError
  * (exit 75) at once if a live run holds it; then keeps it with a heartbeat until released.
  */
 export async function acquireLock(store: Store, options: LockOptions): Promise<HeldLock> {
-  const token = options.token ?? randomUUID();
-  const heartbeatMs = options.heartbeatMs ?? LOCK_HEARTBEAT_MS;
-  const staleAfterMs = options.staleAfterMs ?? LOCK_STALE_AFTER_MS;
+  const taker = takerOf(options, options.name);
   const asked = performance.now();
-  await store.takeLock({
-    name: options.name,
-    token,
+  await store.takeLock(taker);
+  return holdLock(store, { name: taker.name, token: taker.token, joined: null }, { ...taker, asked }, options);
+}
+
+/** Who takes a lock named `name`, from the options with their defaults. */
+function takerOf(options: LockOptions, name: string): LockTaker & { name: string; token: string; pid: number } {
+  return {
+    name,
+    token: options.token ?? randomUUID(),
     host: options.host ?? thisHost(),
     pid: options.pid ?? process.pid,
     pidNamespace: options.pidNamespace === undefined ? currentPidNamespace() : options.pidNamespace,
     isAlive: options.isAlive ?? pidIsAlive,
-    heartbeatMs,
-    staleAfterMs,
-  });
-  return holdLock(store, options.name, token, { heartbeatMs, staleAfterMs, asked }, options);
+    heartbeatMs: options.heartbeatMs ?? LOCK_HEARTBEAT_MS,
+    staleAfterMs: options.staleAfterMs ?? LOCK_STALE_AFTER_MS,
+  };
+}
+
+/**
+ * `run` where another live run holds the manifest's lock, on a store several processes share
+ * (Store.members): joins that run as a member, under a lock of its own (run-members.ts) kept like
+ * the run lock. Null when the store runs one process per manifest (SQLite), or when the run ended
+ * meanwhile (the caller takes the manifest's lock again).
+ */
+export async function joinLiveRun(store: Store, options: LockOptions): Promise<HeldLock | null> {
+  if (store.members === null || store.runId === null) return null;
+  const taker = takerOf(options, memberLockName(options.name, store.runId));
+  const asked = performance.now();
+  const joined = await store.members.join(taker);
+  return joined && holdLock(store, { name: taker.name, token: taker.token, joined }, { ...taker, asked }, options);
 }
 
 /**
@@ -34,12 +52,12 @@ export async function acquireLock(store: Store, options: LockOptions): Promise<H
  */
 function holdLock(
   store: Store,
-  name: string,
-  token: string,
+  identity: Pick<HeldLock, 'name' | 'token' | 'joined'>,
   times: { heartbeatMs: number; staleAfterMs: number; asked: number },
   on: Pick<LockOptions, 'onLost' | 'onFault'>,
 ): HeldLock {
   const { heartbeatMs } = times;
+  const { name, token } = identity;
   let lost = false;
   let faulted = false;
   let released = false;
@@ -82,7 +100,8 @@ function holdLock(
   };
   const timer = setInterval(() => void beat(), heartbeatMs);
   timer.unref();
-  return {
+  const held: HeldLock = {
+    ...identity,
     beat,
     valid,
     fresh: async () => {
@@ -98,5 +117,17 @@ function holdLock(
       await beating;
       await store.releaseLock(name, token);
     },
+    leave: async () => {
+      if (released) return false;
+      if (store.members === null) {
+        await held.release();
+        return true;
+      }
+      released = true;
+      clearInterval(timer);
+      await beating;
+      return lost ? false : store.members.leave(name, token);
+    },
   };
+  return held;
 }

@@ -9,24 +9,38 @@ import { LockedError } from '../../errors.js';
  * an intent, then a POST — beside the run that took over. Fenced, its first write after the
  * break fails with LockLostError, so it can neither record nor send anything more.
  *
- *   none ──takeLock(name)──▶ fenced(name, token) ──releaseLock──▶ none
+ * A member of a run several processes share (run/members.ts) is fenced the same way by its own
+ * lock (`lock`, not the manifest's name): another member breaking it takes its jobs over.
+ *
+ *   none ──takeLock(name) / join──▶ fenced(manifest → lock, token) ──releaseLock / leave──▶ none
  *   (a lost lock stays fenced: every write of that manifest is refused from then on)
  */
 export class LockFence {
-  private readonly tokens = new Map<string, string>();
+  private readonly held = new Map<string, Fence>();
 
-  took(name: string, token: string): void {
-    this.tokens.set(name, token);
+  took(manifest: string, token: string, lock = manifest): void {
+    this.held.set(manifest, { lock, token });
   }
 
-  released(name: string): void {
-    this.tokens.delete(name);
+  released(lock: string): void {
+    for (const [manifest, fence] of this.held) if (fence.lock === lock) this.held.delete(manifest);
+  }
+
+  /** The lock and token a write of `manifest`'s jobs must still find; null: not fenced (no lock taken). */
+  fenceFor(manifest: string | null): Fence | null {
+    return manifest === null ? null : (this.held.get(manifest) ?? null);
   }
 
   /** The token a write of `manifest`'s jobs must still find on its lock; null: not fenced (no lock taken). */
   tokenFor(manifest: string | null): string | null {
-    return manifest === null ? null : (this.tokens.get(manifest) ?? null);
+    return this.fenceFor(manifest)?.token ?? null;
   }
+}
+
+/** The lock a store's writes of a manifest are fenced by, and the token it must still hold. */
+export interface Fence {
+  lock: string;
+  token: string;
 }
 
 /** A write refused because the run lock it was fenced by is no longer this store's (exit 75, as a lost lock). */

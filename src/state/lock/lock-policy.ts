@@ -51,9 +51,20 @@ export interface LockOptions {
 }
 
 export interface HeldLock {
+  /** The lock's name: the manifest's, or a member's (run-members.ts). */
+  readonly name: string;
+  /** Who holds it (LockOptions.token). */
+  readonly token: string;
+  /** The run joined, when this is a member's lock (another live run held the manifest's); null: this process took the manifest's lock. */
+  readonly joined: { runId: number; host: string } | null;
   /** Refreshes the heartbeat now (also done on a timer); false once the lock was taken from us. */
   beat(): Promise<boolean>;
   release(): Promise<void>;
+  /**
+   * Gives the lock up as a member leaving its run: true when no other member is left, so this
+   * process ends the run (its report, hooks, notifications). A lock of one process: release(), true.
+   */
+  leave(): Promise<boolean>;
   /**
    * Whether a creating request may start now: the lock not lost, and its lease not run out by this
    * process's own monotonic clock (acquire-lock.ts says how it is measured). Checked right before

@@ -1,6 +1,7 @@
 import { StateError } from '../../errors.js';
 import { scrubSecrets, type EventType } from '../sqlite/events.js';
 import type { Clock } from '../../util/clock.js';
+import type { Fence } from '../lock/fence.js';
 import type { Tx } from './pg-connection.js';
 import { Sql } from './pg-sql.js';
 import type { Outcome } from './pg-wave.js';
@@ -15,8 +16,8 @@ export interface OpScope {
   now: number;
   /** The store's clock (`now` is its time as the operation started): whose time the account's `$dbnow` is (pg-account.ts). */
   clock: Clock;
-  /** The run lock's token the manifest's job writes are fenced by (lock/fence.ts); null: not fenced. */
-  fence: string | null;
+  /** The lock (and its token) the manifest's job writes are fenced by (lock/fence.ts); null: not fenced. */
+  fence: Fence | null;
   runId: number | null;
   manifest: string | null;
 }

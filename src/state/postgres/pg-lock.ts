@@ -18,7 +18,7 @@ export const DATABASE_NOW = '(extract(epoch from clock_timestamp()) * 1000)::big
  * clock, so a host whose clock is off neither breaks a live holder's lock nor keeps a dead one's.
  * With an injected clock (tests pin lock times to their ManualClock), from that clock.
  */
-function lockNow(clock: Clock, params: unknown[]): string {
+export function lockNow(clock: Clock, params: unknown[]): string {
   if (clock === systemClock) return DATABASE_NOW;
   params.push(clock.now());
   return `$${params.length}::bigint`;

@@ -6,18 +6,25 @@ import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
 import { answers, withManifest, type OpScope } from './pg-events.js';
 import { writeOp } from './pg-job-write.js';
 import { runWave } from './pg-wave.js';
+import { RUN_LOCKS } from './pg-members.js';
 
 /**
  * The store's operations that run waves one after another in one transaction of their own
  * (pg-store.ts): a start's recovery, and a list of writes that names a job twice.
  */
 
-/** Store.recoverInterrupted: the manifest's `submitting` jobs among `keys` moved to in doubt, each guarded (a job another process moved since the scan is left where it is now). */
+/**
+ * Store.recoverInterrupted: the manifest's `submitting` jobs among `keys` moved to in doubt, each
+ * guarded (a job another process moved since the scan is left where it is now). A job another
+ * member of the run holds (its lock standing: pg-members.ts) is not touched: its POST may be on the wire.
+ */
 export async function recoverInterrupted(tx: StoreTx, scope: OpScope, keys: ReadonlySet<string>, why: string): Promise<JobRow[]> {
   const manifest = withManifest(scope).manifest;
   const found = await tx.query<{ key: string | null; tx_xid: string; tx_pid: number }>(
-    `SELECT ${TX_MARK_COLUMNS}, j.key FROM (SELECT 1) one LEFT JOIN jobs j ON j.manifest = $1 AND j.status = 'submitting' ORDER BY j.key COLLATE "C"`,
-    [manifest],
+    `SELECT ${TX_MARK_COLUMNS}, j.key FROM (SELECT 1) one LEFT JOIN jobs j ON j.manifest = $1 AND j.status = 'submitting'
+       AND (j.claim_run IS NULL OR j.claim_run NOT IN (SELECT run_id FROM locks WHERE ${RUN_LOCKS('$1')} AND run_id IS NOT NULL AND run_id IS DISTINCT FROM $2::bigint))
+     ORDER BY j.key COLLATE "C"`,
+    [manifest, scope.runId],
   );
   tx.marked(markOf(found));
   const orphans = found.flatMap((row) => (row.key !== null && keys.has(row.key) ? [row.key] : []));

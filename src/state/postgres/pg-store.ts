@@ -32,6 +32,8 @@ import { LockFence } from '../lock/fence.js';
 import { always, never, ReadMemo, WriteCount } from '../read-memo.js';
 import { leadLock, runWave, type WaveOp, type WaveSeen } from './pg-wave.js';
 import { recoverInterrupted, writeInTurn } from './pg-recover.js';
+import { busyMembers, heldByOthers, joinRun, leaveRun, markIdle } from './pg-members.js';
+import type { RunMembers } from '../run-members.js';
 
 /**
  * The Store (src/state/store.ts) on PostgreSQL, shared by many processes on many hosts. Every
@@ -60,7 +62,7 @@ export class PgStore implements Store {
     readonly clock: Clock,
   ) {
     this.queue = new PgQueue((scope, ops, durable) =>
-      this.holding(scope.manifest, (seen) => this.writes.counted(() => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true, seen()), { durable, lead: leadLock(scope, ops, this.held.holds(scope.manifest), this.fence.tokenFor(scope.manifest) !== null) }))),
+      this.holding(scope.manifest, (seen) => this.writes.counted(() => transact(db, (tx) => runWave(tx, this.opScope(scope), ops, true, seen()), { durable, lead: leadLock(scope, ops, this.held.holds(scope.manifest), this.fence.fenceFor(scope.manifest)?.lock ?? null) }))),
     );
     this.reads = new PgReads(db, () => this.manifest);
   }
@@ -151,11 +153,11 @@ export class PgStore implements Store {
     return this.changingJobs(this.alone((tx, scope) => recoverInterrupted(tx, scope, keys, why), true, (rows) => rows.length > 0));
   }
 
-  async claim(limit: number, scope: ReadonlySet<string>): Promise<{ key: string; status: JobStatus }[]> {
+  async claim(limit: number, scope: ReadonlySet<string>, options: { downloads?: boolean } = {}): Promise<{ key: string; status: JobStatus }[]> {
     // A store acting for no run claims as run 0: claims then count once per store, as a run's do.
     const manifest = this.scope;
     // Quiet: a claim marks the rows for its run (claim_run), which no job state or money shows.
-    const { claimed, rows } = await this.alone((tx, op) => claimReady(tx, withManifest(op).manifest, op.runId ?? 0, limit, scope), false, never);
+    const { claimed, rows } = await this.alone((tx, op) => claimReady(tx, withManifest(op), this.clock, op.runId ?? 0, limit, scope, options.downloads), false, never);
     // The runner reads each job it claimed next: held, those reads cost nothing.
     this.held.committed(manifest, rows, []);
     return claimed;
@@ -284,6 +286,30 @@ export class PgStore implements Store {
     this.fence.released(name);
   }
 
+  /**
+   * A run joining the live run of its manifest (pg-members.ts). A member's writes are fenced by
+   * its own lock; its store never holds the manifest's rows (pg-held-rows.ts) nor memoises its
+   * reads: other members write the same manifest.
+   */
+  readonly members: RunMembers = {
+    join: async (taker) => {
+      const manifest = this.manifest;
+      const lead = await this.alone((tx, scope) => joinRun(tx, { ...withManifest(scope), runId: scope.runId ?? 0 }, this.clock, taker), false, never);
+      if (lead) this.fence.took(manifest, taker.token, taker.name);
+      return lead;
+    },
+    idle: (lock, token, idle) => markIdle(this.db, this.clock, lock, token, idle),
+    busy: (token) => busyMembers(this.db, this.manifest, token),
+    heldByOthers: () => heldByOthers(this.db, this.manifest, this.run),
+    leave: async (lock, token) => {
+      if (this.closed) return false;
+      this.held.release(lock);
+      const last = await this.alone((tx, scope) => leaveRun(tx, withManifest(scope), this.clock, lock, token), false, never);
+      this.fence.released(lock);
+      return last;
+    },
+  };
+
   async lockRow(name: string) {
     return lockRow(this.db, name);
   }
@@ -383,7 +409,7 @@ export class PgStore implements Store {
 
   /** What an operation writes for: the manifest and run as it was asked for, the time as it runs. */
   private opScope(scope: WriteScope): OpScope {
-    return { ...scope, now: this.clock.now(), clock: this.clock, fence: this.fence.tokenFor(scope.manifest) };
+    return { ...scope, now: this.clock.now(), clock: this.clock, fence: this.fence.fenceFor(scope.manifest) };
   }
 
   /**

@@ -183,10 +183,10 @@ const lockKeys = (scope: OpScope, ops: readonly WaveOp[]): string[] => (scope.ma
 
 /**
  * Step 1's statement: the jobs of `keys` locked and read in key order, with the transaction's mark
- * (pg-commit.ts); with `looks`, step 2's columns too; with `fenced`, the token the manifest's run
- * lock holds, its row held against a breaker until the transaction ends (lock/fence.ts).
+ * (pg-commit.ts); with `looks`, step 2's columns too; with `fence` (the lock the writes are fenced
+ * by), the token that lock holds, its row held against a breaker until the transaction ends (lock/fence.ts).
  */
-const lockSql = (manifest: string, keys: string, looks = false, fenced = false): string => `SELECT ${TX_MARK_COLUMNS}${fenced ? `, (SELECT token FROM locks WHERE name = ${manifest} FOR SHARE) AS fence_token` : ''}, j.* FROM (SELECT 1) one LEFT JOIN LATERAL (
+const lockSql = (manifest: string, keys: string, looks = false, fence: string | null = null): string => `SELECT ${TX_MARK_COLUMNS}${fence !== null ? `, (SELECT token FROM locks WHERE name = ${fence} FOR SHARE) AS fence_token` : ''}, j.* FROM (SELECT 1) one LEFT JOIN LATERAL (
   ${looks ? `SELECT jobs.*, ${lastReadOf('jobs')} AS last_read, ${LOOKED_COLUMNS} FROM jobs` : JOB_ROWS} WHERE manifest = ${manifest} AND key = ANY(${keys}) ORDER BY key COLLATE "C" FOR UPDATE OF jobs) j ON true`;
 
 /**
@@ -199,23 +199,23 @@ const lockSql = (manifest: string, keys: string, looks = false, fenced = false):
  * when an operation looks at them, come in the same statement: nothing can change them between
  * the statement's snapshot and the rows' lock, so the round trip step 2 needs otherwise is saved.
  */
-export function leadLock(scope: OpScope | { manifest: string | null }, ops: readonly WaveOp[], alone = false, fenced = false): string | undefined {
+export function leadLock(scope: OpScope | { manifest: string | null }, ops: readonly WaveOp[], alone = false, fence: string | null = null): string | undefined {
   const keys = lockKeys(scope as OpScope, ops);
   if (keys.length === 0 || scope.manifest === null) return undefined;
   const looks = alone && ops.some((op) => op.looks);
-  return lockSql(pg.escapeLiteral(scope.manifest), `ARRAY[${keys.map((key) => pg.escapeLiteral(key)).join(', ')}]::text[]`, looks, fenced);
+  return lockSql(pg.escapeLiteral(scope.manifest), `ARRAY[${keys.map((key) => pg.escapeLiteral(key)).join(', ')}]::text[]`, looks, fence === null ? null : pg.escapeLiteral(fence));
 }
 
 /** Step 1, in a statement of its own: with the transaction's mark while it has none (and the fence's check, when fenced). */
 async function lock(tx: StoreTx, scope: OpScope, keys: readonly string[]): Promise<Map<string, RawJobRow>> {
   if (keys.length === 0 && tx.isMarked) return new Map();
-  return locked(tx, scope, await tx.query<RawJobRow & Mark>(lockSql('$1', '$2::text[]', false, scope.fence !== null), [scope.manifest, keys]));
+  return locked(tx, scope, await tx.query<RawJobRow & Mark>(lockSql('$1', '$2::text[]', false, scope.fence === null ? null : '$3'), scope.fence === null ? [scope.manifest, keys] : [scope.manifest, keys, scope.fence.lock]));
 }
 
 /** The rows locked, once the transaction is marked and — when the writes are fenced — the run lock found still ours (else LockLostError: nothing is written). */
 function locked(tx: StoreTx, scope: OpScope, found: (RawJobRow & Mark & Partial<Looked> & { fence_token?: string | null })[]): Map<string, RawJobRow> {
   tx.marked(markOf(found));
-  if (scope.fence !== null) assertFence(scope.manifest, scope.fence, found[0]?.fence_token);
+  if (scope.fence !== null) assertFence(scope.fence.lock, scope.fence.token, found[0]?.fence_token);
   return new Map(found.filter((row) => row.key !== null).map(({ looked: _, fence_token: _fence, ...row }) => [row.key, row]));
 }
 

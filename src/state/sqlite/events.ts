@@ -41,6 +41,8 @@ export type EventType =
   | 'lock:lost'
   | 'lock:released'
   | 'lock:forced'
+  | 'run:joined'
+  | 'run:left'
   | 'manifest:adopted'
   | 'manifest:moved';
 

@@ -4,6 +4,7 @@ import { readHookRuns, type HookRunRow } from './hook-runs.js';
 import { StateStore } from './job-store.js';
 import { RUN_LIST_COLUMNS, RUN_RECORD_COLUMNS, runListOf, type ListedRun, type RecordedRun, type RunListRow, type RunRecord } from '../run-rows.js';
 import { readRunCredits } from './money.js';
+import { memberRowOf, membersSql, type MemberRow } from '../member-rows.js';
 import { openStateDbCurrent } from './open-db.js';
 import { readRunWork, type RunWork } from './run-work.js';
 
@@ -44,6 +45,11 @@ export function readRunRecord(dbPath: string, manifest: string, runId?: number):
     const keys = db.prepare('SELECT DISTINCT job_key FROM events WHERE run_id = ? AND manifest = ? AND job_key IS NOT NULL').pluck().all(run.id, manifest) as string[];
     return { run, jobKeys: new Set(keys), charged: readRunCredits(db, manifest, [run.id]).get(run.id) };
   });
+}
+
+/** The members of the manifest's newest run (member-rows.ts): on SQLite, its one process. */
+export function readMembersAt(dbPath: string, manifest: string): MemberRow[] {
+  return withDb(dbPath, [], (db) => (db.prepare(membersSql('@m')).all({ m: manifest }) as Record<string, unknown>[]).map(memberRowOf));
 }
 
 /** The manifest's newest run and its newest run that changed a job (run-work.ts). */

@@ -5,7 +5,7 @@ import { readFactsAt } from './facts-reads.js';
 import { readEarlierRequestsAt } from './job-history.js';
 import { readJobMoney, readJobStatuses } from './job-money.js';
 import { recordRefusedStart } from './refused-start.js';
-import { readHookRunsAt, readInDoubtAt, readLastWorkAt, readRunList, readRunRecord } from './run-reads.js';
+import { readHookRunsAt, readInDoubtAt, readLastWorkAt, readMembersAt, readRunList, readRunRecord } from './run-reads.js';
 import { readStateIdentity } from './state-identity.js';
 
 /** The StateReader (state-reader.ts) of the SQLite file at `path`: each read opens it read-only and closes it. */
@@ -16,6 +16,7 @@ export function sqliteReader(path: string): StateReader {
     runs: async (manifest, limit, all) => readRunList(path, manifest, limit, all),
     run: async (manifest, runId) => readRunRecord(path, manifest, runId),
     lastWork: async (manifest) => readLastWorkAt(path, manifest),
+    members: async (manifest) => readMembersAt(path, manifest),
     hookRuns: async (manifest) => readHookRunsAt(path, manifest),
     inDoubt: async (manifest) => readInDoubtAt(path, manifest),
     identity: async (manifest) => readStateIdentity(path, manifest),

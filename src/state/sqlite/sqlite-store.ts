@@ -162,9 +162,9 @@ export class SqliteStore implements Store {
     }), durable);
   }
 
-  claim(limit: number, scope: ReadonlySet<string>): Promise<{ key: string; status: JobStatus }[]> {
+  claim(limit: number, scope: ReadonlySet<string>, options: { downloads?: boolean } = {}): Promise<{ key: string; status: JobStatus }[]> {
     // A store acting for no run claims as run 0: claims then count once per store, as a run's do.
-    return this.soon(() => claimReady(this.engine, this.runId ?? 0, limit, scope), false);
+    return this.soon(() => claimReady(this.engine, this.runId ?? 0, limit, scope, options.downloads), false);
   }
 
   planAgain(keys: readonly string[], from: readonly JobStatus[], data: Record<string, unknown> = {}): Promise<JobRow[]> {
@@ -265,6 +265,9 @@ export class SqliteStore implements Store {
     await this.soon(() => releaseLock(this.engine, name, token), false);
     this.fence.released(name);
   }
+
+  /** One process runs a manifest on SQLite: a second run exits 75. */
+  readonly members = null;
 
   async lockRow(name: string) {
     return lockRow(this.engine, name);

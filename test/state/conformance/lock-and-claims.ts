@@ -19,7 +19,7 @@ export function lockAndClaims(subject: Subject): void {
       const runId = await store.startRun('h', 100, null);
       await store.takeLock(taker('t1'));
       expect(await store.lockRow(LOCK)).toEqual({
-        name: LOCK, host: 'h', pid: 100, run_id: runId, acquired_at: clock.now(), heartbeat_at: clock.now(), token: 't1', pid_ns: 'ns-1', lease_ms: 60_000,
+        name: LOCK, host: 'h', pid: 100, run_id: runId, acquired_at: clock.now(), heartbeat_at: clock.now(), token: 't1', pid_ns: 'ns-1', lease_ms: 60_000, member_of: null, idle_at: null,
       });
       expect(await store.lockRow('/manifests/other.yaml')).toBeUndefined();
     });
@@ -194,6 +194,13 @@ export function lockAndClaims(subject: Subject): void {
       for (const key of ['d', 'dl', 'f', 'rj', 'x']) expect(claimed).not.toContain(key);
       expect(claimed).toContain('sx');
       expect(await store.claim(100, new Set(['x', 'p1']))).toEqual([{ key: 'x', status: 'planned' }]);
+    });
+
+    test('with downloads, a job finished and not downloaded (done) is claimed too, among the sent ones; never a downloaded one', async () => {
+      await plan();
+      const claimed = await subject.store.claim(100, SCOPE, { downloads: true });
+      expect(claimed.map((c) => c.key)).toEqual(['s1', 'd', 's2', 'r', 'sub', 'p2', 'p4', 'p1', 'p3']);
+      expect(claimed.map((c) => c.key)).not.toContain('dl');
     });
 
     test('a job claimed once in a run is not claimed again by that run, whatever it moved to', async () => {

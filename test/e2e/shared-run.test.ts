@@ -1,0 +1,131 @@
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { afterEach, describe, expect, test } from 'vitest';
+import { CLI } from '../helpers/cli.js';
+import { created, openProject, until, type Project } from './harness.js';
+
+/**
+ * Several hosts, one run (hosts are processes here, each with its own REELPIPE_HOST and checkout
+ * of the manifest): on PostgreSQL a second `reelpipe run` of a manifest a live run holds joins it,
+ * the members claim disjoint jobs, a member killed mid-run has its jobs taken over once its lease
+ * lapses, and the last member to leave ends the run. A slow sandbox (speed 100) keeps the run
+ * going long enough to kill a member in the middle of it.
+ */
+const SPEED = 100;
+const manifest = (outputs: string, jobs: number) => `
+version: 1
+name: shared
+outputs: ${outputs}
+concurrency: 6
+steps:
+  - id: shorts
+    kind: ai_short
+    matrix: { n: [${Array.from({ length: jobs }, (_, i) => i + 1).join(', ')}] }
+    name: "short-{{ matrix.n }}"
+    with: { script: "Share the work, take {{ matrix.n }}.", style: 3D, aspect_ratio: 9x16 }
+`;
+
+let project: Project | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+
+/** Three checkouts of one manifest (as on three hosts), its outputs in one shared folder. */
+function checkouts(p: Project, jobs: number): { dirs: string[]; shared: string } {
+  const shared = join(p.dir, 'shared-outputs');
+  const dirs = ['a', 'b', 'c'].map((name) => {
+    const dir = join(p.dir, `checkout-${name}`);
+    mkdirSync(dir, { recursive: true });
+    p.write(`checkout-${name}/shared.yaml`, manifest(shared, jobs));
+    return dir;
+  });
+  return { dirs, shared };
+}
+
+/** A member: `reelpipe run` from `dir`, as host `host`, with a lease of 2 s. */
+const member = (p: Project, dir: string, host: string, env: Record<string, string> = {}): ResultPromise =>
+  execa('node', [CLI, 'run', 'shared.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s'], {
+    cwd: dir, env: { ...p.env, REELPIPE_HOST: host, ...env }, reject: false, all: true,
+  }) as unknown as ResultPromise;
+
+const statusOf = async (p: Project) => {
+  const rows = await p.rows<{ status: string; n: number }>('SELECT status, count(*) AS n FROM jobs GROUP BY status');
+  return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+};
+
+describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, () => {
+  test('three members from three checkouts, one killed four seconds in: every job done once, each member named on its jobs, the outputs in the shared folder, at most 12 alive at once', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
+    const { dirs, shared } = checkouts(p, 240);
+    const set = await p.cli(['account', 'set', '--concurrency', '12']);
+    expect(set.exitCode, set.stderr).toBe(0);
+    const [a, b, c] = [member(p, dirs[0]!, 'host-a'), member(p, dirs[1]!, 'host-b'), member(p, dirs[2]!, 'host-c')];
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    b.kill('SIGKILL');
+    const [ra, rb, rc] = await Promise.all([a, b, c]);
+    expect(rb.signal).toBe('SIGKILL');
+    // The run's exit code, from the member that ended it: 0, or 5 for the killed member's answers lost mid-POST.
+    const codes = [ra.exitCode, rc.exitCode];
+    expect(codes.every((code) => code === 0 || code === 5), `${String(ra.all)}\n---\n${String(rc.all)}`).toBe(true);
+    // Exactly one of them ended the run (the other said it left).
+    const left = [ra, rc].filter((r) => String(r.stdout).includes('another member ends the run'));
+    expect(left, `${ra.stdout}\n---\n${rc.stdout}`).toHaveLength(1);
+    expect((await p.rows("SELECT id FROM events WHERE type = 'run:left' AND data LIKE '%\"last\":true%'")).length).toBe(1);
+    // Zero duplicate creations; every job downloaded, but at most the killed member's in-flight ones in doubt.
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    const byStatus = await statusOf(p);
+    expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(240);
+    expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(12);
+    expect(created(p)).toBeLessThanOrEqual(240);
+    // The account's limit held across the members: never more than 12 jobs alive at the service.
+    expect(p.sandbox.stats().alive.peak).toBeLessThanOrEqual(12);
+    // Each member is named on the jobs it did; the dead one's lock was broken by a member taking its jobs over.
+    const status = JSON.parse((await p.cli(['status', 'shared.yaml', '--json'], {}, dirs[0])).stdout) as { jobs: { host: string | null }[] };
+    const hosts = new Set(status.jobs.map((job) => job.host));
+    for (const host of ['host-a', 'host-b', 'host-c']) expect(hosts).toContain(host);
+    expect((await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).length).toBeGreaterThanOrEqual(1);
+    // `reelpipe hosts` lists the run's three members: two that finished their share, the killed one gone.
+    const listed = JSON.parse((await p.cli(['hosts', 'shared.yaml', '--json'], {}, dirs[1])).stdout) as { members: { host: string; state: string; held: number }[] };
+    expect(Object.fromEntries(listed.members.map((m) => [m.host, m.state]))).toEqual({ 'host-a': 'left', 'host-b': 'gone', 'host-c': 'left' });
+    // One report, written by the member that ended the run, names the hosts.
+    const report = readFileSync(join(shared, 'report', 'index.html'), 'utf8');
+    const named = /<p id="hosts">hosts of the run: (.*?)<\/p>/.exec(report)?.[1] ?? '';
+    for (const [host, state] of [['host-a', 'left'], ['host-b', 'gone'], ['host-c', 'left']]) expect(named).toMatch(new RegExp(`${host} \\(\\d+ jobs, ${state}\\)`));
+    // Every output in the shared folder.
+    expect(readdirSync(shared, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.mp4')).length).toBe(byStatus.downloaded);
+  });
+
+  test('a member paused with SIGSTOP past its lease and resumed: the other finished its jobs, nothing made twice, the paused one exits 75', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
+    const { dirs } = checkouts(p, 40);
+    const first = member(p, dirs[0]!, 'host-a');
+    await until(() => created(p) >= 3, 'the first member to create jobs');
+    const second = member(p, dirs[1]!, 'host-b');
+    await until(() => created(p) >= 10, 'both members to create jobs');
+    first.kill('SIGSTOP');
+    const rs = await second;
+    expect([0, 5], String(rs.all)).toContain(rs.exitCode);
+    first.kill('SIGCONT');
+    const rf = await first;
+    expect(rf.exitCode, String(rf.all)).toBe(75);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    const byStatus = await statusOf(p);
+    expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(40);
+  });
+
+  test('two members started at the same moment join one run and claim disjoint jobs', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: SPEED * 10 }));
+    const { dirs } = checkouts(p, 60);
+    const [ra, rb] = await Promise.all([member(p, dirs[0]!, 'host-a'), member(p, dirs[1]!, 'host-b')]);
+    expect([ra.exitCode, rb.exitCode], `${String(ra.all)}\n---\n${String(rb.all)}`).toEqual([0, 0]);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    expect(created(p)).toBe(60);
+    expect(await statusOf(p)).toEqual({ downloaded: 60 });
+    expect((await p.rows("SELECT id FROM events WHERE type = 'run:joined'")).length).toBe(1);
+    const attempts = await p.rows<{ run_id: number; n: number }>('SELECT run_id, count(*) AS n FROM attempts GROUP BY run_id');
+    expect(attempts.length).toBe(2);
+  });
+});
