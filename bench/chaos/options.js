@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 export const USAGE = `usage: node bench/chaos.js [--both | --webhooks] [--store sqlite|postgres|both] [--state postgres://…]
        [--quick] [--jobs N] [--kills K] [--point-kills P]
        [--sandbox-kills M] [--seed S] [--max-credits N|plan|none] [--speed X] [--capacity N] [--rate N]
-       [--kill-window MIN,MAX] [--max-reruns N] [--json FILE] [--keep]
+       [--kill-window MIN,MAX] [--max-reruns N] [--hosts N] [--json FILE] [--keep]
        node bench/chaos.js --recheck DIR [--max-credits N] [--json FILE]   (judge a kept workspace again)`;
 
 /**
@@ -35,9 +35,13 @@ export function parseOptions(argv) {
       jobs: { type: 'string' }, kills: { type: 'string' }, 'point-kills': { type: 'string' }, 'sandbox-kills': { type: 'string' },
       seed: { type: 'string' }, 'max-credits': { type: 'string' }, speed: { type: 'string' }, capacity: { type: 'string' },
       rate: { type: 'string' }, 'kill-window': { type: 'string' }, 'max-reruns': { type: 'string' }, json: { type: 'string' },
-      help: { type: 'boolean' }, recheck: { type: 'string' }, store: { type: 'string' }, state: { type: 'string' },
+      help: { type: 'boolean' }, recheck: { type: 'string' }, store: { type: 'string' }, state: { type: 'string' }, hosts: { type: 'string' },
     },
   });
+  const hosts = values.hosts ? number('hosts', values.hosts, { whole: true, min: 1 }) : 1;
+  // Several hosts share a run only on a state they all reach: PostgreSQL.
+  if (hosts > 1 && values.store === undefined) values.store = 'postgres';
+  if (hosts > 1 && values.store !== 'postgres') throw new Error(`--hosts ${hosts}: several hosts share one run on PostgreSQL only (--store postgres)`);
   const { stores, state } = storeOptions(values);
   const base = values.quick ? QUICK : FULL;
   const window = values['kill-window']?.split(',').map((t) => number('kill-window', t)) ?? base.killWindow;
@@ -68,6 +72,12 @@ export function parseOptions(argv) {
     killWindow: window,
     /** Re-runs without kills allowed before the soak fails as not settling. @default 12 */
     maxReruns: values['max-reruns'] ? number('max-reruns', values['max-reruns'], { whole: true, min: 1 }) : 12,
+    /**
+     * Members of each run of the kill phase (processes with a REELPIPE_HOST each, sharing the run):
+     * one is killed, another may be paused past its lease; the cap and the concurrency are the
+     * account's (`reelpipe account set`), which every member shares. @default 1
+     */
+    hosts,
     json: values.json,
     keep: Boolean(values.keep),
   };

@@ -11,11 +11,11 @@ export const RUN_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Runs `args` (after `node CLI`) and resolves with { code, signal, killed, hung, ms }.
- * `killAfterMs`: SIGKILL the run then, if it is still going. `during`: { afterMs, action } runs
+ * `killAfterMs`: SIGKILL the run then, if it is still going. `pause`: { afterMs, forMs } SIGSTOPs it then, and SIGCONTs it forMs later. `during`: { afterMs, action } runs
  * `action()` that long after the start while the run is still going (the sandbox's own kill),
  * or right after the run ends if it ended first; its promise is awaited before resolving.
  */
-export async function runOnce({ cli, args, cwd, env, stderrFile, killAfterMs, during }) {
+export async function runOnce({ cli, args, cwd, env, stderrFile, killAfterMs, during, pause }) {
   const err = openSync(stderrFile, 'w');
   const started = performance.now();
   const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'ignore', err] });
@@ -25,6 +25,8 @@ export async function runOnce({ cli, args, cwd, env, stderrFile, killAfterMs, du
   let hung = false;
   const timers = [];
   if (killAfterMs !== undefined) timers.push(setTimeout(() => (killed = child.kill('SIGKILL')), killAfterMs));
+  // `pause`: { afterMs, forMs }: SIGSTOP then SIGCONT (a frozen host, past its lease when forMs is longer).
+  if (pause) timers.push(setTimeout(() => child.kill('SIGSTOP') && timers.push(setTimeout(() => child.kill('SIGCONT'), pause.forMs)), pause.afterMs));
   timers.push(setTimeout(() => (hung = child.kill('SIGKILL')), RUN_TIMEOUT_MS));
   let duringDone = Promise.resolve(undefined);
   let duringStarted = false;

@@ -78,6 +78,11 @@ async function prepare(options, dir, state = path.join(dir, 'state', 'reelpipe.d
   const plan = JSON.parse(execFileSync(process.execPath, [CLI, 'plan', ws.manifest, '--json', '--state', ws.statePath], { cwd: dir, maxBuffer: 2 ** 28 }).toString());
   ws.plan = { keys: plan.jobs.map((j) => j.key), expected: plan.totals.creditsEstimated };
   ws.cap = options.maxCredits === 'plan' ? ws.plan.expected : options.maxCredits;
+  // Members on several hosts share the account's cap and render slots (a manifest's own cap is one process's).
+  if (options.hosts > 1) {
+    const limits = ['--concurrency', String(options.capacity), ...(ws.cap === null ? [] : ['--max-credits', String(ws.cap)])];
+    execFileSync(process.execPath, [CLI, 'account', 'set', '--state', ws.statePath, ...limits], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
   return ws;
 }
 
@@ -158,14 +163,39 @@ function runnerFor(options, ws, mode) {
   const env = { ...process.env, REELPIPE_BASE_URL: ws.url, REELPIPE_API_ID: 'chaos-id', REELPIPE_API_KEY: 'chaos-key', REELPIPE_LOG_LEVEL: 'warn' };
   delete env.REELPIPE_TEST_KILL_AT;
   const args = ['run', ws.manifest, '--state', ws.statePath, '--time-scale', String(1 / options.speed), '--rate', String(options.rate)];
-  if (ws.cap !== null) args.push('--max-credits', String(ws.cap));
-  const hookPort = mode === 'webhooks' ? freePort() : undefined;
-  return async (n, { killAfterMs, point, during } = {}) => {
-    const hooks = hookPort ? ['--webhook-listen', `127.0.0.1:${await hookPort}`, '--webhook-public-url', `http://127.0.0.1:${await hookPort}`] : [];
-    const extra = point ? { REELPIPE_TEST_KILL_AT: point } : {};
-    const stderrFile = path.join(ws.dir, 'logs', `run-${String(n).padStart(3, '0')}.stderr`);
-    return runOnce({ cli: CLI, args: [...args, ...hooks], cwd: ws.dir, env: { ...env, ...extra }, stderrFile, killAfterMs, during });
+  // With several hosts the cap is the account's (prepare); a short lease makes takeovers quick.
+  if (ws.cap !== null && options.hosts === 1) args.push('--max-credits', String(ws.cap));
+  if (options.hosts > 1) args.push('--lease', '2s');
+  const hookPorts = mode === 'webhooks' ? Array.from({ length: options.hosts }, () => freePort()) : undefined;
+  return async (n, { killAfterMs, point, during, pause, host = 0 } = {}) => {
+    const port = hookPorts && (await hookPorts[host]);
+    const hooks = port ? ['--webhook-listen', `127.0.0.1:${port}`, '--webhook-public-url', `http://127.0.0.1:${port}`] : [];
+    const extra = { ...(point ? { REELPIPE_TEST_KILL_AT: point } : {}), ...(options.hosts > 1 ? { REELPIPE_HOST: `chaos-${host + 1}` } : {}) };
+    const stderrFile = path.join(ws.dir, 'logs', `run-${String(n).padStart(3, '0')}${options.hosts > 1 ? `-host-${host + 1}` : ''}.stderr`);
+    return runOnce({ cli: CLI, args: [...args, ...hooks], cwd: ws.dir, env: { ...env, ...extra }, stderrFile, killAfterMs, during, pause });
   };
+}
+
+/**
+ * One run of the kill phase on several hosts: every member started at once, the kill (timed or
+ * point) on one of them, and — every other round, seeded — another paused past its lease and
+ * resumed. Each member's end is recorded; the result is the killed member's, `ended` says
+ * whether every member ended by itself with nothing left to do.
+ */
+async function membersRun(options, runner, rng, soakLog, kill) {
+  const victim = rng.int(0, options.hosts - 1);
+  const paused = rng.next() < 0.5 ? (victim + 1 + rng.int(0, options.hosts - 2)) % options.hosts : -1;
+  const n = soakLog.runs.length + 1;
+  const results = await Promise.all(Array.from({ length: options.hosts }, (_, host) => runner(n + host, {
+    host,
+    ...(host === victim ? { killAfterMs: kill.killAfterMs, point: kill.point } : {}),
+    ...(host === 0 ? { during: kill.during } : {}),
+    ...(host === paused ? { pause: { afterMs: Math.round(rng.between(0.2, options.killWindow[1]) * 1000), forMs: 3_000 } } : {}),
+  })));
+  results.forEach((result, host) => {
+    if (host !== victim) record(soakLog, result, { phase: 'kill', kill: `member chaos-${host + 1}${host === paused ? ' (paused 3 s, past its 2 s lease)' : ''}` });
+  });
+  return { result: results[victim], victim, others: results.filter((_, host) => host !== victim) };
 }
 
 /**
@@ -189,13 +219,15 @@ async function killPhase(options, ws, runner, rng, soakLog) {
     const killAfterMs = Math.round((point ? 2 * options.killWindow[1] : rng.between(options.killWindow[0], options.killWindow[1])) * 1000);
     const sandboxDelay = Math.round(rng.between(0.2, options.killWindow[1]) * 1000);
     const during = sandboxAt.has(i) ? { afterMs: sandboxDelay, action: async ({ midRun }) => (await restartSandbox(ws, soakLog), midRun ? 'mid-run' : 'after the run') } : undefined;
-    const result = await runner(soakLog.runs.length + 1, { killAfterMs, point, during });
+    const members = options.hosts > 1 ? await membersRun(options, runner, rng, soakLog, { killAfterMs, point, during }) : undefined;
+    const result = members ? members.result : await runner(soakLog.runs.length + 1, { killAfterMs, point, during });
     const selfKilled = Boolean(point) && result.signal === 'SIGKILL' && !result.killed && !result.hung;
     if (result.killed) landed.timed++;
     if (selfKilled) landed.point++;
     const kill = selfKilled ? `point ${point}` : result.killed ? `timed ${killAfterMs} ms${point ? ` (point ${point} not reached)` : ''}` : `timed ${killAfterMs} ms: the run ended first`;
-    record(soakLog, result, { phase: 'kill', kill });
-    if (result.signal === null && result.code !== 4 && result.code !== 3) break;
+    record(soakLog, result, { phase: 'kill', kill: members ? `member chaos-${members.victim + 1}: ${kill}` : kill });
+    const ended = (r) => r.signal === null && r.code !== 4 && r.code !== 3;
+    if (ended(result) && (members?.others ?? []).every(ended)) break;
   }
   soakLog.kills = { timed: landed.timed, point: landed.point, wanted: want };
   soakLog.sandboxKills = soakLog.runs.filter((r) => r.sandbox).length;

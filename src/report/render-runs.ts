@@ -9,7 +9,8 @@ export type ListedRun = PastRun & { exitCode: number | null; log: string };
 
 /**
  * `reelpipe runs` for people: a header naming the manifest and database (and how many refused
- * starts are left out), then a line per run, newest first: id, start (ISO, with the zone), end or
+ * starts are left out), then a line per run, newest first: id, host (each member of a run several
+ * hosts shared has a line of its own), start (ISO, with the zone), end or
  * `running`/`died`/`refused`, how long, outcome and exit code, jobs per state at its end (for a
  * refused start, why), credits it counted.
  */
@@ -19,6 +20,7 @@ export function renderRuns(manifest: string, dbPath: string, runs: readonly List
   if (runs.length === 0) return `${lines[0]}\n`;
   const rows = runs.map((run) => [
     String(run.id),
+    run.host,
     isoTime(run.startedAt),
     run.finishedAt === null || run.state === 'refused' ? run.state : isoTime(run.finishedAt),
     run.finishedAt === null || run.state === 'refused' ? '' : formatDuration(run.finishedAt - run.startedAt),
@@ -27,7 +29,7 @@ export function renderRuns(manifest: string, dbPath: string, runs: readonly List
     chargedText(run.credits),
     run.refusal ?? (run.jobs ? countsText(run.jobs) || 'no jobs' : '—'),
   ]);
-  const header = ['RUN', 'STARTED', 'ENDED', 'TOOK', 'OUTCOME', 'EXIT', 'CHARGED', 'JOBS AT THE END'];
+  const header = ['RUN', 'HOST', 'STARTED', 'ENDED', 'TOOK', 'OUTCOME', 'EXIT', 'CHARGED', 'JOBS AT THE END'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   for (const row of [header, ...rows]) lines.push(row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  '));
   if (total > runs.length) lines.push(`… and ${total - runs.length} older (--limit ${total} lists them all)`);

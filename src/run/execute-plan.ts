@@ -210,7 +210,8 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
 async function stayWhileOthersWork(ctx: RunContext, members: Members, jobs: readonly PlannedJob[], drive: (jobs: readonly PlannedJob[]) => Promise<void>): Promise<void> {
   while (!ctx.stop.halted) {
     if (!(await members.idle(true))) return;
-    const taken = await ctx.store.claim(claimWindow(ctx), new Set(jobs.map((job) => job.key)), { downloads: true });
+    // Only jobs this member never drove: its own ended their drive (a download it could not finish waits for the next run).
+    const taken = await ctx.store.claim(claimWindow(ctx), new Set(jobs.filter((job) => !ctx.drivenHere.has(job.key)).map((job) => job.key)), { downloads: true });
     if (taken.length > 0) {
       await members.idle(false);
       await claimedHere(ctx, taken);

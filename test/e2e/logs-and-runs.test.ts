@@ -121,9 +121,9 @@ describe.each(STORES)('on %s', (store) => {
       expect(text.exitCode).toBe(0);
       const rows = text.stdout.trimEnd().split('\n');
       expect(rows[0]).toBe(`${join(project.dir, 'crashy.yaml')} (state ${project.state}): 2 runs`);
-      expect(rows[1]).toMatch(/^RUN +STARTED +ENDED +TOOK +OUTCOME +EXIT +CHARGED +JOBS AT THE END$/);
-      expect(rows[2]).toMatch(/^\d+ +\d{4}-\S+ +\d{4}-\S+ +\d+s +OK +0 +0 +3 done$/);
-      expect(rows[3]).toMatch(/^\d+ +\d{4}-\S+ +died +— +— +15 +—$/);
+      expect(rows[1]).toMatch(/^RUN +HOST +STARTED +ENDED +TOOK +OUTCOME +EXIT +CHARGED +JOBS AT THE END$/);
+      expect(rows[2]).toMatch(/^\d+ +\S+ +\d{4}-\S+ +\d{4}-\S+ +\d+s +OK +0 +0 +3 done$/);
+      expect(rows[3]).toMatch(/^\d+ +\S+ +\d{4}-\S+ +died +— +— +15 +—$/);
       expect(rows[4]).toMatch(/^CHARGED: what the service charged for the jobs the run sent/);
     });
 

@@ -142,8 +142,13 @@ export function breakReason(held: LockRow, taker: LockTaker, now: number): 'dead
   const dead = held.host === taker.host && !taker.isAlive(held.pid) && (sameNamespace || silent > (held.lease_ms === null || held.lease_ms === undefined ? 2 * taker.heartbeatMs : lease));
   if (dead) return 'dead pid';
   if (silent > lease) return 'stale heartbeat';
+  return heldBy(held, held.name);
+}
+
+/** The refusal (exit 75) naming who holds `manifest`: its run lock's holder, or a member of the run sharing it (run-members.ts). */
+export function heldBy(held: Pick<LockRow, 'pid' | 'host' | 'run_id'>, manifest: string): LockedError {
   return new LockedError(
-    `another run (pid ${held.pid} on ${held.host}${held.run_id === null ? '' : `, run ${held.run_id}`}) is working on ${held.name}; ` +
+    `another run (pid ${held.pid} on ${held.host}${held.run_id === null ? '' : `, run ${held.run_id}`}) is working on ${manifest}; ` +
       'try again when it has finished',
   );
 }

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../../util/clock.js';
-import { breakReason, type LockRow, type LockTaker } from '../lock/lock-policy.js';
+import { breakReason, heldBy, type LockRow, type LockTaker } from '../lock/lock-policy.js';
+import { LAPSED } from './pg-members.js';
 import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
 import type { PgDb } from './pg-connection.js';
 import { appendEvents, type OpScope } from './pg-events.js';
@@ -28,6 +29,11 @@ type Taker = LockTaker & { name: string; token: string; pid: number };
 
 /** Takes the lock for `taker`, breaking a gone holder's (logged), or throws LockedError. */
 export async function takeLock(tx: StoreTx, scope: OpScope, clock: Clock, taker: Taker): Promise<void> {
+  // A live member of a run sharing the manifest (pg-members.ts) holds it as the lock's holder would:
+  // its lock stands whether or not the manifest's own does (its first member may have left or died).
+  const memberParams: unknown[] = [taker.name];
+  const [member] = await tx.query<LockRow>(`SELECT * FROM locks WHERE member_of = $1 AND NOT ${LAPSED(lockNow(clock, memberParams))} ORDER BY name LIMIT 1`, memberParams);
+  if (member) throw heldBy(member, taker.name);
   for (;;) {
     const params: unknown[] = [taker.name];
     const [read] = await tx.query<Partial<LockRow> & { now: number; tx_xid: string; tx_pid: number }>(
