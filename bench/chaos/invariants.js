@@ -19,7 +19,14 @@ export function judge(evidence) {
     outputs(evidence),
     budget(evidence),
     exitCode(evidence, standing),
+    ...(evidence.accountSlots ? [accountSlots(evidence)] : []),
   ];
+}
+
+/** With several hosts: the account's slot limit held across every member (the most jobs alive at the service at once, sampled). */
+function accountSlots({ accountSlots: limit, log }) {
+  const peak = log.peakAlive ?? 0;
+  return { name: 'account concurrency never exceeded', verdict: verdict(peak <= limit), figures: `limit ${limit}: at most ${peak} jobs alive at the service at once (its own count, over every start)`, detail: { limit, peak } };
 }
 
 /** Every planned job has a row, no row is unplanned, and none is left where a run could move it on. */

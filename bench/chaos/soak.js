@@ -80,7 +80,11 @@ async function prepare(options, dir, state = path.join(dir, 'state', 'reelpipe.d
   ws.cap = options.maxCredits === 'plan' ? ws.plan.expected : options.maxCredits;
   // Members on several hosts share the account's cap and render slots (a manifest's own cap is one process's).
   if (options.hosts > 1) {
-    const limits = ['--concurrency', String(options.capacity), ...(ws.cap === null ? [] : ['--max-credits', String(ws.cap)])];
+    // Twice the sandbox's render slots: under the hostile profile many answers are lost, and a job in
+    // doubt keeps its slot for its slot life (docs/scale-out.md); at the capacity alone the members
+    // would mostly wait for those.
+    ws.accountSlots = 2 * options.capacity;
+    const limits = ['--concurrency', String(ws.accountSlots), ...(ws.cap === null ? [] : ['--max-credits', String(ws.cap)])];
     execFileSync(process.execPath, [CLI, 'account', 'set', '--state', ws.statePath, ...limits], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return ws;
@@ -90,6 +94,7 @@ async function prepare(options, dir, state = path.join(dir, 'state', 'reelpipe.d
 function describe(ws, options, store) {
   return {
     store, dir: ws.dir, statePath: ws.statePath, outputsDir: ws.outputsDir, journal: ws.base.journal, plan: ws.plan, cap: ws.cap, linkId: ws.linkId,
+    ...(ws.accountSlots ? { accountSlots: ws.accountSlots } : {}),
     asked: { kills: options.kills, pointKills: options.pointKills, sandboxKills: options.sandboxKills, maxReruns: options.maxReruns },
   };
 }
@@ -98,7 +103,7 @@ function describe(ws, options, store) {
 async function judgeWorkspace(workspace, soakLog, url) {
   const evidence = {
     plan: workspace.plan, state: await readState(workspace.statePath), service: await readService(url), outputsDir: workspace.outputsDir,
-    harnessIds: new Set([workspace.linkId]), cap: workspace.cap, log: soakLog,
+    harnessIds: new Set([workspace.linkId]), cap: workspace.cap, log: soakLog, accountSlots: workspace.accountSlots,
   };
   evidence.stats = evidence.service.stats;
   const rows = [...judge(evidence), ...soakRows(workspace.asked, soakLog)];
@@ -177,23 +182,25 @@ function runnerFor(options, ws, mode) {
 }
 
 /**
- * One run of the kill phase on several hosts: every member started at once, the kill (timed or
- * point) on one of them, and — every other round, seeded — another paused past its lease and
- * resumed. Each member's end is recorded; the result is the killed member's, `ended` says
- * whether every member ended by itself with nothing left to do.
+ * One run of the kill phase on several hosts: every member started at once, the round's kill
+ * (timed or point) on one of them, the others SIGKILLed later (between the window's end and twice
+ * it, seeded: else two members would finish the whole batch in the first round), and — every other
+ * round, seeded — one of the others paused past its lease and resumed first. Each member's end is
+ * recorded; the others' timed kills that land count as timed kills.
  */
 async function membersRun(options, runner, rng, soakLog, kill) {
   const victim = rng.int(0, options.hosts - 1);
   const paused = rng.next() < 0.5 ? (victim + 1 + rng.int(0, options.hosts - 2)) % options.hosts : -1;
   const n = soakLog.runs.length + 1;
+  const later = () => Math.round(rng.between(options.killWindow[1], 2 * options.killWindow[1]) * 1000);
   const results = await Promise.all(Array.from({ length: options.hosts }, (_, host) => runner(n + host, {
     host,
-    ...(host === victim ? { killAfterMs: kill.killAfterMs, point: kill.point } : {}),
+    ...(host === victim ? { killAfterMs: kill.killAfterMs, point: kill.point } : { killAfterMs: later() }),
     ...(host === 0 ? { during: kill.during } : {}),
     ...(host === paused ? { pause: { afterMs: Math.round(rng.between(0.2, options.killWindow[1]) * 1000), forMs: 3_000 } } : {}),
   })));
   results.forEach((result, host) => {
-    if (host !== victim) record(soakLog, result, { phase: 'kill', kill: `member chaos-${host + 1}${host === paused ? ' (paused 3 s, past its 2 s lease)' : ''}` });
+    if (host !== victim) record(soakLog, result, { phase: 'kill', kill: `member chaos-${host + 1}${result.killed ? ': timed, later' : ''}${host === paused ? ' (paused 3 s, past its 2 s lease)' : ''}` });
   });
   return { result: results[victim], victim, others: results.filter((_, host) => host !== victim) };
 }
@@ -223,6 +230,7 @@ async function killPhase(options, ws, runner, rng, soakLog) {
     const result = members ? members.result : await runner(soakLog.runs.length + 1, { killAfterMs, point, during });
     const selfKilled = Boolean(point) && result.signal === 'SIGKILL' && !result.killed && !result.hung;
     if (result.killed) landed.timed++;
+    landed.timed += (members?.others ?? []).filter((r) => r.killed).length;
     if (selfKilled) landed.point++;
     const kill = selfKilled ? `point ${point}` : result.killed ? `timed ${killAfterMs} ms${point ? ` (point ${point} not reached)` : ''}` : `timed ${killAfterMs} ms: the run ended first`;
     record(soakLog, result, { phase: 'kill', kill: members ? `member chaos-${members.victim + 1}: ${kill}` : kill });
@@ -272,8 +280,9 @@ async function statusCounts(ws) {
 function sampleCharges(ws, soakLog) {
   const sample = async () => {
     try {
-      const { credits } = await introspect(ws.url, 'stats');
+      const { credits, alive } = await introspect(ws.url, 'stats');
       soakLog.peakCharged = Math.max(soakLog.peakCharged, credits.charged - credits.refunded);
+      soakLog.peakAlive = Math.max(soakLog.peakAlive ?? 0, alive?.peak ?? 0);
     } catch {
       // The sandbox is down for a restart: the next sample sees the same ledger, replayed.
     }
