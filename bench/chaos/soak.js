@@ -214,7 +214,9 @@ async function killPhase(options, ws, runner, rng, soakLog) {
   const want = { timed: options.kills, point: options.pointKills };
   const landed = { timed: 0, point: 0 };
   const plannedRuns = want.timed + want.point;
-  const sandboxAt = new Set(rng.pick(Math.max(plannedRuns, 1), options.sandboxKills));
+  // With several hosts a round is a run of each member, so fewer rounds are needed: the sandbox's
+  // kills fall among those (else they could be planned past the last round).
+  const sandboxAt = new Set(rng.pick(Math.max(Math.ceil(plannedRuns / options.hosts), 1), options.sandboxKills));
   for (let i = 0; landed.timed < want.timed || landed.point < want.point; i++) {
     if (i >= 3 * plannedRuns + 3) break;
     const needPoint = landed.point < want.point;

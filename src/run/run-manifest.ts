@@ -1,9 +1,9 @@
 import { thisHost } from '../util/host-name.js';
 import { clientFromEnv, type ServiceClient } from '../api/index.js';
-import { LocalFaultError, LockedError, type ReelpipeError } from '../errors.js';
+import { LocalFaultError, LockedError, UsageError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
 import { assertBudget, budgetView, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
-import { acquireLock, acquireLockWaiting, joinLiveRun, type HeldLock, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
+import { acquireLock, acquireLockWaiting, joinLiveRun, RunTermsError, type HeldLock, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -20,6 +20,7 @@ import { limiterFor, type AdaptiveRateLimiter } from './submit/rate-limiter.js';
 import { observeRateLimits } from './submit/retry-observer.js';
 import { StopState } from './run-context.js';
 import { Members } from './members.js';
+import { runTerms, termsDifference } from './run-terms.js';
 import type { PreviousRun, RunEvents } from './run-events.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './run-options.js';
 import { selectSteps } from './select-steps.js';
@@ -208,7 +209,8 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
   const halt = (reason: 'lock-lost' | 'local-fault', message: string) => {
     if (stop.stop(reason, message)) input.progress.emit('run:stopping', { reason, message });
   };
-  const lock = await lockOrJoin(store, input.join === true, options.maxCredits, {
+  const terms = runTerms(plan, options);
+  const lock = await lockOrJoin(store, input.join === true, options.maxCredits, terms, plan, {
     name: plan.manifestId,
     onLost: () => halt('lock-lost', `the lock on ${plan.manifestId} was taken by another run (this run's heartbeat looked stale)`),
     onFault: (error) => halt('local-fault', `the state database ${held.statePath} could not be written (${error.message}); nothing more can be recorded safely`),
@@ -219,6 +221,8 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
     onWait: (refusal) => input.progress.emit('run:note', { message: `${refusal.message}; waiting up to ${formatDuration(options.waitForLockMs)} for it (--wait-for-lock)` }),
   });
   closers.unshift(() => lock.release());
+  // The first member records what the members joining its run must run alike (run-terms.ts).
+  if (!lock.joined) await store.members?.declare(terms);
   if (lock.joined) input.progress.emit('run:note', { message: `joined run ${lock.joined.runId} of ${plan.manifestId}, started on ${lock.joined.host}: this host claims its share of the jobs (reelpipe hosts lists the members)` });
   await input.prepare?.(store, plan);
   const limiter = limiterFor(options, clock);
@@ -250,7 +254,7 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
  * manifest's budget is counted per process, so members could pass it together — the account's
  * cap (`reelpipe account set --max-credits`) is the one every member shares.
  */
-async function lockOrJoin(store: Store, joinable: boolean, maxCredits: number | null, options: Parameters<typeof acquireLockWaiting>[1]): Promise<HeldLock> {
+async function lockOrJoin(store: Store, joinable: boolean, maxCredits: number | null, terms: string, plan: Plan, options: Parameters<typeof acquireLockWaiting>[1]): Promise<HeldLock> {
   if (!joinable || store.members === null) return acquireLockWaiting(store, options);
   for (let tries = 1; ; tries++) {
     try {
@@ -258,7 +262,12 @@ async function lockOrJoin(store: Store, joinable: boolean, maxCredits: number | 
     } catch (error) {
       if (!(error instanceof LockedError) || tries > 3) throw error;
       if (maxCredits !== null) throw new LockedError(`${error.message}; this run would join it, but the manifest has its own credit cap, which members on several hosts cannot share: set the account's cap instead (reelpipe account set --state URL --max-credits N) and run without max_credits`);
-      const joined = await joinLiveRun(store, options);
+      const joined = await joinLiveRun(store, options, terms).catch(async (refusal: unknown) => {
+        if (!(refusal instanceof RunTermsError)) throw refusal;
+        const known = new Set((await store.jobs(plan.jobs.map((job) => job.key))).map((row) => row.key));
+        const unknown = plan.jobs.filter((job) => !known.has(job.key)).map((job) => job.label);
+        throw new UsageError(`${refusal.message}: ${termsDifference(terms, refusal.run.terms, unknown)}. Nothing was sent: run every member with the same manifest, data and options`);
+      });
       if (joined) return joined;
     }
   }

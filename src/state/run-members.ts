@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 import type { LockTaker } from './lock/lock-policy.js';
 
 /**
@@ -11,7 +12,9 @@ export interface RunMembers {
    * heartbeaten like the run lock). The run joined (its first member's id and host), or null when
    * none is left to join (it ended meanwhile: take the lock instead).
    */
-  join(taker: LockTaker & { name: string; token: string; pid: number }): Promise<{ runId: number; host: string } | null>;
+  join(taker: LockTaker & { name: string; token: string; pid: number }, terms: string): Promise<{ runId: number; host: string } | { refused: RunTerms } | null>;
+  /** Records the terms of the run this process started (the first member's): members joining it must run alike. */
+  declare(terms: string): Promise<void>;
   /** This member busy (driving jobs) or idle (nothing left to drive); false once its lock is gone. */
   idle(lock: string, token: string, idle: boolean): Promise<boolean>;
   /** The hosts of the other members still busy. */
@@ -24,3 +27,17 @@ export interface RunMembers {
 
 /** The lock name of a member that joined run `runId` of `manifest`: unique, and told apart from any manifest's name. */
 export const memberLockName = (manifest: string, runId: number): string => `${manifest} @member ${runId}`;
+
+/** The run a member would join, and its terms (what the first member recorded), when they are not the joining member's. */
+export interface RunTerms {
+  runId: number;
+  host: string;
+  terms: string;
+}
+
+/** A member whose terms (plan, --step, caps, --retries) are not its run's: refused, exit 2, nothing sent. */
+export class RunTermsError extends UsageError {
+  constructor(readonly run: RunTerms) {
+    super(`this run's plan or options are not those of run ${run.runId} (started on ${run.host}), which it would join`);
+  }
+}

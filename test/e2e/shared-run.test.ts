@@ -63,7 +63,10 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     const set = await p.cli(['account', 'set', '--concurrency', '12']);
     expect(set.exitCode, set.stderr).toBe(0);
     const [a, b, c] = [member(p, dirs[0]!, 'host-a'), member(p, dirs[1]!, 'host-b'), member(p, dirs[2]!, 'host-c')];
+    // Four seconds in — and once host-b has sent jobs of its own (on a loaded machine a member may take a while to start).
     await new Promise((resolve) => setTimeout(resolve, 4000));
+    const sentByB = async () => Number((await p.rows<{ n: number }>("SELECT count(*) AS n FROM attempts a JOIN runs r ON r.id = a.run_id WHERE r.host = 'host-b'"))[0]?.n ?? 0);
+    for (let tries = 0; (await sentByB()) === 0 && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
     b.kill('SIGKILL');
     const [ra, rb, rc] = await Promise.all([a, b, c]);
     expect(rb.signal).toBe('SIGKILL');
@@ -114,6 +117,21 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     expect(p.sandbox.stats().duplicates.total).toBe(0);
     const byStatus = await statusOf(p);
     expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(40);
+  });
+
+  test('a member whose manifest yields another plan is refused with exit 2, naming the jobs the run does not have, and sends nothing', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
+    const { dirs, shared: outputs } = checkouts(p, 20);
+    p.write('checkout-b/shared.yaml', manifest(outputs, 21));
+    const first = member(p, dirs[0]!, 'host-a');
+    await until(() => created(p) >= 2, 'the first member to create jobs');
+    const other = await p.cli(['run', 'shared.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s'], { REELPIPE_HOST: 'host-b' }, dirs[1]);
+    expect(other.exitCode, other.stderr).toBe(2);
+    expect(other.stderr).toMatch(/not those of run \d+ \(started on host-a\).*its plan has 21 jobs, the run's 20 jobs, not the same ones; not in the run's plan: short-21.*Nothing was sent/);
+    expect(p.sandbox.jobs().filter((job) => job.body.script === 'Share the work, take 21.')).toEqual([]);
+    const rf = await first;
+    expect(rf.exitCode, String(rf.all)).toBe(0);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
   });
 
   test('two members started at the same moment join one run and claim disjoint jobs', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { thisHost } from '../../util/host-name.js';
 import type { Store } from '../store.js';
-import { memberLockName } from '../run-members.js';
+import { memberLockName, RunTermsError } from '../run-members.js';
 import { currentPidNamespace, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS, pidIsAlive, type HeldLock, type LockOptions, type LockTaker } from './lock-policy.js';
 
 /**
@@ -33,13 +33,15 @@ function takerOf(options: LockOptions, name: string): LockTaker & { name: string
  * `run` where another live run holds the manifest's lock, on a store several processes share
  * (Store.members): joins that run as a member, under a lock of its own (run-members.ts) kept like
  * the run lock. Null when the store runs one process per manifest (SQLite), or when the run ended
- * meanwhile (the caller takes the manifest's lock again).
+ * meanwhile (the caller takes the manifest's lock again). RunTermsError (exit 2) when `terms`
+ * (what every member must run alike) are not the run's.
  */
-export async function joinLiveRun(store: Store, options: LockOptions): Promise<HeldLock | null> {
+export async function joinLiveRun(store: Store, options: LockOptions, terms: string): Promise<HeldLock | null> {
   if (store.members === null || store.runId === null) return null;
   const taker = takerOf(options, memberLockName(options.name, store.runId));
   const asked = performance.now();
-  const joined = await store.members.join(taker);
+  const joined = await store.members.join(taker, terms);
+  if (joined && 'refused' in joined) throw new RunTermsError(joined.refused);
   return joined && holdLock(store, { name: taker.name, token: taker.token, joined }, { ...taker, asked }, options);
 }
 

@@ -4,6 +4,7 @@ import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
 import type { PgDb } from './pg-connection.js';
 import { appendEvents, type EventRow, type OpScope } from './pg-events.js';
 import { lockNow } from './pg-lock.js';
+import type { RunTerms } from '../run-members.js';
 
 /**
  * Several processes (hosts) sharing one run of a manifest, on PostgreSQL (run/members.ts says
@@ -36,28 +37,37 @@ const serialise = (tx: StoreTx, manifest: string) => tx.query(`SELECT pg_advisor
  * memberLockName); the member's run row records the run joined (runs.joined: the first member's
  * id). Null when no member is left (the run ended meanwhile): the caller takes the lock itself.
  */
-export async function joinRun(tx: StoreTx, scope: OpScope & { manifest: string; runId: number }, clock: Clock, taker: LockTaker & { name: string; token: string; pid: number }): Promise<{ runId: number; host: string } | null> {
+export async function joinRun(
+  tx: StoreTx, scope: OpScope & { manifest: string; runId: number }, clock: Clock, taker: LockTaker & { name: string; token: string; pid: number }, terms: string,
+): Promise<{ runId: number; host: string } | { refused: RunTerms } | null> {
   const rows = await tx.query<{ tx_xid: string; tx_pid: number }>(`SELECT ${TX_MARK_COLUMNS}`);
   tx.marked(markOf(rows));
   await serialise(tx, scope.manifest);
   const params: unknown[] = [scope.manifest];
   const now = lockNow(clock, params);
-  const [lead] = await tx.query<{ run_id: number | null; host: string; joined: number | null }>(
-    `SELECT l.run_id, l.host, r.joined FROM locks l LEFT JOIN runs r ON r.id = l.run_id
+  const [lead] = await tx.query<{ run_id: number | null; host: string; joined: number | null; terms: string | null }>(
+    `SELECT l.run_id, l.host, r.joined, (SELECT terms FROM runs WHERE id = coalesce(r.joined, r.id)) AS terms FROM locks l LEFT JOIN runs r ON r.id = l.run_id
      WHERE ${RUN_LOCKS('$1')} AND NOT ${LAPSED(now)} ORDER BY (l.name = $1) DESC, l.acquired_at LIMIT 1`,
     params,
   );
   if (!lead || lead.run_id === null) return null;
   const joined = Number(lead.joined ?? lead.run_id);
+  // Every member runs the same plan: the first member's terms, recorded as it started, decide.
+  if (lead.terms !== null && lead.terms !== terms) return { refused: { runId: joined, host: lead.host, terms: lead.terms } };
   const insert: unknown[] = [taker.name, scope.runId, taker.host, taker.pid, taker.token, taker.pidNamespace, taker.staleAfterMs, scope.manifest];
   await tx.query(
     `INSERT INTO locks (name, run_id, host, pid, acquired_at, heartbeat_at, token, pid_ns, lease_ms, member_of)
      VALUES ($1, $2, $3, $4, ${lockNow(clock, insert)}, ${lockNow(clock, insert)}, $5, $6, $7, $8)`,
     insert,
   );
-  await tx.query('UPDATE runs SET joined = $2 WHERE id = $1', [scope.runId, joined]);
+  await tx.query('UPDATE runs SET joined = $2, terms = $3 WHERE id = $1', [scope.runId, joined, terms]);
   await appendEvents(tx, scope, [{ key: null, type: 'run:joined', data: { run: joined, host: taker.host, pid: taker.pid, lock: taker.name } }]);
   return { runId: joined, host: lead.host };
+}
+
+/** Records the terms of run `runId` (its first member's): the members joining it must bring the same. */
+export async function declareTerms(db: PgDb, runId: number, terms: string): Promise<void> {
+  await db.query('UPDATE runs SET terms = $2 WHERE id = $1', [runId, terms]);
 }
 
 /** Marks this member busy (driving jobs) or idle (nothing left to drive); false once its lock is gone. */

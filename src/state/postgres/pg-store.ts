@@ -32,7 +32,7 @@ import { LockFence } from '../lock/fence.js';
 import { always, never, ReadMemo, WriteCount } from '../read-memo.js';
 import { leadLock, runWave, type WaveOp, type WaveSeen } from './pg-wave.js';
 import { recoverInterrupted, writeInTurn } from './pg-recover.js';
-import { busyMembers, heldByOthers, joinRun, leaveRun, markIdle } from './pg-members.js';
+import { busyMembers, declareTerms, heldByOthers, joinRun, leaveRun, markIdle } from './pg-members.js';
 import type { RunMembers } from '../run-members.js';
 
 /**
@@ -292,12 +292,13 @@ export class PgStore implements Store {
    * reads: other members write the same manifest.
    */
   readonly members: RunMembers = {
-    join: async (taker) => {
+    join: async (taker, terms) => {
       const manifest = this.manifest;
-      const lead = await this.alone((tx, scope) => joinRun(tx, { ...withManifest(scope), runId: scope.runId ?? 0 }, this.clock, taker), false, never);
-      if (lead) this.fence.took(manifest, taker.token, taker.name);
+      const lead = await this.alone((tx, scope) => joinRun(tx, { ...withManifest(scope), runId: scope.runId ?? 0 }, this.clock, taker, terms), false, never);
+      if (lead && !('refused' in lead)) this.fence.took(manifest, taker.token, taker.name);
       return lead;
     },
+    declare: (terms) => declareTerms(this.db, this.run ?? 0, terms),
     idle: (lock, token, idle) => markIdle(this.db, this.clock, lock, token, idle),
     busy: (token) => busyMembers(this.db, this.manifest, token),
     heldByOthers: () => heldByOthers(this.db, this.manifest, this.run),

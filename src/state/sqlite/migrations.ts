@@ -220,22 +220,25 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 21,
-    name: 'runs.joined; locks.member_of, locks.idle_at: several processes (hosts) sharing one run of a manifest',
+    name: 'runs.joined, runs.terms; locks.member_of, locks.idle_at: several processes (hosts) sharing one run of a manifest',
     // Why: on PostgreSQL a second `reelpipe run` of a manifest whose lock a live run holds joins
     // that run instead of exiting 75 (run/members.ts). The first run holds the manifest's lock; each
     // member that joins holds a lock of its own (`member_of` names the manifest), its lease and
     // heartbeat the run lock's, so a member's jobs are fenced by its own lock and taken over when its
     // lease lapses. `idle_at`: the member has nothing left to drive (the run ends when no member
-    // is busy). `runs.joined`: the run (the first member's id) a member joined. SQLite never joins
+    // is busy). `runs.joined`: the run (the first member's id) a member joined; `runs.terms`: what
+    // every member must run alike (the plan's jobs, --step, caps, --retries). SQLite never joins
     // (one process), but keeps the same columns so a state copies both ways.
     sql: `
       ALTER TABLE runs ADD COLUMN joined INTEGER;
+      ALTER TABLE runs ADD COLUMN terms TEXT;
       ALTER TABLE locks ADD COLUMN member_of TEXT;
       ALTER TABLE locks ADD COLUMN idle_at INTEGER;
       CREATE INDEX locks_members ON locks (member_of) WHERE member_of IS NOT NULL;
     `,
     postgres: `
       ALTER TABLE runs ADD COLUMN joined BIGINT;
+      ALTER TABLE runs ADD COLUMN terms TEXT;
       ALTER TABLE locks ADD COLUMN member_of TEXT;
       ALTER TABLE locks ADD COLUMN idle_at BIGINT;
       CREATE INDEX locks_members ON locks (member_of) WHERE member_of IS NOT NULL;

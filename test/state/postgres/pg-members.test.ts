@@ -14,6 +14,7 @@ import { bring, newJob } from '../conformance/harness.js';
 const MANIFEST = 'shared';
 const KEYS = ['a', 'b', 'c', 'd', 'e', 'f'];
 const LEASE = 2_000;
+const TERMS = '{"jobs":"same"}';
 
 const taker = (name: string, token: string, host: string) => ({
   name, token, pid: 100, host, pidNamespace: 'ns-1', isAlive: () => true, heartbeatMs: LEASE / 6, staleAfterMs: LEASE,
@@ -54,7 +55,8 @@ async function twoMembers() {
   const member = await open('host-b');
   await expect(member.takeLock(taker(MANIFEST, 't-b', 'host-b'))).rejects.toBeInstanceOf(LockedError);
   const name = memberLockName(MANIFEST, member.runId!);
-  expect(await member.members!.join(taker(name, 't-b', 'host-b'))).toEqual({ runId: lead.runId, host: 'host-a' });
+  await lead.members!.declare(TERMS);
+  expect(await member.members!.join(taker(name, 't-b', 'host-b'), TERMS)).toEqual({ runId: lead.runId, host: 'host-a' });
   return { clock, open, lead, member, name };
 }
 
@@ -91,6 +93,14 @@ describe('a run several processes share (PostgreSQL)', () => {
     expect(await lead.members!.leave(MANIFEST, 't-a')).toBe(false);
     const command = await open('ops');
     await expect(command.takeLock(taker(MANIFEST, 't-ops', 'ops'))).rejects.toThrow(/another run \(pid 100 on host-b, run \d+\) is working on shared/);
+  });
+
+  test('a process whose terms (plan, options) are not the run\'s is refused, and holds nothing', async () => {
+    const { open, lead } = await twoMembers();
+    const third = await open('host-c');
+    const refused = await third.members!.join(taker(memberLockName(MANIFEST, third.runId!), 't-c', 'host-c'), '{"jobs":"other"}');
+    expect(refused).toEqual({ refused: { runId: lead.runId, host: 'host-a', terms: TERMS } });
+    expect(await lead.members!.busy('t-a')).toEqual(['host-b']);
   });
 
   test('the last member to leave ends the run, once; an idle member sees the other busy until it is idle too', async () => {
