@@ -104,7 +104,7 @@ describe('a refused start', () => {
     expect(text.stdout.split('\n')[0]).toMatch(/: no runs yet \(1 refused start hidden: --all shows them\)$/);
     const rows = (await project.cli(['runs', 'm.yaml', '--all'])).stdout.split('\n');
     expect(rows[0]).toMatch(/: 1 run$/);
-    expect(rows[2]).toMatch(new RegExp(`^\\d+ +\\S+ +refused +${outcome} +${exit} +\\S+ +${refusal.source.slice(1)}`));
+    expect(rows[2]).toMatch(new RegExp(`^\\d+ +\\S+ +\\S+ +refused +${outcome} +${exit} +\\S+ +${refusal.source.slice(1)}`));
   });
 
   test('beside the runs that started: counted in the header, listed by --all in their place', async () => {

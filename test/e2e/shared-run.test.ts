@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { created, openProject, until, type Project } from './harness.js';
 
 /**
@@ -145,5 +146,43 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     expect((await p.rows("SELECT id FROM events WHERE type = 'run:joined'")).length).toBe(1);
     const attempts = await p.rows<{ run_id: number; n: number }>('SELECT run_id, count(*) AS n FROM attempts GROUP BY run_id');
     expect(attempts.length).toBe(2);
+  });
+});
+
+describe('a member cut off from the database (PostgreSQL)', { timeout: 120_000 }, () => {
+  test('a member partitioned from the database stops sending before its lease could lapse; the other takes its jobs over; healed, it finds itself fenced; nothing is made twice', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
+    const { dirs } = checkouts(p, 40);
+    const direct = new URL(p.env.REELPIPE_STATE!);
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    try {
+      const through = new URL(direct.href);
+      through.port = String(proxy.port);
+      const cutOff = member(p, dirs[0]!, 'host-a', { REELPIPE_STATE: through.href });
+      await until(() => created(p) >= 3, 'the member behind the proxy to create jobs');
+      const other = member(p, dirs[1]!, 'host-b');
+      await until(() => created(p) >= 10, 'both members to create jobs');
+      proxy.cut();
+      const cutAt = created(p);
+      // Its lease (2 s, by its own clock) runs out: it writes no POST past it, whatever its link does.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const afterLease = p.sandbox.jobs().length;
+      const ro = await other;
+      expect([0, 5], String(ro.all)).toContain(ro.exitCode);
+      proxy.heal();
+      const ra = await cutOff;
+      // Healed, its writes are fenced (its lock was broken by the member that took its jobs over).
+      expect([75, 74], String(ra.all)).toContain(ra.exitCode);
+      expect(p.sandbox.stats().duplicates.total).toBe(0);
+      expect(afterLease).toBeGreaterThanOrEqual(cutAt);
+      // Each of the 40 jobs made at most once, whichever member sent it.
+      expect(created(p)).toBeLessThanOrEqual(40);
+      expect(String(ra.all)).toMatch(/no longer this run's|could not be written|lock on shared/);
+      const byStatus = await statusOf(p);
+      expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(40);
+      expect((await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await proxy.close();
+    }
   });
 });
