@@ -208,12 +208,16 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
  * lapsed member's jobs come to it so) and drives what it gets; it leaves once none is busy.
  */
 async function stayWhileOthersWork(ctx: RunContext, members: Members, jobs: readonly PlannedJob[], drive: (jobs: readonly PlannedJob[]) => Promise<void>): Promise<void> {
+  // Said once per idle spell, not at every look: a look that finds nothing changes nothing.
+  let idle = false;
   while (!ctx.stop.halted) {
-    if (!(await members.idle(true))) return;
+    if (!idle && !(await members.idle(true))) return;
+    idle = true;
     // Only jobs this member never drove: its own ended their drive (a download it could not finish waits for the next run).
     const taken = await ctx.store.claim(claimWindow(ctx), new Set(jobs.filter((job) => !ctx.drivenHere.has(job.key)).map((job) => job.key)), { downloads: true });
     if (taken.length > 0) {
       await members.idle(false);
+      idle = false;
       await claimedHere(ctx, taken);
       ctx.events.emit('run:note', { message: `took over ${taken.length === 1 ? '1 job' : `${taken.length} jobs`} of a member whose lease lapsed` });
       const keys = new Set(taken.map((t) => t.key));

@@ -1,4 +1,4 @@
-import type { HeldLock, JobStatus, RunMembers, Store } from '../state/index.js';
+import { SETTLED, type HeldLock, type JobStatus, type RunMembers, type Store } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import type { JobOutcome } from './drive-job.js';
 
@@ -16,7 +16,7 @@ import type { JobOutcome } from './drive-job.js';
 export class Members {
   constructor(
     private readonly store: Store & { members: RunMembers },
-    private readonly lock: Pick<HeldLock, 'name' | 'token' | 'leave' | 'joined'>,
+    private readonly lock: Pick<HeldLock, 'name' | 'token' | 'leave'>,
     private readonly clock: Clock,
     /** How often an idle member looks again, and a job waits for one another member drives. */
     readonly pollMs: number,
@@ -24,14 +24,9 @@ export class Members {
   ) {}
 
   /** The member side of a run on a shared store, or null (one process runs the manifest). */
-  static of(store: Store, lock: Pick<HeldLock, 'name' | 'token' | 'leave' | 'joined'> | undefined, clock: Clock, leaseMs: number, signal: AbortSignal): Members | null {
+  static of(store: Store, lock: Pick<HeldLock, 'name' | 'token' | 'leave'> | undefined, clock: Clock, leaseMs: number, signal: AbortSignal): Members | null {
     if (store.members === null || lock === undefined) return null;
     return new Members(store as Store & { members: RunMembers }, lock, clock, Math.max(50, Math.min(1000, leaseMs / 4)), signal);
-  }
-
-  /** The run this member joined (its first member's), or null when this process started it. */
-  get joined(): { runId: number; host: string } | null {
-    return this.lock.joined;
   }
 
   /** Jobs another member holds: neither driven nor recovered here. */
@@ -76,7 +71,6 @@ export class Members {
 
 /** A settled job's outcome for the jobs that need it; undefined while it may still move in this run. */
 function outcomeOf(status: JobStatus): JobOutcome | undefined {
-  if (status === 'downloaded') return 'ok';
-  if (status === 'failed' || status === 'rejected' || status === 'partly_failed' || status === 'hook_failed') return 'failed';
-  return undefined;
+  if (!SETTLED.includes(status)) return undefined;
+  return status === 'downloaded' ? 'ok' : 'failed';
 }

@@ -1,3 +1,5 @@
+import { CLAIMED_STATUSES } from './sqlite/claims.js';
+
 /**
  * `reelpipe hosts`: the members of a manifest's newest run (run/members.ts), read alike from
  * both stores — one run row per member (a member that joined names the run: runs.joined), its
@@ -39,7 +41,7 @@ export const membersSql = (m: string): string => `
   SELECT r.id AS "runId", coalesce(r.joined, r.id) AS run, r.host, r.pid, r.started_at AS "startedAt", r.finished_at AS "finishedAt", r.outcome,
     l.heartbeat_at AS "heartbeatAt", l.lease_ms AS "leaseMs", l.idle_at AS "idleAt",
     (SELECT count(*) FROM jobs j WHERE j.manifest = r.manifest AND j.claim_run = r.id
-       AND j.status IN ('planned', 'submitting', 'submitted', 'running', 'in_doubt', 'done')) AS held
+       AND j.status IN (${CLAIMED_STATUSES}, 'done')) AS held
   FROM runs r LEFT JOIN locks l ON l.run_id = r.id AND (l.name = r.manifest OR l.member_of = r.manifest)
   WHERE r.manifest = ${m} AND r.refusal IS NULL
     AND coalesce(r.joined, r.id) = (SELECT max(coalesce(joined, id)) FROM runs WHERE manifest = ${m} AND refusal IS NULL)
