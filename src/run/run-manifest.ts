@@ -3,7 +3,7 @@ import { clientFromEnv, type ServiceClient } from '../api/index.js';
 import { LocalFaultError, LockedError, UsageError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
 import { assertBudget, budgetView, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
-import { acquireLock, acquireLockWaiting, joinLiveRun, RunTermsError, type HeldLock, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
+import { acquireLock, acquireLockWaiting, joinLiveRun, markRunFolder, seeRunFolder, RunTermsError, type HeldLock, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -221,8 +221,11 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
     onWait: (refusal) => input.progress.emit('run:note', { message: `${refusal.message}; waiting up to ${formatDuration(options.waitForLockMs)} for it (--wait-for-lock)` }),
   });
   closers.unshift(() => lock.release());
-  // The first member records what the members joining its run must run alike (run-terms.ts).
+  // The first member records what the members joining its run must run alike (run-terms.ts),
+  // and names its run in the outputs folder, which a member joining must see (run-folder.ts).
+  if (store.members !== null && !lock.joined && store.runId !== null) markRunFolder(plan.outputsDir, { run: store.runId, host: thisHost() });
   if (!lock.joined) await store.members?.declare(terms);
+  if (lock.joined) await seeRunFolder(plan.outputsDir, lock.joined, clock, stop.controller.signal);
   if (lock.joined) input.progress.emit('run:note', { message: `joined run ${lock.joined.runId} of ${plan.manifestId}, started on ${lock.joined.host}: this host claims its share of the jobs (reelpipe hosts lists the members)` });
   await input.prepare?.(store, plan);
   const limiter = limiterFor(options, clock);

@@ -13,6 +13,7 @@ export * from './job-change.js';
 export * from './locate.js';
 export { isPostgresAddress, rememberAddress, shownLocation } from './postgres/pg-url.js';
 export * from './outputs-owner.js';
+export { markRunFolder, seeRunFolder } from './run-folder.js';
 export { memberLockName, RunTermsError, type RunMembers } from './run-members.js';
 export { memberState, type MemberRow, type MemberState } from './member-rows.js';
 export * from './lock/lock-policy.js';

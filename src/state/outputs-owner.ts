@@ -2,12 +2,13 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { join } from 'node:path';
 import { StateMismatchError } from '../errors.js';
 import { shownLocation } from './postgres/pg-url.js';
+import { RUN_FILE } from './run-folder.js';
 
 /** The file in an outputs folder naming the state database that owns it. */
 export const OWNER_FILE = '.reelpipe-state.json';
 
 /** Entries an outputs folder may hold that say nothing about earlier runs. */
-const NOT_OUTPUTS = new Set([OWNER_FILE, 'report']);
+const NOT_OUTPUTS = new Set([OWNER_FILE, RUN_FILE, 'report']);
 
 /**
  * The owner record: the state's id, where the state is — an SQLite file's path, or a database's

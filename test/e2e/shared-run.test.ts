@@ -136,6 +136,24 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     expect(p.sandbox.stats().duplicates.total).toBe(0);
   });
 
+  test('a member whose outputs: is a folder of its own (not the shared one) is refused with exit 2, naming the folder, and sends nothing', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
+    const { dirs } = checkouts(p, 120);
+    // The same plan, but its outputs in a folder only this checkout sees.
+    p.write('checkout-b/shared.yaml', manifest('out', 120));
+    const first = member(p, dirs[0]!, 'host-a');
+    await until(() => created(p) >= 2, 'the first member to create jobs');
+    const other = await p.cli(['run', 'shared.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s'], { REELPIPE_HOST: 'host-b' }, dirs[1]);
+    expect(other.exitCode, other.stderr).toBe(2);
+    expect(other.stderr).toMatch(/this host does not see the outputs folder run \d+ writes: .*checkout-b\/out\/\.reelpipe-run\.json is not there.*started on host-a.*absolute path on a mount every host shares.*Nothing was sent/s);
+    const attemptsOfB = await p.rows("SELECT a.job_key FROM attempts a JOIN runs r ON r.id = a.run_id WHERE r.host = 'host-b'");
+    expect(attemptsOfB).toEqual([]);
+    const rf = await first;
+    expect(rf.exitCode, String(rf.all)).toBe(0);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    expect(created(p)).toBe(120);
+  });
+
   test('two members started at the same moment join one run and claim disjoint jobs', async () => {
     const p = (project = await openProject({ store: 'postgres', speed: SPEED * 10 }));
     const { dirs } = checkouts(p, 60);
