@@ -3,7 +3,8 @@
 // hostile fault profile — 1,000 jobs, the runner SIGKILLed at random moments and the journalled
 // sandbox SIGKILLed too, re-run until done — in polling mode, then webhook mode (--both), on the
 // SQLite store and then on PostgreSQL (a throwaway server the harness starts, a fresh database per
-// mode; --store picks one). Prints every invariant PASS/FAIL with its figures, then one table of
+// mode; --store picks one). With --hosts N every run is N members sharing it, on 2,000 jobs, and
+// the PostgreSQL server is restarted once (--db-restarts). Prints every invariant PASS/FAIL with its figures, then one table of
 // every verdict by store and mode; exits 1 if any failed. See docs/chaos.md.
 import { rmSync, writeFileSync } from 'node:fs';
 import { startPostgres } from './lib/postgres-server.js';
@@ -45,8 +46,10 @@ async function soakOnce(store, mode) {
     server ??= await startPostgres();
     state = options.state ?? (await server.database(`chaos_${mode}`));
   }
-  console.error(`chaos: ${store}, ${mode} mode, ${options.jobs} jobs, seed ${options.seed}, ${options.kills} timed + ${options.pointKills} point kills, ${options.sandboxKills} sandbox kills${state ? `; state ${state}` : ''}`);
-  const soak = await runSoak(options, mode, { store, state });
+  console.error(`chaos: ${store}, ${mode} mode, ${options.jobs} jobs, seed ${options.seed}, ${options.kills} timed + ${options.pointKills} point kills, ${options.sandboxKills} sandbox kills${options.hosts > 1 ? `, ${options.hosts} hosts a run` : ''}${store === 'postgres' && !options.state && options.dbRestarts > 0 ? `, ${options.dbRestarts} PostgreSQL restart(s)` : ''}${state ? `; state ${state}` : ''}`);
+  // The database restarted mid-run only on a server the soak started (never a --state it was given).
+  const restartDatabase = store === 'postgres' && !options.state && options.dbRestarts > 0 ? () => server.restart() : undefined;
+  const soak = await runSoak(options, mode, { store, state, restartDatabase });
   const failed = soak.rows.some((r) => r.verdict === 'FAIL');
   // A failed soak keeps its workspace (state, journal, outputs, every run's stderr) to look into.
   soak.kept = failed || options.keep;

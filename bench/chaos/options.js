@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 export const USAGE = `usage: node bench/chaos.js [--both | --webhooks] [--store sqlite|postgres|both] [--state postgres://…]
        [--quick] [--jobs N] [--kills K] [--point-kills P]
        [--sandbox-kills M] [--seed S] [--max-credits N|plan|none] [--speed X] [--capacity N] [--rate N]
-       [--kill-window MIN,MAX] [--max-reruns N] [--hosts N] [--json FILE] [--keep]
+       [--kill-window MIN,MAX] [--max-reruns N] [--hosts N] [--db-restarts N] [--json FILE] [--keep]
        node bench/chaos.js --recheck DIR [--max-credits N] [--json FILE]   (judge a kept workspace again)`;
 
 /**
@@ -15,6 +15,8 @@ export const USAGE = `usage: node bench/chaos.js [--both | --webhooks] [--store 
  * @see docs/chaos.md
  */
 const FULL = { jobs: 1000, kills: 15, pointKills: 5, sandboxKills: 2, killWindow: [0.5, 2.5], speed: 50, capacity: 12 };
+/** Several hosts (issue 23): twice the jobs, so that three members at once still meet every kill with work left. */
+const MEMBERS = { jobs: 2000 };
 /** About half a minute per mode on two cores; a render floor of about 20 s against a kill phase of about 6 s. */
 const QUICK = { jobs: 150, kills: 5, pointKills: 2, sandboxKills: 1, killWindow: [0.3, 1.5], speed: 40, capacity: 8 };
 
@@ -35,7 +37,7 @@ export function parseOptions(argv) {
       jobs: { type: 'string' }, kills: { type: 'string' }, 'point-kills': { type: 'string' }, 'sandbox-kills': { type: 'string' },
       seed: { type: 'string' }, 'max-credits': { type: 'string' }, speed: { type: 'string' }, capacity: { type: 'string' },
       rate: { type: 'string' }, 'kill-window': { type: 'string' }, 'max-reruns': { type: 'string' }, json: { type: 'string' },
-      help: { type: 'boolean' }, recheck: { type: 'string' }, store: { type: 'string' }, state: { type: 'string' }, hosts: { type: 'string' },
+      help: { type: 'boolean' }, recheck: { type: 'string' }, store: { type: 'string' }, state: { type: 'string' }, hosts: { type: 'string' }, 'db-restarts': { type: 'string' },
     },
   });
   const hosts = values.hosts ? number('hosts', values.hosts, { whole: true, min: 1 }) : 1;
@@ -43,7 +45,10 @@ export function parseOptions(argv) {
   if (hosts > 1 && values.store === undefined) values.store = 'postgres';
   if (hosts > 1 && values.store !== 'postgres') throw new Error(`--hosts ${hosts}: several hosts share one run on PostgreSQL only (--store postgres)`);
   const { stores, state } = storeOptions(values);
-  const base = values.quick ? QUICK : FULL;
+  const base = { ...(values.quick ? QUICK : FULL), ...(hosts > 1 && !values.quick ? MEMBERS : {}) };
+  const dbRestarts = values['db-restarts'] ? number('db-restarts', values['db-restarts'], { whole: true }) : hosts > 1 && state === undefined ? 1 : 0;
+  if (dbRestarts > 0 && !stores.includes('postgres')) throw new Error(`--db-restarts ${dbRestarts}: the soak restarts its PostgreSQL server (--store postgres)`);
+  if (dbRestarts > 0 && state !== undefined) throw new Error(`--db-restarts ${dbRestarts}: the soak restarts only a server it started itself, not --state ${state}`);
   const window = values['kill-window']?.split(',').map((t) => number('kill-window', t)) ?? base.killWindow;
   if (window.length !== 2 || window[0] > window[1]) throw new Error(`--kill-window ${values['kill-window']}: use MIN,MAX in seconds, e.g. 0.5,3`);
   const cap = values['max-credits'] ?? 'plan';
@@ -78,6 +83,21 @@ export function parseOptions(argv) {
      * account's (`reelpipe account set`), which every member shares. @default 1
      */
     hosts,
+    /**
+     * The account's render slots with several hosts (`account set --concurrency`): twice the
+     * sandbox's capacity, six times in the quick soak. Why more than the capacity: under the
+     * hostile profile many answers are lost, and a job in doubt keeps its slot for its slot life
+     * (docs/scale-out.md: an hour × the time scale, 72 s at speed 50), so at the capacity alone the
+     * members would mostly wait for those; the quick soak's whole kill phase is shorter than one
+     * slot life and a fifth of its 150 jobs may end in doubt, so it needs the larger margin (else its
+     * point kills find no POST to land on).
+     */
+    accountSlots: (values.quick ? 6 : 2) * (values.capacity ? number('capacity', values.capacity, { whole: true, min: 1 }) : base.capacity),
+    /**
+     * Restarts of the PostgreSQL server (pg_ctl restart -m fast: every connection dropped) during
+     * seeded runs of the kill phase. @default 1 with several hosts on a server the soak started, else 0
+     */
+    dbRestarts,
     json: values.json,
     keep: Boolean(values.keep),
   };

@@ -10,12 +10,13 @@ import { performance } from 'node:perf_hooks';
 export const RUN_TIMEOUT_MS = 10 * 60_000;
 
 /**
- * Runs `args` (after `node CLI`) and resolves with { code, signal, killed, hung, ms }.
- * `killAfterMs`: SIGKILL the run then, if it is still going. `pause`: { afterMs, forMs } SIGSTOPs it then, and SIGCONTs it forMs later. `during`: { afterMs, action } runs
- * `action()` that long after the start while the run is still going (the sandbox's own kill),
- * or right after the run ends if it ended first; its promise is awaited before resolving.
+ * Runs `args` (after `node CLI`) and resolves with { code, signal, killed, hung, ms, during }.
+ * `killAfterMs`: SIGKILL the run then, if it is still going. `pause`: { afterMs, forMs } SIGSTOPs it then, and SIGCONTs it forMs later.
+ * `during`: { NAME: { afterMs, action } } runs each `action()` that long after the start while the
+ * run is still going (the sandbox's own kill, the database's restart), or right after the run
+ * ends if it ended first; each promise is awaited before resolving, its result as `during.NAME`.
  */
-export async function runOnce({ cli, args, cwd, env, stderrFile, killAfterMs, during, pause }) {
+export async function runOnce({ cli, args, cwd, env, stderrFile, killAfterMs, during = {}, pause }) {
   const err = openSync(stderrFile, 'w');
   const started = performance.now();
   const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'ignore', err] });
@@ -28,18 +29,14 @@ export async function runOnce({ cli, args, cwd, env, stderrFile, killAfterMs, du
   // `pause`: { afterMs, forMs }: SIGSTOP then SIGCONT (a frozen host, past its lease when forMs is longer).
   if (pause) timers.push(setTimeout(() => child.kill('SIGSTOP') && timers.push(setTimeout(() => child.kill('SIGCONT'), pause.forMs)), pause.afterMs));
   timers.push(setTimeout(() => (hung = child.kill('SIGKILL')), RUN_TIMEOUT_MS));
-  let duringDone = Promise.resolve(undefined);
-  let duringStarted = false;
-  if (during) {
-    timers.push(setTimeout(() => {
-      duringStarted = true;
-      duringDone = during.action({ midRun: true });
-    }, during.afterMs));
-  }
+  const actions = Object.entries(during).map(([name, { afterMs, action }]) => {
+    const one = { name, action, done: undefined };
+    timers.push(setTimeout(() => (one.done = action({ midRun: true })), afterMs));
+    return one;
+  });
   const { code, signal } = await exited;
   const ms = performance.now() - started;
   for (const timer of timers) clearTimeout(timer);
-  if (during && !duringStarted) duringDone = during.action({ midRun: false });
-  const duringResult = await duringDone;
-  return { code, signal, killed: killed && signal === 'SIGKILL', hung, ms, during: duringResult };
+  const results = await Promise.all(actions.map(async (one) => [one.name, await (one.done ?? one.action({ midRun: false }))]));
+  return { code, signal, killed: killed && signal === 'SIGKILL', hung, ms, during: Object.fromEntries(results) };
 }

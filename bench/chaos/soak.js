@@ -3,6 +3,7 @@
 //   kill phase   runs of `reelpipe run`, each SIGKILLed at a seeded moment (timed) or made to
 //                SIGKILL itself at a seeded named instant (point); the sandbox is SIGKILLed
 //                during or right after some of them and started again on its journal, same port;
+//                with `dbRestarts`, the PostgreSQL server is restarted during seeded runs too;
 //   settle phase runs without kills until the exit code is one running again cannot change
 //                (anything but 4; 3 too once a run under the cap moved nothing), at most
 //                `maxReruns` of them — more fails the soak loudly;
@@ -36,12 +37,13 @@ const log = (line) => process.stderr.write(`${line}\n`);
  * fresh one: the soak's alone), or undefined for a SQLite file in the workspace. Resolves with
  * { store, mode, dir, rows, log, counts, wallMs }.
  */
-export async function runSoak(options, mode, { store = 'sqlite', state } = {}) {
+export async function runSoak(options, mode, { store = 'sqlite', state, restartDatabase } = {}) {
   const started = performance.now();
   const rng = seededRandom(options.seed * 2 + (mode === 'webhooks' ? 1 : 0));
   const dir = mkdtempSync(path.join(tmpdir(), `reelpipe-chaos-${store}-${mode}-`));
   const ws = await prepare(options, dir, state);
-  const soakLog = { store, mode, seed: options.seed, runs: [], finalCode: null, peakCharged: 0, settled: false, hung: 0, faults: {} };
+  const soakLog = { store, mode, seed: options.seed, runs: [], finalCode: null, peakCharged: 0, settled: false, hung: 0, faults: {}, dbRestarts: 0 };
+  ws.restartDatabase = restartDatabase;
   const sampler = sampleCharges(ws, soakLog);
   try {
     const runner = runnerFor(options, ws, mode);
@@ -80,10 +82,8 @@ async function prepare(options, dir, state = path.join(dir, 'state', 'reelpipe.d
   ws.cap = options.maxCredits === 'plan' ? ws.plan.expected : options.maxCredits;
   // Members on several hosts share the account's cap and render slots (a manifest's own cap is one process's).
   if (options.hosts > 1) {
-    // Twice the sandbox's render slots: under the hostile profile many answers are lost, and a job in
-    // doubt keeps its slot for its slot life (docs/scale-out.md); at the capacity alone the members
-    // would mostly wait for those.
-    ws.accountSlots = 2 * options.capacity;
+    // More than the sandbox's render slots: jobs in doubt keep theirs (options.js says why).
+    ws.accountSlots = options.accountSlots;
     const limits = ['--concurrency', String(ws.accountSlots), ...(ws.cap === null ? [] : ['--max-credits', String(ws.cap)])];
     execFileSync(process.execPath, [CLI, 'account', 'set', '--state', ws.statePath, ...limits], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
   }
@@ -95,7 +95,7 @@ function describe(ws, options, store) {
   return {
     store, dir: ws.dir, statePath: ws.statePath, outputsDir: ws.outputsDir, journal: ws.base.journal, plan: ws.plan, cap: ws.cap, linkId: ws.linkId,
     ...(ws.accountSlots ? { accountSlots: ws.accountSlots } : {}),
-    asked: { kills: options.kills, pointKills: options.pointKills, sandboxKills: options.sandboxKills, maxReruns: options.maxReruns },
+    asked: { kills: options.kills, pointKills: options.pointKills, sandboxKills: options.sandboxKills, maxReruns: options.maxReruns, dbRestarts: ws.restartDatabase ? options.dbRestarts : 0 },
   };
 }
 
@@ -196,7 +196,8 @@ async function membersRun(options, runner, rng, soakLog, kill) {
   const results = await Promise.all(Array.from({ length: options.hosts }, (_, host) => runner(n + host, {
     host,
     ...(host === victim ? { killAfterMs: kill.killAfterMs, point: kill.point } : { killAfterMs: later() }),
-    ...(host === 0 ? { during: kill.during } : {}),
+    // The sandbox's kill on the first member's watch, the database's restart on the second's.
+    during: Object.fromEntries(Object.entries(kill.during).filter(([name]) => (name === 'database' ? 1 % options.hosts : 0) === host)),
     ...(host === paused ? { pause: { afterMs: Math.round(rng.between(0.2, options.killWindow[1]) * 1000), forMs: 3_000 } } : {}),
   })));
   results.forEach((result, host) => {
@@ -216,7 +217,10 @@ async function killPhase(options, ws, runner, rng, soakLog) {
   const plannedRuns = want.timed + want.point;
   // With several hosts a round is a run of each member, so fewer rounds are needed: the sandbox's
   // kills fall among those (else they could be planned past the last round).
-  const sandboxAt = new Set(rng.pick(Math.max(Math.ceil(plannedRuns / options.hosts), 1), options.sandboxKills));
+  const rounds = Math.max(Math.ceil(plannedRuns / options.hosts), 1);
+  const sandboxAt = new Set(rng.pick(rounds, options.sandboxKills));
+  // Drawn only when asked, so a soak without database restarts keeps the same seeded choices.
+  const databaseAt = new Set(options.dbRestarts > 0 && ws.restartDatabase ? rng.pick(rounds, options.dbRestarts) : []);
   for (let i = 0; landed.timed < want.timed || landed.point < want.point; i++) {
     if (i >= 3 * plannedRuns + 3) break;
     const needPoint = landed.point < want.point;
@@ -227,7 +231,10 @@ async function killPhase(options, ws, runner, rng, soakLog) {
     // later run may have no POST left to make): no run of this phase ends by itself while work is left.
     const killAfterMs = Math.round((point ? 2 * options.killWindow[1] : rng.between(options.killWindow[0], options.killWindow[1])) * 1000);
     const sandboxDelay = Math.round(rng.between(0.2, options.killWindow[1]) * 1000);
-    const during = sandboxAt.has(i) ? { afterMs: sandboxDelay, action: async ({ midRun }) => (await restartSandbox(ws, soakLog), midRun ? 'mid-run' : 'after the run') } : undefined;
+    const during = {
+      ...(sandboxAt.has(i) ? { sandbox: { afterMs: sandboxDelay, action: async ({ midRun }) => (await restartSandbox(ws, soakLog), midRun ? 'mid-run' : 'after the run') } } : {}),
+      ...(databaseAt.has(i) ? { database: { afterMs: Math.round(rng.between(0.2, options.killWindow[1]) * 1000), action: async ({ midRun }) => (await ws.restartDatabase(), midRun ? 'mid-run' : 'after the run') } } : {}),
+    };
     const members = options.hosts > 1 ? await membersRun(options, runner, rng, soakLog, { killAfterMs, point, during }) : undefined;
     const result = members ? members.result : await runner(soakLog.runs.length + 1, { killAfterMs, point, during });
     const selfKilled = Boolean(point) && result.signal === 'SIGKILL' && !result.killed && !result.hung;
@@ -241,6 +248,7 @@ async function killPhase(options, ws, runner, rng, soakLog) {
   }
   soakLog.kills = { timed: landed.timed, point: landed.point, wanted: want };
   soakLog.sandboxKills = soakLog.runs.filter((r) => r.sandbox).length;
+  soakLog.dbRestarts = soakLog.runs.filter((r) => r.database).length;
 }
 
 /** Re-runs without kills until the code is final; fails the soak (settled: false) past the bound. */
@@ -263,11 +271,13 @@ async function settlePhase(options, runner, ws, soakLog) {
 }
 
 function record(soakLog, result, extra) {
-  const run = { n: soakLog.runs.length + 1, ...extra, code: result.code, signal: result.signal, ms: Math.round(result.ms), ...(result.during ? { sandbox: result.during } : {}) };
+  const { sandbox, database } = result.during ?? {};
+  const run = { n: soakLog.runs.length + 1, ...extra, code: result.code, signal: result.signal, ms: Math.round(result.ms), ...(sandbox ? { sandbox } : {}), ...(database ? { database } : {}) };
   if (result.hung) soakLog.hung++;
   soakLog.runs.push(run);
   log(`  [${soakLog.store ?? 'sqlite'} ${soakLog.mode}] run ${run.n} (${run.phase}): ${run.signal ?? `exit ${run.code}`} after ${(run.ms / 1000).toFixed(1)} s` +
-    `${run.kill ? ` — ${run.kill}` : ''}${run.sandbox ? ` — sandbox SIGKILLed ${run.sandbox} and restarted on its journal` : ''}`);
+    `${run.kill ? ` — ${run.kill}` : ''}${run.sandbox ? ` — sandbox SIGKILLed ${run.sandbox} and restarted on its journal` : ''}` +
+    `${run.database ? ` — PostgreSQL restarted ${run.database}` : ''}`);
 }
 
 async function statusCounts(ws) {
@@ -311,6 +321,12 @@ function soakRows(options, soakLog) {
       figures: `${soakLog.sandboxKills} of ${options.sandboxKills} asked (${soakLog.runs.filter((r) => r.sandbox === 'mid-run').length} mid-run), each restarted on its journal`,
       detail: {},
     },
+    ...(options.dbRestarts > 0 ? [{
+      name: 'soak: PostgreSQL restarts landed',
+      verdict: soakLog.dbRestarts >= options.dbRestarts ? 'PASS' : 'FAIL',
+      figures: `${soakLog.dbRestarts} of ${options.dbRestarts} asked (${soakLog.runs.filter((r) => r.database === 'mid-run').length} mid-run), pg_ctl restart -m fast: every connection dropped`,
+      detail: {},
+    }] : []),
     {
       name: 'soak: came to an end',
       verdict: soakLog.settled && soakLog.hung === 0 ? 'PASS' : 'FAIL',

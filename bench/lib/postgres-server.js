@@ -3,14 +3,16 @@
 // auth, a free loopback port, fsync off, stopped with `-m immediate` and its folder removed. The
 // tests' own (test/helpers/postgres-server.ts) does the same in TypeScript; tsconfig.build.json
 // compiles src/ only, so the benches, plain JS after `npm run build`, carry this cut-down twin:
-// start, a database of its own per run, the server's CPU, stop.
-import { execFileSync, spawnSync } from 'node:child_process';
+// start, a database of its own per run, the server's CPU, a restart, stop.
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../chaos/sandbox-process.js';
 
+const execFileAsync = promisify(execFile);
 const HOW_TO_GET = 'install Debian\'s PostgreSQL: apt-get install -y postgresql-15';
 
 /** The newest /usr/lib/postgresql/N/bin holding the server, else the PATH's; throws saying how to get one. */
@@ -89,12 +91,14 @@ export async function startPostgres() {
     runPg(binDir, 'initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8'], folder);
     const port = await freePort();
     // The socket in the data folder, TCP on loopback only, fsync off: a throwaway server need not survive a power cut.
-    runPg(binDir, 'pg_ctl', ['start', '-D', dataDir, '-l', logFile, '-w', '-o', `-k ${dataDir} -p ${port} -c listen_addresses=127.0.0.1 -c fsync=off`], folder);
+    const serverOptions = `-k ${dataDir} -p ${port} -c listen_addresses=127.0.0.1 -c fsync=off`;
+    runPg(binDir, 'pg_ctl', ['start', '-D', dataDir, '-l', logFile, '-w', '-o', serverOptions], folder);
     process.on('exit', stopNow);
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-    const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const postmasterPid = () => Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    let postmaster = postmasterPid();
     return {
       url,
       port,
@@ -104,6 +108,13 @@ export async function startPostgres() {
         return url.replace(/\/postgres$/, `/${name}`);
       },
       cpuMs: () => cpuOfProcess(postmaster) + childrenOf(postmaster).reduce((sum, pid) => sum + cpuOfProcess(pid), 0),
+      /** `pg_ctl restart -m fast -w` (every connection dropped), same port and options; `-l` so pg_ctl's pipe closes. */
+      restart: async () => {
+        // Not execFileSync: the soak's timers (kills, pauses) go on while the server comes back.
+        const [file, argv] = pgCommand(binDir, 'pg_ctl', ['restart', '-D', dataDir, '-m', 'fast', '-l', logFile, '-w', '-o', serverOptions]);
+        await execFileAsync(file, argv, { cwd: folder, timeout: 90_000 });
+        postmaster = postmasterPid();
+      },
       stop: () => {
         process.off('exit', stopNow);
         process.off('SIGINT', onSignal);
