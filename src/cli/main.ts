@@ -6,6 +6,7 @@ import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { processIo } from './io.js';
 import { stateFromEnvironment } from './state-from-env.js';
+import { skewClockForTests } from './test-clock-skew.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -16,6 +17,7 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
  * either return a code or throw; every throw becomes a code in src/cli/exit-codes.ts, never here.
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  skewClockForTests(io.env);
   let code: number = EXIT.ok;
   const program = new Command('reelpipe')
     .description('Batch media production through an asynchronous generation API, from YAML manifests.')

@@ -1,61 +1,20 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
-import { CLI } from '../helpers/cli.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { created, openProject, until, type Project } from './harness.js';
+import { checkouts, member, sharedManifest, SPEED, statusOf } from './members-harness.js';
 
 /**
- * Several hosts, one run (hosts are processes here, each with its own REELPIPE_HOST and checkout
- * of the manifest): on PostgreSQL a second `reelpipe run` of a manifest a live run holds joins it,
- * the members claim disjoint jobs, a member killed mid-run has its jobs taken over once its lease
- * lapses, and the last member to leave ends the run. A slow sandbox (speed 100) keeps the run
- * going long enough to kill a member in the middle of it.
+ * Several hosts, one run (members-harness.ts): on PostgreSQL a second `reelpipe run` of a manifest
+ * a live run holds joins it, the members claim disjoint jobs, a member killed mid-run has its jobs
+ * taken over once its lease lapses, and the last member to leave ends the run.
  */
-const SPEED = 100;
-const manifest = (outputs: string, jobs: number) => `
-version: 1
-name: shared
-outputs: ${outputs}
-concurrency: 6
-steps:
-  - id: shorts
-    kind: ai_short
-    matrix: { n: [${Array.from({ length: jobs }, (_, i) => i + 1).join(', ')}] }
-    name: "short-{{ matrix.n }}"
-    with: { script: "Share the work, take {{ matrix.n }}.", style: 3D, aspect_ratio: 9x16 }
-`;
-
 let project: Project | undefined;
 afterEach(async () => {
   await project?.close();
   project = undefined;
 });
-
-
-/** Three checkouts of one manifest (as on three hosts), its outputs in one shared folder. */
-function checkouts(p: Project, jobs: number): { dirs: string[]; shared: string } {
-  const shared = join(p.dir, 'shared-outputs');
-  const dirs = ['a', 'b', 'c'].map((name) => {
-    const dir = join(p.dir, `checkout-${name}`);
-    mkdirSync(dir, { recursive: true });
-    p.write(`checkout-${name}/shared.yaml`, manifest(shared, jobs));
-    return dir;
-  });
-  return { dirs, shared };
-}
-
-/** A member: `reelpipe run` from `dir`, as host `host`, with a lease of 2 s. */
-const member = (p: Project, dir: string, host: string, env: Record<string, string> = {}): ResultPromise =>
-  execa('node', [CLI, 'run', 'shared.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s'], {
-    cwd: dir, env: { ...p.env, REELPIPE_HOST: host, ...env }, reject: false, all: true,
-  }) as unknown as ResultPromise;
-
-const statusOf = async (p: Project) => {
-  const rows = await p.rows<{ status: string; n: number }>('SELECT status, count(*) AS n FROM jobs GROUP BY status');
-  return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
-};
 
 describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, () => {
   test('three members from three checkouts, one killed four seconds in: every job done once, each member named on its jobs, the outputs in the shared folder, at most 12 alive at once', async () => {
@@ -80,7 +39,7 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     expect((await p.rows("SELECT id FROM events WHERE type = 'run:left' AND data LIKE '%\"last\":true%'")).length).toBe(1);
     // Zero duplicate creations; every job downloaded, but at most the killed member's in-flight ones in doubt.
     expect(p.sandbox.stats().duplicates.total).toBe(0);
-    const byStatus = await statusOf(p);
+    const byStatus = await statusOf(p.rows);
     expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(240);
     expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(12);
     expect(created(p)).toBeLessThanOrEqual(240);
@@ -116,7 +75,7 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     const rf = await first;
     expect(rf.exitCode, String(rf.all)).toBe(75);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
-    const byStatus = await statusOf(p);
+    const byStatus = await statusOf(p.rows);
     expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(40);
   });
 
@@ -124,7 +83,7 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
     // 120 jobs: the first member is still at work (holding the run) when the other starts, even on a loaded machine.
     const { dirs, shared: outputs } = checkouts(p, 120);
-    p.write('checkout-b/shared.yaml', manifest(outputs, 121));
+    p.write('checkout-b/shared.yaml', sharedManifest(outputs, 121));
     const first = member(p, dirs[0]!, 'host-a');
     await until(() => created(p) >= 2, 'the first member to create jobs');
     const other = await p.cli(['run', 'shared.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s'], { REELPIPE_HOST: 'host-b' }, dirs[1]);
@@ -140,7 +99,7 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
     const { dirs } = checkouts(p, 120);
     // The same plan, but its outputs in a folder only this checkout sees.
-    p.write('checkout-b/shared.yaml', manifest('out', 120));
+    p.write('checkout-b/shared.yaml', sharedManifest('out', 120));
     const first = member(p, dirs[0]!, 'host-a');
     await until(() => created(p) >= 2, 'the first member to create jobs');
     const other = await p.cli(['run', 'shared.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s'], { REELPIPE_HOST: 'host-b' }, dirs[1]);
@@ -161,7 +120,7 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     expect([ra.exitCode, rb.exitCode], `${String(ra.all)}\n---\n${String(rb.all)}`).toEqual([0, 0]);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
     expect(created(p)).toBe(60);
-    expect(await statusOf(p)).toEqual({ downloaded: 60 });
+    expect(await statusOf(p.rows)).toEqual({ downloaded: 60 });
     expect((await p.rows("SELECT id FROM events WHERE type = 'run:joined'")).length).toBe(1);
     const attempts = await p.rows<{ run_id: number; n: number }>('SELECT run_id, count(*) AS n FROM attempts GROUP BY run_id');
     expect(attempts.length).toBe(2);
@@ -197,7 +156,7 @@ describe('a member cut off from the database (PostgreSQL)', { timeout: 120_000 }
       // Each of the 40 jobs made at most once, whichever member sent it.
       expect(created(p)).toBeLessThanOrEqual(40);
       expect(String(ra.all)).toMatch(/no longer this run's|could not be written|lock on shared/);
-      const byStatus = await statusOf(p);
+      const byStatus = await statusOf(p.rows);
       expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(40);
       expect((await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).length).toBeGreaterThanOrEqual(1);
     } finally {

@@ -1,0 +1,89 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { pgRows } from '../helpers/pg-database.js';
+import { databaseUrl, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { created, openProject, until, type Project } from './harness.js';
+import { checkouts, member, statusOf } from './members-harness.js';
+
+/**
+ * Several hosts of one run (members-harness.ts) when the world around them misbehaves: hosts whose
+ * clocks are off, and the database restarted under three members. Each asserts zero duplicate
+ * creations at the sandbox, nothing lost, and the credits the state counts equal to what the
+ * service charged for the jobs it knows.
+ */
+let project: Project | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+/** Credits the state counts, and what the service charged for the jobs whose ids the state holds. */
+async function creditsBothSides(p: Project, rows: Project['rows']): Promise<{ state: number; service: number }> {
+  const known = await rows<{ remote_id: string | null; credits: number | null }>('SELECT remote_id, coalesce(credits_used, 0) + credits_prior AS credits FROM jobs');
+  const ids = new Set(known.map((row) => row.remote_id).filter((id) => id !== null));
+  const state = known.reduce((sum, row) => sum + Number(row.credits ?? 0), 0);
+  const service = p.sandbox.jobs().filter((job) => ids.has(job.id)).reduce((sum, job) => sum + job.credits_used, 0);
+  return { state, service };
+}
+
+describe('members whose clocks are off (PostgreSQL)', { timeout: 120_000 }, () => {
+  test('three members, one two minutes ahead and one two minutes behind, 2 s leases: no member is taken for dead, nothing made twice, every job done', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: 100 }));
+    const { dirs } = checkouts(p, 90);
+    const skews = { 'host-a': '120000', 'host-b': '-120000', 'host-c': '0' };
+    const results = await Promise.all(Object.entries(skews).map(([host, skew], i) => member(p, dirs[i]!, host, { REELPIPE_TEST_CLOCK_OFFSET_MS: skew })));
+    // Leases are timed by the database's clock: a member two minutes behind is not lapsed, one ahead does not see the others lapsed.
+    for (const result of results) expect(result.exitCode, String(result.all)).toBe(0);
+    expect((await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).length).toBe(0);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    expect(created(p)).toBe(90);
+    expect(await statusOf(p.rows)).toEqual({ downloaded: 90 });
+    const credits = await creditsBothSides(p, p.rows);
+    expect(credits.state).toBe(credits.service);
+    // Each skewed member did a share of the work, and `hosts` lists all three as having left, none gone.
+    const hosts = await p.rows<{ host: string }>('SELECT DISTINCT r.host FROM attempts a JOIN runs r ON r.id = a.run_id');
+    expect(hosts.map((row) => row.host).sort()).toEqual(['host-a', 'host-b', 'host-c']);
+    const listed = JSON.parse((await p.cli(['hosts', 'shared.yaml', '--json'], {}, dirs[0])).stdout) as { members: { host: string; state: string }[] };
+    expect(Object.fromEntries(listed.members.map((m) => [m.host, m.state]))).toEqual({ 'host-a': 'left', 'host-b': 'left', 'host-c': 'left' });
+  });
+});
+
+describe('the database restarted under three members (PostgreSQL)', { timeout: 150_000 }, () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 30_000);
+  afterAll(() => server?.stop());
+
+  test('PostgreSQL restarted while three members render 150 jobs: resumed, every job done once (or in doubt, at most the members\' in-flight POSTs), credits equal', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: 100 }));
+    await pgRows('CREATE DATABASE members_restart', server.url);
+    const url = databaseUrl(server.url, 'members_restart');
+    const rows: Project['rows'] = (sql) => pgRows(sql, url);
+    const { dirs } = checkouts(p, 150);
+    const env = { REELPIPE_STATE: url };
+    const members = ['host-a', 'host-b', 'host-c'].map((host, i) => member(p, dirs[i]!, host, env));
+    await until(() => created(p) >= 30, 'the members to create 30 jobs');
+    const sentBefore = created(p);
+    await server.restart('fast');
+    const ends = await Promise.all(members);
+    const said = ends.map((end) => String(end.all));
+    // Mid-run: jobs sent before the restart, not all of them.
+    expect(sentBefore).toBeLessThan(150);
+    // A member rides out the restart or stops (its state unwritable: 74; its lock lost: 75); none crashes.
+    for (const end of ends) expect([0, 5, 74, 75], said.join('\n---\n')).toContain(end.exitCode);
+    // Whatever the members did, running the manifest again finishes the batch.
+    const codes: (number | undefined)[] = [];
+    while (codes.length < 3 && (await statusOf(rows)).downloaded !== 150 - ((await statusOf(rows)).in_doubt ?? 0)) {
+      const again = await p.cli(['run', 'shared.yaml', '--time-scale', String(1 / 100), '--lease', '2s'], { ...env, REELPIPE_HOST: 'host-a' }, dirs[0]);
+      codes.push(again.exitCode);
+      said.push(again.stderr);
+    }
+    const byStatus = await statusOf(rows);
+    expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), `${JSON.stringify(byStatus)} after ${codes.join(', ')}\n${said.join('\n---\n')}`).toBe(150);
+    expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(18);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    expect(created(p)).toBeLessThanOrEqual(150);
+    const credits = await creditsBothSides(p, rows);
+    expect(credits.state).toBe(credits.service);
+  });
+});
