@@ -1,3 +1,5 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { pgRows } from '../helpers/pg-database.js';
 import { databaseUrl, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
@@ -6,7 +8,7 @@ import { checkouts, member, statusOf } from './members-harness.js';
 
 /**
  * Several hosts of one run (members-harness.ts) when the world around them misbehaves: hosts whose
- * clocks are off, and the database restarted under three members. Each asserts zero duplicate
+ * clocks are off, a 429 one member meets, and the database restarted under three members. Each asserts zero duplicate
  * creations at the sandbox, nothing lost, and the credits the state counts equal to what the
  * service charged for the jobs it knows.
  */
@@ -44,6 +46,73 @@ describe('members whose clocks are off (PostgreSQL)', { timeout: 120_000 }, () =
     expect(hosts.map((row) => row.host).sort()).toEqual(['host-a', 'host-b', 'host-c']);
     const listed = JSON.parse((await p.cli(['hosts', 'shared.yaml', '--json'], {}, dirs[0])).stdout) as { members: { host: string; state: string }[] };
     expect(Object.fromEntries(listed.members.map((m) => [m.host, m.state]))).toEqual({ 'host-a': 'left', 'host-b': 'left', 'host-c': 'left' });
+  });
+});
+
+/**
+ * A loopback proxy to the sandbox for one member: it forwards every request, but answers the next
+ * `n` AI Short creations after `throttle(n)` with 429 and Retry-After: 3, noting when.
+ */
+async function throttlingProxy(target: string): Promise<{ url: string; throttle(n: number): void; throttledAt: number[]; close(): Promise<void> }> {
+  let left = 0;
+  const throttledAt: number[] = [];
+  const server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      if (left > 0 && req.method === 'POST' && req.url?.startsWith('/api/ai_shorts/')) {
+        left--;
+        throttledAt.push(Date.now());
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end(JSON.stringify({ detail: 'Request was throttled. Expected available in 3 seconds.' }));
+        return;
+      }
+      const upstream = await fetch(new URL(req.url ?? '/', target), { method: req.method ?? 'GET', headers: forwarded(req), ...(body.length > 0 ? { body } : {}) });
+      const headers = Object.fromEntries([...upstream.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(name)));
+      res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    throttle: (n) => void (left = n),
+    throttledAt,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const forwarded = (req: IncomingMessage): Record<string, string> =>
+  Object.fromEntries(Object.entries(req.headers).filter(([name, value]) => typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name)) as [string, string][]);
+
+describe('a 429 one member meets (PostgreSQL)', { timeout: 120_000 }, () => {
+  test('under the account\'s rate, a 429 with Retry-After met by one member holds the other two: they send nothing in that window, then go on; nothing made twice', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: 100 }));
+    const { dirs } = checkouts(p, 150);
+    expect((await p.cli(['account', 'set', '--rate', '60'])).exitCode).toBe(0);
+    const proxy = await throttlingProxy(p.sandbox.url);
+    try {
+      // host-a talks to the service through the proxy; host-b and host-c directly, and never meet a 429.
+      const members = [member(p, dirs[0]!, 'host-a', { REELPIPE_BASE_URL: proxy.url }), member(p, dirs[1]!, 'host-b'), member(p, dirs[2]!, 'host-c')];
+      const sentBy = async (host: string) => Number((await p.rows<{ n: number }>(`SELECT count(*) AS n FROM attempts a JOIN runs r ON r.id = a.run_id WHERE r.host = '${host}'`))[0]?.n ?? 0);
+      for (let tries = 0; tries < 400 && ((await sentBy('host-b')) === 0 || (await sentBy('host-c')) === 0 || (await sentBy('host-a')) === 0); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      proxy.throttle(1);
+      const ends = await Promise.all(members);
+      for (const end of ends) expect([0, 5], String(end.all)).toContain(end.exitCode);
+      expect(proxy.throttledAt).toHaveLength(1);
+      const at = proxy.throttledAt[0]!;
+      // When host-b and host-c created their jobs (the sandbox's clock is this process's).
+      const ids = await p.rows<{ remote_id: string; host: string }>('SELECT a.remote_id, r.host FROM attempts a JOIN runs r ON r.id = a.run_id WHERE a.remote_id IS NOT NULL');
+      const others = new Set(ids.filter((row) => row.host !== 'host-a').map((row) => row.remote_id));
+      const createdAt = p.sandbox.jobs().filter((job) => others.has(job.id)).map((job) => Date.parse(job.created_at));
+      // The others read the shared cooldown at their next tick (each second): from then to its end (3 s), nothing.
+      const inCooldown = createdAt.filter((t) => t > at + 1_300 && t < at + 2_900);
+      expect(inCooldown, `created by host-b/host-c at ${createdAt.map((t) => t - at).join(', ')} ms from the 429`).toEqual([]);
+      expect(createdAt.some((t) => t >= at + 2_900)).toBe(true);
+      expect(p.sandbox.stats().duplicates.total).toBe(0);
+      expect(await statusOf(p.rows)).toEqual({ downloaded: 150 });
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
