@@ -49,6 +49,32 @@ describe('members whose clocks are off (PostgreSQL)', { timeout: 120_000 }, () =
   });
 });
 
+describe('members killed at exact instants (PostgreSQL)', { timeout: 120_000 }, () => {
+  test('one member SIGKILLed right after an intent is committed, another right after a POST is answered: the third takes both over, nothing is resent without proof, nothing made twice', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: 100 }));
+    const { dirs } = checkouts(p, 90);
+    const [a, b, c] = [
+      member(p, dirs[0]!, 'host-a', { REELPIPE_TEST_KILL_AT: 'before-post:4' }),
+      member(p, dirs[1]!, 'host-b', { REELPIPE_TEST_KILL_AT: 'after-post:6' }),
+      member(p, dirs[2]!, 'host-c'),
+    ];
+    const [ra, rb, rc] = await Promise.all([a, b, c]);
+    expect([ra.signal, rb.signal]).toEqual(['SIGKILL', 'SIGKILL']);
+    // host-c ends the run: 5 when the two killed POSTs are held in doubt (an AI Short cannot be searched).
+    expect([0, 5], String(rc.all)).toContain(rc.exitCode);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    const byStatus = await statusOf(p.rows);
+    expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(90);
+    // In doubt: at most the POSTs the killed members had in flight (6 each, their concurrency), none sent again.
+    expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(12);
+    expect(created(p)).toBeLessThanOrEqual(90);
+    expect(created(p)).toBeGreaterThanOrEqual(byStatus.downloaded ?? 0);
+    expect((await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).length).toBeGreaterThanOrEqual(2);
+    const credits = await creditsBothSides(p, p.rows);
+    expect(credits.state).toBe(credits.service);
+  });
+});
+
 /**
  * A loopback proxy to the sandbox for one member: it forwards every request, but answers the next
  * `n` AI Short creations after `throttle(n)` with 429 and Retry-After: 3, noting when.
