@@ -6,7 +6,7 @@ import type { AttemptFact } from './attempt-facts.js';
 import { readHookFacts, type HookFacts } from './hook-facts.js';
 import { mediaOf, type Media } from './media.js';
 import { jobWords } from './job-words.js';
-import { readLastWork, readRun, type LastWork, type RunInfo } from './run-info.js';
+import { readLastWork, readRun, wholeRun, type LastWork, type RunInfo } from './run-info.js';
 import { countWords, type StateWord } from '../state/vocabulary.js';
 
 /** One file of a job in the report. */
@@ -112,10 +112,12 @@ export interface ReportInput {
 /** The report's data: the plan joined with what the state database holds. Reads only. */
 export async function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: knownRows, money: knownMoney }: ReportInput): Promise<ReportData> {
   const { facts, money } = await readJobFacts(statePath, plan, { rows: knownRows, money: knownMoney });
-  const run = await readRun(statePath, plan.manifestId, runId);
+  const members = await stateAt(statePath).members(plan.manifestId);
+  // A run several hosts shared heads the report as one run: every member's jobs and credits.
+  const member = await readRun(statePath, plan.manifestId, runId);
+  const run = member && (await wholeRun(statePath, plan.manifestId, member, members));
   const hooks = await readHookFacts(statePath, plan.manifestId);
   const lastWork = await readLastWork(statePath, plan.manifestId);
-  const members = await stateAt(statePath).members(plan.manifestId);
   const hostOfRun = new Map(members.map((m) => [m.runId, m.host]));
   const jobs = plan.jobs.map((job): ReportJob => {
     const f = facts.get(job.key) as JobFacts;

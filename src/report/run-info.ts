@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { stateAt, type RunWork } from '../state/index.js';
+import { stateAt, type MemberRow, type RunWork } from '../state/index.js';
 
 /** The run a report is about: when it ran, how it ended, and which jobs it changed. */
 export interface RunInfo {
@@ -28,6 +28,26 @@ export async function readRun(dbPath: string, manifest: string, runId?: number):
   if (!read) return null;
   if ('missing' in read) throw new UsageError(`--run ${runId}: no such run of ${manifest}; its runs are ${read.ids.length ? read.ids.join(', ') : 'none yet'} (newest first)`);
   return { ...read.run, credits: { used: read.charged?.known ?? 0, unknown: read.charged?.unknown ?? 0 }, jobKeys: read.jobKeys };
+}
+
+/**
+ * A run several hosts shared, as one (`run` being one of its `members`' rows): its id is the run's
+ * (its first member's), it started when its first member did, its credits are every member's
+ * requests' and its jobs every job a member changed; how it ended is `run`'s — the member that
+ * ends the run writes the report, and a member that died has no end of its own. `run` as it is
+ * when it is not one of `members` or was the run's only member.
+ */
+export async function wholeRun(dbPath: string, manifest: string, run: RunInfo, members: readonly MemberRow[]): Promise<RunInfo> {
+  if (members.length < 2 || !members.some((m) => m.runId === run.id)) return run;
+  const others = await Promise.all(members.filter((m) => m.runId !== run.id).map((m) => readRun(dbPath, manifest, m.runId)));
+  const all = [run, ...others.filter((other) => other !== null)];
+  return {
+    ...run,
+    id: members[0]?.run ?? run.id,
+    startedAt: Math.min(...all.map((r) => r.startedAt)),
+    credits: { used: all.reduce((sum, r) => sum + r.credits.used, 0), unknown: all.reduce((sum, r) => sum + r.credits.unknown, 0) },
+    jobKeys: new Set(all.flatMap((r) => [...r.jobKeys])),
+  };
 }
 
 /** The manifest's newest run and its newest run that changed a job (state/sqlite/run-work.ts), for the report's header. */

@@ -57,6 +57,12 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     const report = readFileSync(join(shared, 'report', 'index.html'), 'utf8');
     const named = /<p id="hosts">hosts of the run: (.*?)<\/p>/.exec(report)?.[1] ?? '';
     for (const [host, state] of [['host-a', 'left'], ['host-b', 'gone'], ['host-c', 'left']]) expect(named).toMatch(new RegExp(`${host} \\(\\d+ jobs, ${state}\\)`));
+    // The report heads with the run as one — its id (the first member's), every member's credits — not the ending member's share.
+    const [{ run }] = await p.rows<{ run: number }>("SELECT coalesce(joined, id) AS run FROM runs WHERE host = 'host-b'") as [{ run: number }];
+    expect(report).toContain(`run #${Number(run)}: started`);
+    const results = JSON.parse(readFileSync(join(shared, 'report', 'results.json'), 'utf8')) as { run: { id: number; credits: { used: number } }; credits: { used: number } };
+    expect(results.run.id).toBe(Number(run));
+    expect(results.run.credits.used).toBe(results.credits.used);
     // Every output in the shared folder.
     expect(readdirSync(shared, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.mp4')).length).toBe(byStatus.downloaded);
   });
