@@ -58,7 +58,19 @@ export class Members {
    * settled; 'unfinished' once no other member is busy and it is not settled (nobody will drive it
    * in this run), or the run stops.
    */
-  async settled(key: string): Promise<JobOutcome> {
+  settled(key: string): Promise<JobOutcome> {
+    // One watch per job, whichever jobs here need it: many dependents of one job read it once a poll.
+    let watch = this.watches.get(key);
+    if (watch === undefined) {
+      watch = this.watch(key).finally(() => this.watches.delete(key));
+      this.watches.set(key, watch);
+    }
+    return watch;
+  }
+
+  private readonly watches = new Map<string, Promise<JobOutcome>>();
+
+  private async watch(key: string): Promise<JobOutcome> {
     for (;;) {
       const [row] = await this.store.jobs([key]);
       const outcome = row ? outcomeOf(row.status) : 'unfinished';

@@ -133,6 +133,43 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
   });
 });
 
+describe('jobs that need jobs another member makes (PostgreSQL)', { timeout: 120_000 }, () => {
+  test('two members of a two-step run: a teaser waits for every short, whichever member made it, and is sent only once they are all done', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
+    const { dirs, shared } = checkouts(p, 1);
+    const shorts = Array.from({ length: 30 }, (_, i) => i + 1).join(', ');
+    for (const name of ['a', 'b']) {
+      p.write(`checkout-${name}/shared.yaml`, `version: 1
+name: shared
+outputs: ${shared}
+concurrency: 6
+steps:
+  - id: shorts
+    kind: ai_short
+    matrix: { n: [${shorts}] }
+    name: "short-{{ matrix.n }}"
+    with: { script: "Take {{ matrix.n }} of the trail.", style: 3D, aspect_ratio: 9x16 }
+  - id: teasers
+    kind: boreal
+    needs: [shorts]
+    matrix: { seconds: [5, 10] }
+    with: { prompt: A shoe in a stream, resolution: 720p, duration: "{{ matrix.seconds }}" }
+`);
+    }
+    const [ra, rb] = await Promise.all([member(p, dirs[0]!, 'host-a'), member(p, dirs[1]!, 'host-b')]);
+    expect([ra.exitCode, rb.exitCode], `${String(ra.all)}\n---\n${String(rb.all)}`).toEqual([0, 0]);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+    expect(await statusOf(p.rows)).toEqual({ downloaded: 32 });
+    // Both members made shorts; no teaser was sent before the last short was done.
+    const hosts = await p.rows<{ host: string }>("SELECT DISTINCT r.host FROM attempts a JOIN runs r ON r.id = a.run_id WHERE a.job_key LIKE 'shorts:%'");
+    expect(hosts.length).toBe(2);
+    const jobs = p.sandbox.jobs();
+    const lastShortDone = Math.max(...jobs.filter((job) => job.kind === 'ai_short').map((job) => Date.parse(job.history.at(-1)!.at)));
+    const firstTeaser = Math.min(...jobs.filter((job) => job.kind === 'boreal').map((job) => Date.parse(job.created_at)));
+    expect(firstTeaser).toBeGreaterThanOrEqual(lastShortDone);
+  });
+});
+
 describe('a member cut off from the database (PostgreSQL)', { timeout: 120_000 }, () => {
   test('a member partitioned from the database stops sending before its lease could lapse; the other takes its jobs over; healed, it finds itself fenced; nothing is made twice', async () => {
     const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
