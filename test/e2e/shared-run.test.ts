@@ -63,6 +63,12 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     const results = JSON.parse(readFileSync(join(shared, 'report', 'results.json'), 'utf8')) as { run: { id: number; credits: { used: number } }; credits: { used: number } };
     expect(results.run.id).toBe(Number(run));
     expect(results.run.credits.used).toBe(results.credits.used);
+    // `logs` on a host reads that host's member's log (each member keeps its own, on its host).
+    const logA = await p.cli(['logs', 'shared.yaml', '--json'], { REELPIPE_HOST: 'host-a' }, dirs[0]);
+    expect(logA.exitCode, logA.stderr).toBe(0);
+    const runsOfA = new Set(logA.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { runId?: number }).runId));
+    const [{ id: runOfA }] = await p.rows<{ id: number }>("SELECT id FROM runs WHERE host = 'host-a'") as [{ id: number }];
+    expect([...runsOfA]).toEqual([Number(runOfA)]);
     // Every output in the shared folder.
     expect(readdirSync(shared, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.mp4')).length).toBe(byStatus.downloaded);
   });

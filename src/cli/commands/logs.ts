@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.js';
 import type { RegisterCommand } from './index.js';
 import { addStateFlags, locateManifestState, type StateFlags } from '../state-flags.js';
 import { wholePositive } from './run-flags.js';
+import { thisHost } from '../../util/host-name.js';
 
 interface LogsFlags extends StateFlags {
   run?: number;
@@ -19,7 +20,7 @@ const DEFAULT_LEVEL = 'info';
 
 /**
  * `reelpipe logs MANIFEST [--run ID] [--job KEY|LABEL] [--level L] [--json]`: a run's log
- * (state/logs/RUN-ID.ndjson; default the newest run) read back, one line per entry, in pino-pretty's
+ * (state/logs/RUN-ID.ndjson; default the newest run, or this host's member of it) read back, one line per entry, in pino-pretty's
  * words — or, with `--json`, its NDJSON lines as they are. Streamed: a log of any size is read a
  * chunk at a time.
  */
@@ -40,7 +41,8 @@ export const registerLogs: RegisterCommand = (program, io) => {
     const minLevel = LEVEL_VALUES[flags.level.trim().toLowerCase()];
     if (minLevel === undefined) throw new UsageError(`--level ${flags.level}: not a level; use one of ${Object.keys(LEVEL_VALUES).join(', ')}`);
     const { manifestId, manifestPath: manifest, statePath: dbPath } = await locateManifestState(file, io, flags);
-    const run = await readRun(dbPath, manifestId, flags.run);
+    // A run several hosts shared has a log on each: this host's member's, unless --run says which.
+    const run = await readRun(dbPath, manifestId, flags.run ?? (await thisHostsMember(dbPath, manifestId, thisHost(io.env))));
     if (!run) throw new UsageError(`${file} has no runs in ${dbPath} yet: there is no log to read`);
     const log = runLogPath(stateFiles(manifest, dbPath), run.id);
     if (!existsSync(log)) throw new UsageError(`run ${run.id} of ${file} has no log: ${log} does not exist (runs before logs were kept, or the file was removed)`);
@@ -50,3 +52,10 @@ export const registerLogs: RegisterCommand = (program, io) => {
     if (shown === 0) io.stderr(`no line of run ${run.id}${flags.job ? ` about job ${flags.job}` : ''} at level ${flags.level} or above (${log})\n`);
   });
 };
+
+/** This host's newest member of the manifest's newest run (a run several hosts shared); undefined when it has none here. */
+async function thisHostsMember(dbPath: string, manifest: string, host: string): Promise<number | undefined> {
+  const { stateAt } = await import('../../state/index.js');
+  const members = await stateAt(dbPath).members(manifest).catch(() => []);
+  return members.length > 1 ? members.filter((m) => m.host === host).at(-1)?.runId : undefined;
+}
