@@ -17,7 +17,7 @@ export function renderHosts(manifest: string, statePath: string, members: readon
   const lines = [`${manifest} (state ${statePath}): run ${members[0]!.run}, ${plural(members.length, 'member')} (${live} live)`];
   const rows = members.map((m) => [
     m.host, String(m.pid), String(m.runId), m.state,
-    m.heartbeatAt === null ? '—' : `${formatDuration(Math.max(0, now - m.heartbeatAt))} ago`,
+    m.heartbeatAt === null ? '—' : `${formatDuration(Math.max(0, (m.readAt ?? now) - m.heartbeatAt))} ago`,
     String(m.held),
     m.outcome ?? '',
   ]);

@@ -23,6 +23,11 @@ export interface MemberRow {
   idleAt: number | null;
   /** Jobs it claimed that are not settled: to send, reconcile, track or download. */
   held: number;
+  /**
+   * The database's clock as it was read (PostgreSQL, whose clock times the heartbeats), else null:
+   * where a member stands is judged by it, not by the reading host's clock, which may be off.
+   */
+  readAt: number | null;
 }
 
 /** Where a member stands: busy or idle (its lock live), lapsed (its lease ran out: it is taken over at the next claim), left (it ended), gone (it died; its lock was broken). */
@@ -30,15 +35,15 @@ export type MemberState = 'busy' | 'idle' | 'lapsed' | 'left' | 'gone';
 
 export function memberState(row: MemberRow, now: number): MemberState {
   if (row.heartbeatAt !== null) {
-    if (row.heartbeatAt + (row.leaseMs ?? 60_000) < now) return 'lapsed';
+    if (row.heartbeatAt + (row.leaseMs ?? 60_000) < (row.readAt ?? now)) return 'lapsed';
     return row.idleAt === null ? 'busy' : 'idle';
   }
   return row.finishedAt === null ? 'gone' : 'left';
 }
 
-/** The statement, `m` the manifest's placeholder in the store's dialect. */
-export const membersSql = (m: string): string => `
-  SELECT r.id AS "runId", coalesce(r.joined, r.id) AS run, r.host, r.pid, r.started_at AS "startedAt", r.finished_at AS "finishedAt", r.outcome,
+/** The statement, `m` the manifest's placeholder in the store's dialect, `now` its clock's expression where heartbeats are its times. */
+export const membersSql = (m: string, now = 'NULL'): string => `
+  SELECT ${now} AS "readAt", r.id AS "runId", coalesce(r.joined, r.id) AS run, r.host, r.pid, r.started_at AS "startedAt", r.finished_at AS "finishedAt", r.outcome,
     l.heartbeat_at AS "heartbeatAt", l.lease_ms AS "leaseMs", l.idle_at AS "idleAt",
     (SELECT count(*) FROM jobs j WHERE j.manifest = r.manifest AND j.claim_run = r.id
        AND j.status IN (${CLAIMED_STATUSES}, 'done')) AS held
@@ -53,6 +58,6 @@ export const memberRowOf = (row: Record<string, unknown>): MemberRow => {
   return {
     runId: Number(row.runId), run: Number(row.run), host: String(row.host), pid: Number(row.pid), startedAt: Number(row.startedAt),
     finishedAt: n(row.finishedAt), outcome: (row.outcome as string | null) ?? null, heartbeatAt: n(row.heartbeatAt), leaseMs: n(row.leaseMs),
-    idleAt: n(row.idleAt), held: Number(row.held),
+    idleAt: n(row.idleAt), held: Number(row.held), readAt: n(row.readAt),
   };
 };

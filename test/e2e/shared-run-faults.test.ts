@@ -32,7 +32,14 @@ describe('members whose clocks are off (PostgreSQL)', { timeout: 120_000 }, () =
     const p = (project = await openProject({ store: 'postgres', speed: 100 }));
     const { dirs } = checkouts(p, 90);
     const skews = { 'host-a': '120000', 'host-b': '-120000', 'host-c': '0' };
-    const results = await Promise.all(Object.entries(skews).map(([host, skew], i) => member(p, dirs[i]!, host, { REELPIPE_TEST_CLOCK_OFFSET_MS: skew })));
+    const running = Object.entries(skews).map(([host, skew], i) => member(p, dirs[i]!, host, { REELPIPE_TEST_CLOCK_OFFSET_MS: skew }));
+    // `hosts` on a host two minutes ahead, mid-run: live members are live (judged by the database's clock), none lapsed.
+    await until(() => created(p) >= 15, 'the members to create 15 jobs');
+    const midRun = await p.cli(['hosts', 'shared.yaml', '--json'], { REELPIPE_TEST_CLOCK_OFFSET_MS: '120000' }, dirs[0]);
+    const seen = (JSON.parse(midRun.stdout) as { members: { state: string }[] }).members.map((m) => m.state);
+    expect(seen.some((state) => state === 'busy' || state === 'idle'), midRun.stdout).toBe(true);
+    expect(seen).not.toContain('lapsed');
+    const results = await Promise.all(running);
     // Leases are timed by the database's clock: a member two minutes behind is not lapsed, one ahead does not see the others lapsed.
     for (const result of results) expect(result.exitCode, String(result.all)).toBe(0);
     expect((await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).length).toBe(0);

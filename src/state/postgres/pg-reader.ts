@@ -11,6 +11,7 @@ import { readPgHookRuns, readPgIdentity, readPgInDoubt, readPgJobStatuses } from
 import { readPg, writePg } from './pg-reads-open.js';
 import { readPgLastWork, readPgRunList, readPgRunRecord } from './pg-reads-runs.js';
 import { PgStore } from './pg-store.js';
+import { DATABASE_NOW } from './pg-lock.js';
 import { memberRowOf, membersSql } from '../member-rows.js';
 import { shownLocation } from './pg-url.js';
 
@@ -28,7 +29,7 @@ export function pgReader(location: string): StateReader {
     runs: (manifest, limit, all) => readPg(location, { rows: [], runs: 0, refused: 0 }, (tx) => readPgRunList(tx, manifest, limit, all)),
     run: (manifest, runId) => readPg(location, undefined, (tx) => readPgRunRecord(tx, manifest, runId)),
     lastWork: (manifest) => readPg(location, { newest: null, worked: null }, (tx) => readPgLastWork(tx, manifest)),
-    members: (manifest) => readPg(location, [], async (tx) => (await tx.query<Record<string, unknown>>(membersSql('$1'), [manifest])).map(memberRowOf)),
+    members: (manifest) => readPg(location, [], async (tx) => (await tx.query<Record<string, unknown>>(membersSql('$1', DATABASE_NOW), [manifest])).map(memberRowOf)),
     hookRuns: (manifest) => readPg(location, { byJob: new Map(), lastFinish: null }, (tx) => readPgHookRuns(tx, manifest)),
     inDoubt: (manifest) => readPg(location, [], (tx) => readPgInDoubt(tx, manifest)),
     // Never migrating, as SQLite's: `plan` asks before the outputs folder's owner is checked.
