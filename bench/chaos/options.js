@@ -84,15 +84,15 @@ export function parseOptions(argv) {
      */
     hosts,
     /**
-     * The account's render slots with several hosts (`account set --concurrency`): twice the
-     * sandbox's capacity, six times in the quick soak. Why more than the capacity: under the
-     * hostile profile many answers are lost, and a job in doubt keeps its slot for its slot life
-     * (docs/scale-out.md: an hour × the time scale, 72 s at speed 50), so at the capacity alone the
-     * members would mostly wait for those; the quick soak's whole kill phase is shorter than one
-     * slot life and a fifth of its 150 jobs may end in doubt, so it needs the larger margin (else its
-     * point kills find no POST to land on).
+     * The account's render slots with several hosts (`account set --concurrency`): six times the
+     * sandbox's capacity. Why more than the capacity: under the hostile profile about a fifth of
+     * the creations lose their answer, and a job in doubt keeps its slot for its slot life
+     * (docs/scale-out.md: an hour × the time scale, 72 s at speed 50), so the slots cap the
+     * members at about slots ÷ (a fifth × 72 s) creations a second: at twice the capacity (24) a
+     * 2,000-job soak's settling run crawled at one job a second past the 10-minute bound; at six
+     * times, about five a second.
      */
-    accountSlots: (values.quick ? 6 : 2) * (values.capacity ? number('capacity', values.capacity, { whole: true, min: 1 }) : base.capacity),
+    accountSlots: 6 * (values.capacity ? number('capacity', values.capacity, { whole: true, min: 1 }) : base.capacity),
     /**
      * Restarts of the PostgreSQL server (pg_ctl restart -m fast: every connection dropped) during
      * seeded runs of the kill phase. @default 1 with several hosts on a server the soak started, else 0
