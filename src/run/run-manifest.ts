@@ -228,6 +228,11 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
   if (lock.joined) await seeRunFolder(plan.outputsDir, lock.joined, clock, stop.controller.signal);
   if (lock.joined) input.progress.emit('run:note', { message: `joined run ${lock.joined.runId} of ${plan.manifestId}, started on ${lock.joined.host}: this host claims its share of the jobs (reelpipe hosts lists the members)` });
   await input.prepare?.(store, plan);
+  // Said once: the account's slots (shared by every manifest on this state) bound this run below its own concurrency.
+  const { concurrency: slots } = await store.account();
+  if (slots !== null && options.concurrency > slots) {
+    input.progress.emit('run:note', { message: `concurrency ${options.concurrency} is above the account's ${slots} slots (reelpipe account set --concurrency): at most ${slots} jobs of every manifest on this state are alive at the service at once, the others wait for a slot` });
+  }
   const limiter = limiterFor(options, clock);
   // The account's rate, when it sets one, split between the live runs on the state (account-rate.ts).
   const rate = await AccountRate.start(store, limiter, clock, stop.controller.signal);

@@ -65,6 +65,8 @@ describe.each(STORES)('on %s', { timeout: 90_000 }, (store) => {
     const runs = await Promise.all(['a.yaml', 'b.yaml'].map((file) => p.cli(['run', file, '--time-scale', TIME_SCALE, '--concurrency', '8'])));
     for (const run of runs) expect(run.exitCode, run.stderr).toBe(0);
     expect(runs.map((run) => run.stderr).join('\n')).toMatch(/the account's 3 slots are all in use: jobs wait for a slot/);
+    // Each run says at its start that its own concurrency is above the account's.
+    for (const run of runs) expect(run.stderr).toContain("concurrency 8 is above the account's 3 slots (reelpipe account set --concurrency)");
     expect(created(p)).toBe(24);
     expect(p.sandbox.stats().alive.peak).toBeLessThanOrEqual(3);
     expect(p.sandbox.stats().alive.peak).toBeGreaterThanOrEqual(2);
