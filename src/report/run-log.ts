@@ -14,10 +14,13 @@ const DEFAULT_STATE = 'reelpipe';
  * `state/logs/RUN-ID.ndjson` in the manifest's project (state/locate.ts stateFiles). Why a prefix
  * for any other state (`state/logs/sandbox-3.ndjson`): run ids count per state, and the sandbox's
  * state keeps its logs in the same folder as the real one's — run 3 of each must not share a file.
+ * On a state several hosts share, `RUN-ID-HOST.ndjson` (`host` the run's): each member of a run
+ * writes its own log on its host, and the name says whose it is wherever the file is copied.
  */
-export function runLogPath(files: StateFiles, runId: number): string {
+export function runLogPath(files: StateFiles, runId: number, host: string): string {
   const prefix = files.name === DEFAULT_STATE ? '' : `${files.name}-`;
-  return join(files.folder, 'logs', `${prefix}${runId}.ndjson`);
+  const suffix = files.shared ? `-${host.replace(/[^A-Za-z0-9._-]/g, '_')}` : '';
+  return join(files.folder, 'logs', `${prefix}${runId}${suffix}.ndjson`);
 }
 
 /**
@@ -38,6 +41,8 @@ export interface RunLogOptions {
   /** Where the state's runs keep their files. */
   files: StateFiles;
   runId: number;
+  /** This host's name (util/host-name.ts), in the log's name on a shared state. */
+  host: string;
   /** For REELPIPE_LOG_LEVEL and the credentials to redact. */
   env: NodeJS.ProcessEnv;
   /** The run's events, each recorded as a line. */
@@ -56,7 +61,7 @@ export interface RunLogOptions {
  * database replaced since) is moved aside, never appended to or overwritten.
  */
 export function openRunLog(options: RunLogOptions): RunLog {
-  const file = runLogPath(options.files, options.runId);
+  const file = runLogPath(options.files, options.runId, options.host);
   mkdirSync(dirname(file), { recursive: true });
   if (existsSync(file)) renameSync(file, `${file.slice(0, -'.ndjson'.length)}.replaced-${Date.now()}.ndjson`);
   // Synchronous writes: a run killed at any point keeps every line it wrote (the page cache outlives it).

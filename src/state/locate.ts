@@ -72,6 +72,8 @@ export interface StateFiles {
   folder: string;
   /** The state's name: `reelpipe`, `sandbox`, `sandbox-127.0.0.1-7711`, or a --state file's own. */
   name: string;
+  /** A state several hosts may share (PostgreSQL): a run's log names its host too. */
+  shared?: boolean;
 }
 
 /**
@@ -81,7 +83,7 @@ export interface StateFiles {
  * PostgreSQL database) needs nothing here; named for the state, since run ids count per state.
  */
 export function stateFiles(manifestPath: string, stateLocation: string): StateFiles {
-  return { folder: join(projectRoot(manifestPath), 'state'), name: stateName(stateLocation) };
+  return { folder: join(projectRoot(manifestPath), 'state'), name: stateName(stateLocation), shared: isPostgresAddress(stateLocation) };
 }
 
 /** A state's name for the files kept beside it: a file's own name, or `pg-HOST-PORT-DATABASE` for an address. */

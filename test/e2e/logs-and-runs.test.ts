@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STORES, TIME_SCALE, openProject, type Project } from './harness.js';
@@ -10,12 +11,13 @@ interface Line { level: number; runId: number; key?: string; label?: string; msg
 
 /**
  * Run RUN-ID's log file as the project's store names it: `state/logs/RUN-ID.ndjson` beside the
- * default SQLite state, `state/logs/pg-HOST-PORT-DATABASE-RUN-ID.ndjson` beside a PostgreSQL one.
+ * default SQLite state, `state/logs/pg-HOST-PORT-DATABASE-RUN-ID-RUNHOST.ndjson` beside a PostgreSQL
+ * one, which several hosts may share (the run's host: this machine's name, no REELPIPE_HOST set).
  */
 function logFile(project: Project, runId: number): string {
   if (project.store === 'sqlite') return join(project.dir, 'state', 'logs', `${runId}.ndjson`);
   const { hostname, port, pathname } = new URL(project.state);
-  return join(project.dir, 'state', 'logs', `pg-${hostname}-${port}-${pathname.slice(1)}-${runId}.ndjson`);
+  return join(project.dir, 'state', 'logs', `pg-${hostname}-${port}-${pathname.slice(1)}-${runId}-${osHostname().replace(/[^A-Za-z0-9._-]/g, '_')}.ndjson`);
 }
 
 describe.each(STORES)('on %s', (store) => {

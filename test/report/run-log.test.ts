@@ -17,7 +17,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 function openLog(env: NodeJS.ProcessEnv = { REELPIPE_API_KEY: SECRET }) {
   const events = new RunEvents();
   const labels = new Map([['shorts:1', 'short-TR1']]);
-  const log = openRunLog({ files: { folder: join(dir, 'state'), name: 'reelpipe' }, runId: 7, env, events, labelOf: (key) => labels.get(key), version: '9.9.9' });
+  const log = openRunLog({ files: { folder: join(dir, 'state'), name: 'reelpipe' }, runId: 7, host: 'cron-1', env, events, labelOf: (key) => labels.get(key), version: '9.9.9' });
   const lines = () => readFileSync(log.file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   return { events, log, lines };
 }
@@ -28,10 +28,12 @@ describe("a run's log file", () => {
     ['state/reelpipe.db', 12, 'state/logs/12.ndjson'],
     ['state/sandbox.db', 12, 'state/logs/sandbox-12.ndjson'],
     ['/elsewhere/custom.db', 3, 'state/logs/custom-3.ndjson'],
+    // A state several hosts share: each member's log names its host.
+    ['postgres://reelpipe@db.internal:5432/nightly', 8, 'state/logs/pg-db.internal-5432-nightly-8-cron_2.ndjson'],
   ])('%s, run %i: %s', (db, id, expected) => {
     writeFileSync(join(dir, 'package.json'), '{}');
-    const files = stateFiles(join(dir, 'pipelines', 'nightly.yaml'), db.startsWith('/') ? db : join(dir, db));
-    expect(runLogPath(files, id)).toBe(join(dir, expected));
+    const files = stateFiles(join(dir, 'pipelines', 'nightly.yaml'), db.startsWith('/') || db.startsWith('postgres') ? db : join(dir, db));
+    expect(runLogPath(files, id, 'cron/2')).toBe(join(dir, expected));
   });
 
   test("every line carries the run id; a job's lines its key and label; each event is a line", () => {

@@ -44,8 +44,8 @@ export const registerLogs: RegisterCommand = (program, io) => {
     // A run several hosts shared has a log on each: this host's member's, unless --run says which.
     const run = await readRun(dbPath, manifestId, flags.run ?? (await thisHostsMember(dbPath, manifestId, thisHost(io.env))));
     if (!run) throw new UsageError(`${file} has no runs in ${dbPath} yet: there is no log to read`);
-    const log = runLogPath(stateFiles(manifest, dbPath), run.id);
-    if (!existsSync(log)) throw new UsageError(`run ${run.id} of ${file} has no log: ${log} does not exist (runs before logs were kept, or the file was removed)`);
+    const log = runLogPath(stateFiles(manifest, dbPath), run.id, thisHost(io.env));
+    if (!existsSync(log)) throw new UsageError(`run ${run.id} of ${file} has no log: ${log} does not exist (runs before logs were kept, the file was removed, or the run ran on another host: each host keeps its own runs' logs)`);
     const pretty = flags.json ? (line: string) => line : prettyLogLine();
     const { shown, skipped } = await readLogLines(log, { job: flags.job, minLevel }, (line) => io.stdout(flags.json ? `${line}\n` : pretty(line)));
     if (skipped > 0) io.stderr(`${skipped} line${skipped === 1 ? '' : 's'} of ${log} skipped: not JSON, or longer than 1 MiB\n`);

@@ -8,6 +8,7 @@ import type { CliIo } from '../io.js';
 import type { RegisterCommand } from './index.js';
 import { addOutputFlags, type OutputFlags, withJsonFailure } from './output-flags.js';
 import { addRunFlags, addStepFlag, runInputFrom, type RunFlags } from './run-flags.js';
+import { thisHost } from '../../util/host-name.js';
 
 /** What `run` and `retry` hand to runWithSignals: the run's options, and a hook that may announce through the run's events. */
 export interface RunCommandInput extends Omit<RunManifestInput, 'manifestFile' | 'cwd' | 'env' | 'progress' | 'stop' | 'prepare' | 'openLog'> {
@@ -53,7 +54,7 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
     // Progress counts from the jobs as the drive begins (recorded, recovered): the run reads them once.
     events.on('run:jobs', ({ jobs }) => planned && progress.begin(planned, jobs));
     const openLog: RunManifestInput['openLog'] = (run) =>
-      openRunLog({ files: run.files, runId: run.id, env: io.env, events, labelOf: (key) => labels.get(key), version: VERSION });
+      openRunLog({ files: run.files, runId: run.id, host: thisHost(io.env), env: io.env, events, labelOf: (key) => labels.get(key), version: VERSION });
     // A plain run joins a live run of its manifest on a shared state; `retry` (which resets jobs first) does not.
     const run = () => runManifest({ ...input, manifestFile, cwd: io.cwd, env: io.env, progress: events, stop, prepare, openLog, join: input.prepare === undefined });
     const fallback = () => ({ manifest: started?.manifest ?? manifestFile, run: started ? { id: started.runId, log: started.logFile } : null });

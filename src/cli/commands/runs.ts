@@ -30,7 +30,7 @@ export const registerRuns: RegisterCommand = (program, io) => {
     ]);
     const files = stateFiles(manifest, dbPath);
     const { runs, total, refusedHidden } = await readRunHistory(dbPath, manifestId, flags.limit, flags.all === true);
-    const listed = runs.map((run: PastRun) => ({ ...run, exitCode: exitCodeForOutcome(run.outcome), log: runLogPath(files, run.id) }));
+    const listed = runs.map((run: PastRun) => ({ ...run, exitCode: exitCodeForOutcome(run.outcome), log: runLogPath(files, run.id, run.host) }));
     if (flags.json) printJson(io, { manifest, stateDb: dbPath, total, refusedHidden, runs: listed });
     else io.stdout(renderRuns(manifest, dbPath, listed, total, refusedHidden));
   });
