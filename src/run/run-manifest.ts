@@ -238,7 +238,7 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
   const rate = await AccountRate.start(store, limiter, clock, stop.controller.signal);
   if (rate) closers.unshift(() => rate.stop());
   const client = await connect(input, held, limiter, stop.requests.signal, rate);
-  const receiver = options.webhook ? await startReceiver(options.webhook, closers) : undefined;
+  const receiver = options.webhook ? await startReceiver(options.webhook, store, closers) : undefined;
   return {
     store,
     client,
@@ -355,8 +355,14 @@ async function connect(input: RunManifestInput, held: Held, limiter: AdaptiveRat
   return service.client;
 }
 
-async function startReceiver(webhook: { listen: string; publicUrl: string }, closers: (() => Promise<void> | void)[]): Promise<ReceiverLink> {
-  let handler: (token: string, delivery: Delivery) => Promise<boolean> = async () => false;
+/**
+ * The run's webhook receiver. Until the run's own desk takes over (execute-plan.ts), a delivery is
+ * recorded on its attempt in the state all the same: members of a shared run may share one public
+ * address, so a delivery may name another member's attempt and come before this one drives a job
+ * — the service sends each once, never again, and a 404 would lose it.
+ */
+async function startReceiver(webhook: { listen: string; publicUrl: string }, store: Store, closers: (() => Promise<void> | void)[]): Promise<ReceiverLink> {
+  let handler: (token: string, delivery: Delivery) => Promise<boolean> = async (token, delivery) => (await store.recordDelivery(token, delivery)) !== undefined;
   const receiver = await startWebhookReceiver(webhook.listen, webhook.publicUrl, (token, delivery) => handler(token, delivery));
   closers.unshift(() => receiver.close());
   return { urlFor: (token) => receiver.urlFor(token), setHandler: (fn) => (handler = fn) };

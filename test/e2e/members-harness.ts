@@ -36,9 +36,9 @@ export function checkouts(p: Project, jobs: number): { dirs: string[]; shared: s
   return { dirs, shared };
 }
 
-/** A member: `reelpipe run` from `dir`, as host `host`, with a lease of 2 s. */
-export const member = (p: Project, dir: string, host: string, env: Record<string, string> = {}): ResultPromise =>
-  execa('node', [CLI, 'run', 'shared.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s'], {
+/** A member: `reelpipe run` from `dir`, as host `host`, with a lease of 2 s (and `flags`). */
+export const member = (p: Project, dir: string, host: string, env: Record<string, string> = {}, flags: string[] = []): ResultPromise =>
+  execa('node', [CLI, 'run', 'shared.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s', ...flags], {
     cwd: dir, env: { ...p.env, REELPIPE_HOST: host, ...env }, reject: false, all: true,
   }) as unknown as ResultPromise;
 

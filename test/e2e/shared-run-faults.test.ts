@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { freePort } from '../helpers/free-port.js';
+import { startHttpProxy, type HttpProxy } from '../helpers/http-proxy.js';
 import { pgRows } from '../helpers/pg-database.js';
 import { databaseUrl, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { created, openProject, until, type Project } from './harness.js';
@@ -83,39 +83,23 @@ describe('members killed at exact instants (PostgreSQL)', { timeout: 120_000 }, 
 });
 
 /**
- * A loopback proxy to the sandbox for one member: it forwards every request, but answers the next
- * `n` AI Short creations after `throttle(n)` with 429 and Retry-After: 3, noting when.
+ * A proxy to the sandbox for one member: it forwards every request, but answers the next `n` AI
+ * Short creations after `throttle(n)` with 429 and Retry-After: 3, noting when.
  */
-async function throttlingProxy(target: string): Promise<{ url: string; throttle(n: number): void; throttledAt: number[]; close(): Promise<void> }> {
+async function throttlingProxy(target: string): Promise<HttpProxy & { throttle(n: number): void; throttledAt: number[] }> {
   let left = 0;
   const throttledAt: number[] = [];
-  const server = createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
-      if (left > 0 && req.method === 'POST' && req.url?.startsWith('/api/ai_shorts/')) {
-        left--;
-        throttledAt.push(Date.now());
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end(JSON.stringify({ detail: 'Request was throttled. Expected available in 3 seconds.' }));
-        return;
-      }
-      const upstream = await fetch(new URL(req.url ?? '/', target), { method: req.method ?? 'GET', headers: forwarded(req), ...(body.length > 0 ? { body } : {}) });
-      const headers = Object.fromEntries([...upstream.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(name)));
-      res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
-    })().catch(() => res.destroy());
+  const proxy = await startHttpProxy({
+    target: () => target,
+    answer: (req) => {
+      if (left <= 0 || req.method !== 'POST' || !req.url.startsWith('/api/ai_shorts/')) return undefined;
+      left--;
+      throttledAt.push(Date.now());
+      return { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '3' }, body: JSON.stringify({ detail: 'Request was throttled. Expected available in 3 seconds.' }) };
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    throttle: (n) => void (left = n),
-    throttledAt,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { ...proxy, throttle: (n) => void (left = n), throttledAt };
 }
-
-const forwarded = (req: IncomingMessage): Record<string, string> =>
-  Object.fromEntries(Object.entries(req.headers).filter(([name, value]) => typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name)) as [string, string][]);
 
 describe('a 429 one member meets (PostgreSQL)', { timeout: 120_000 }, () => {
   test('under the account\'s rate, a 429 with Retry-After met by one member holds the other two: they send nothing in that window, then go on; nothing made twice', async () => {
@@ -143,6 +127,41 @@ describe('a 429 one member meets (PostgreSQL)', { timeout: 120_000 }, () => {
       expect(createdAt.some((t) => t >= at + 2_900)).toBe(true);
       expect(p.sandbox.stats().duplicates.total).toBe(0);
       expect(await statusOf(p.rows)).toEqual({ downloaded: 150 });
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('members sharing one webhook address (PostgreSQL)', { timeout: 120_000 }, () => {
+  test('three members behind one public webhook URL (a proxy handing deliveries out in turn): each receiver records deliveries for the others\' attempts, none refused, every job done once', async () => {
+    const p = (project = await openProject({ store: 'postgres', speed: 100 }));
+    const { dirs } = checkouts(p, 90);
+    const ports = await Promise.all([freePort(), freePort(), freePort()]);
+    let turn = 0;
+    const handed: { token: string; receiver: number; status: number }[] = [];
+    const chosen = new Map<string, number>();
+    const proxy = await startHttpProxy({
+      target: (req) => {
+        const receiver = turn++ % ports.length;
+        chosen.set(req.url, receiver);
+        return `http://127.0.0.1:${ports[receiver]}`;
+      },
+      forwarded: (req, status) => handed.push({ token: req.url.split('/hooks/')[1] ?? '', receiver: chosen.get(req.url) ?? -1, status }),
+    });
+    try {
+      const hosts = ['host-a', 'host-b', 'host-c'];
+      const ends = await Promise.all(hosts.map((host, i) => member(p, dirs[i]!, host, {}, ['--webhook-listen', `127.0.0.1:${ports[i]}`, '--webhook-public-url', proxy.url])));
+      for (const end of ends) expect(end.exitCode, String(end.all)).toBe(0);
+      expect(p.sandbox.stats().duplicates.total).toBe(0);
+      expect(await statusOf(p.rows)).toEqual({ downloaded: 90 });
+      // Every delivery was taken (a token is looked up in the database, whichever member made the attempt)…
+      expect(handed.length).toBeGreaterThan(0);
+      expect(handed.filter((d) => d.status >= 300)).toEqual([]);
+      // …and many reached a member other than the one whose attempt it named.
+      const owners = new Map((await p.rows<{ hook_token: string; host: string }>('SELECT a.hook_token, r.host FROM attempts a JOIN runs r ON r.id = a.run_id WHERE a.hook_token IS NOT NULL')).map((row) => [row.hook_token, row.host]));
+      const elsewhere = handed.filter((d) => owners.get(d.token) !== undefined && owners.get(d.token) !== hosts[d.receiver]);
+      expect(elsewhere.length).toBeGreaterThan(0);
     } finally {
       await proxy.close();
     }
