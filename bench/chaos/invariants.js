@@ -157,7 +157,7 @@ function outputs({ state, outputsDir }) {
   const recorded = new Set(state.outputs.filter((o) => o.path).map((o) => path.normalize(o.path)));
   // reelpipe's own files in the outputs folder: its owner record and the run's report (report/).
   // reelpipe's own records in the folder: its owner (the state) and the run its members share.
-  const onDisk = listFiles(outputsDir).filter((f) => f !== '.reelpipe-state.json' && f !== '.reelpipe-run.json' && !f.startsWith('report/'));
+  const onDisk = listFiles(outputsDir).filter((f) => f !== '.reelpipe-state.json' && !f.startsWith('.reelpipe-run.') && !f.startsWith('report/'));
   const parts = onDisk.filter((f) => f.endsWith('.part'));
   const unrecorded = onDisk.filter((f) => !f.endsWith('.part') && !recorded.has(path.normalize(f)));
   return {

@@ -29,14 +29,16 @@ export async function runOnce({ cli, args, cwd, env, stderrFile, killAfterMs, du
   // `pause`: { afterMs, forMs }: SIGSTOP then SIGCONT (a frozen host, past its lease when forMs is longer).
   if (pause) timers.push(setTimeout(() => child.kill('SIGSTOP') && timers.push(setTimeout(() => child.kill('SIGCONT'), pause.forMs)), pause.afterMs));
   timers.push(setTimeout(() => (hung = child.kill('SIGKILL')), RUN_TIMEOUT_MS));
+  // An action that fails (pg_ctl timing out) is said and counts as not done: the soak's row then fails, the harness goes on.
+  const attempt = (name, action, midRun) => action({ midRun }).catch((error) => (process.stderr.write(`chaos: ${name} action failed: ${error.message}\n`), undefined));
   const actions = Object.entries(during).map(([name, { afterMs, action }]) => {
     const one = { name, action, done: undefined };
-    timers.push(setTimeout(() => (one.done = action({ midRun: true })), afterMs));
+    timers.push(setTimeout(() => (one.done = attempt(name, action, true)), afterMs));
     return one;
   });
   const { code, signal } = await exited;
   const ms = performance.now() - started;
   for (const timer of timers) clearTimeout(timer);
-  const results = await Promise.all(actions.map(async (one) => [one.name, await (one.done ?? one.action({ midRun: false }))]));
+  const results = await Promise.all(actions.map(async (one) => [one.name, await (one.done ?? attempt(one.name, one.action, false))]));
   return { code, signal, killed: killed && signal === 'SIGKILL', hung, ms, during: Object.fromEntries(results) };
 }

@@ -9,6 +9,8 @@ export interface RunInfo {
   /** `OK`, or the code of the error it ended with (BUDGET_EXCEEDED, INTERRUPTED, …); null while running. */
   outcome: string | null;
   maxCredits: number | null;
+  /** The host it ran on (a run several hosts shared: the one whose row heads it). */
+  host: string;
   /**
    * What the remote jobs this run sent were charged, whenever they settled (state/sqlite/money.ts): the
    * figure `reelpipe runs` gives it, and the runs of a manifest sum to what it was charged.

@@ -223,9 +223,9 @@ async function startLocked(input: RunManifestInput, plan: Plan, options: Resolve
   closers.unshift(() => lock.release());
   // The first member records what the members joining its run must run alike (run-terms.ts),
   // and names its run in the outputs folder, which a member joining must see (run-folder.ts).
-  if (store.members !== null && !lock.joined && store.runId !== null) markRunFolder(plan.outputsDir, { run: store.runId, host: thisHost() });
+  if (store.members !== null && !lock.joined && store.runId !== null) markRunFolder(plan.outputsDir, plan.manifestId, { run: store.runId, host: thisHost() });
   if (!lock.joined) await store.members?.declare(terms);
-  if (lock.joined) await seeRunFolder(plan.outputsDir, lock.joined, clock, stop.controller.signal);
+  if (lock.joined) await seeRunFolder(plan.outputsDir, plan.manifestId, lock.joined, options.leaseMs, clock, stop.controller.signal);
   if (lock.joined) input.progress.emit('run:note', { message: `joined run ${lock.joined.runId} of ${plan.manifestId}, started on ${lock.joined.host}: this host claims its share of the jobs (reelpipe hosts lists the members)` });
   await input.prepare?.(store, plan);
   // Said once: the account's slots (shared by every manifest on this state) bound this run below its own concurrency.

@@ -2,13 +2,14 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { join } from 'node:path';
 import { StateMismatchError } from '../errors.js';
 import { shownLocation } from './postgres/pg-url.js';
-import { RUN_FILE } from './run-folder.js';
+import { RUN_FILE_PREFIX } from './run-folder.js';
 
 /** The file in an outputs folder naming the state database that owns it. */
 export const OWNER_FILE = '.reelpipe-state.json';
 
 /** Entries an outputs folder may hold that say nothing about earlier runs. */
-const NOT_OUTPUTS = new Set([OWNER_FILE, RUN_FILE, 'report']);
+const NOT_OUTPUTS = new Set([OWNER_FILE, 'report']);
+const notOutput = (name: string) => NOT_OUTPUTS.has(name) || name.startsWith(RUN_FILE_PREFIX);
 
 /**
  * The owner record: the state's id, where the state is — an SQLite file's path, or a database's
@@ -71,7 +72,7 @@ export function checkOutputs(outputsDir: string, state: StateIdentity): 'owned' 
   const owner = readOwner(outputsDir);
   if (owner?.stateId === state.id) return 'owned';
   if (owner) throw new StateMismatchError(mismatch(outputsDir, owner, state));
-  const earlier = entries(outputsDir).filter((name) => !NOT_OUTPUTS.has(name));
+  const earlier = entries(outputsDir).filter((name) => !notOutput(name));
   if (earlier.length > 0 && state.jobsKnown === 0) {
     throw new StateMismatchError(
       `${outputsDir} holds files from earlier runs (${earlier.slice(0, 3).join(', ')}${earlier.length > 3 ? ', …' : ''}), ` +

@@ -36,10 +36,12 @@ export interface RecordedRun {
   finishedAt: number | null;
   outcome: string | null;
   maxCredits: number | null;
+  /** The host it ran on (REELPIPE_HOST or the machine's name). */
+  host: string;
 }
 
 /** A RecordedRun's columns of the runs table, named as it names them. */
-export const RUN_RECORD_COLUMNS = 'id, started_at AS "startedAt", finished_at AS "finishedAt", outcome, max_credits AS "maxCredits"';
+export const RUN_RECORD_COLUMNS = 'id, started_at AS "startedAt", finished_at AS "finishedAt", outcome, max_credits AS "maxCredits", host';
 
 /**
  * The runs listed (RUN_LIST_COLUMNS), each with its end — the `run:finished` events among `ends`

@@ -44,8 +44,13 @@ export const registerLogs: RegisterCommand = (program, io) => {
     // A run several hosts shared has a log on each: this host's member's, unless --run says which.
     const run = await readRun(dbPath, manifestId, flags.run ?? (await thisHostsMember(dbPath, manifestId, thisHost(io.env))));
     if (!run) throw new UsageError(`${file} has no runs in ${dbPath} yet: there is no log to read`);
-    const log = runLogPath(stateFiles(manifest, dbPath), run.id, thisHost(io.env));
-    if (!existsSync(log)) throw new UsageError(`run ${run.id} of ${file} has no log: ${log} does not exist (runs before logs were kept, the file was removed, or the run ran on another host: each host keeps its own runs' logs)`);
+    const files = stateFiles(manifest, dbPath);
+    // Named for the run's host on a shared state; a log written before logs were named so has no host in its name.
+    const log = [runLogPath(files, run.id, run.host), runLogPath({ ...files, shared: false }, run.id, run.host)].find((path) => existsSync(path));
+    if (log === undefined) {
+      const here = run.host === thisHost(io.env) ? '' : `; it ran on ${run.host}, which keeps its own runs' logs`;
+      throw new UsageError(`run ${run.id} of ${file} has no log: ${runLogPath(files, run.id, run.host)} does not exist (runs before logs were kept, or the file was removed${here})`);
+    }
     const pretty = flags.json ? (line: string) => line : prettyLogLine();
     const { shown, skipped } = await readLogLines(log, { job: flags.job, minLevel }, (line) => io.stdout(flags.json ? `${line}\n` : pretty(line)));
     if (skipped > 0) io.stderr(`${skipped} line${skipped === 1 ? '' : 's'} of ${log} skipped: not JSON, or longer than 1 MiB\n`);

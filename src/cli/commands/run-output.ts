@@ -23,7 +23,9 @@ export async function finishRun(io: CliIo, output: RunManifestOutput, started: R
   // at its end is passed on, not read a second time on a fresh connection whose cache is cold; its
   // money only when the run's plan is the manifest's (what is apart depends on the plan it is for).
   const money = output.plan === output.manifestPlan ? { money: output.result.money } : {};
-  const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath, jobs: output.result.jobs, ...money }).catch((error: Error) => error);
+  // Headed by this run's row: on a run several hosts shared, the newest member's may be one killed since.
+  const runId = output.runId === null ? {} : { runId: output.runId };
+  const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath, jobs: output.result.jobs, ...money, ...runId }).catch((error: Error) => error);
   if (report instanceof Error) io.stderr(`reelpipe: the report could not be written: ${report.message}\n`);
   else if (!flags.json) io.stdout(`report: ${report.html}\n`);
   if (flags.json) {
