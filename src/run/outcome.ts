@@ -51,6 +51,9 @@ export function runOutcome(result: RunResult, manifest: string, labelOf: LabelOf
   const said: Said = { standing: result.standing, manifest, labelOf };
   const { standing } = result;
   const message = result.stopMessage ?? '';
+  // A member of a shared run that stopped itself and does not end the run says why it stopped (74,
+  // 75, 130…): the run's standing is for the member that ends it to report.
+  if (result.endsRun === false && result.stop !== null && result.stop !== 'lock-lost') return stoppedEarly(result, said) ?? new UnfinishedError(message);
   if (result.stop === 'lock-lost') {
     return new LockedError(`${message}; this run stopped at once, its work is recorded and the other run carries on`);
   }

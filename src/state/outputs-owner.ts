@@ -9,7 +9,11 @@ export const OWNER_FILE = '.reelpipe-state.json';
 
 /** Entries an outputs folder may hold that say nothing about earlier runs. */
 const NOT_OUTPUTS = new Set([OWNER_FILE, 'report']);
-const notOutput = (name: string) => NOT_OUTPUTS.has(name) || name.startsWith(RUN_FILE_PREFIX);
+/**
+ * Not outputs: reelpipe's own records, the report, and an owner record being written (a member
+ * starting beside another sees its `.part` for a moment: it says nothing about earlier runs).
+ */
+const notOutput = (name: string) => NOT_OUTPUTS.has(name) || name.startsWith(RUN_FILE_PREFIX) || name.startsWith(`.${OWNER_FILE}.`);
 
 /**
  * The owner record: the state's id, where the state is — an SQLite file's path, or a database's

@@ -182,6 +182,15 @@ describe('the exit code is decided from where the jobs stand', () => {
     if (message) expect(error?.message).toMatch(message);
   });
 
+  // A member of a shared run that stopped itself and does not end the run says why it stopped; the
+  // run's standing (here a job in doubt) is for the member that ends the run to report.
+  test.each<[StopReason, string]>([['local-fault', 'LOCAL_FAULT'], ['interrupted', 'INTERRUPTED'], ['lock-lost', 'LOCKED']])('a member that stopped (%s) and does not end the run: %s, not the run\'s jobs in doubt', (stop, code) => {
+    const member = { ...result(standing({ undecided: ['u'] }), stop), endsRun: false } as RunResult;
+    expect(runOutcome(member, 'm.yaml')?.code).toBe(code);
+    // The member that ends the run, stopped alike, reports the run's standing when nothing is left open.
+    expect(runOutcome({ ...member, endsRun: true }, 'm.yaml')?.code).toBe(stop === 'lock-lost' ? 'LOCKED' : 'JOBS_IN_DOUBT');
+  });
+
   // Each thing to do is said once, the stop's own instruction right after what is left.
   const RETRY = 'see the summary, then `reelpipe retry m.yaml`';
   const FETCH = 'see the reason in `reelpipe status m.yaml`, fix it, and the next run fetches them without paying again';

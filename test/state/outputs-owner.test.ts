@@ -27,6 +27,11 @@ describe("the outputs folder's owner record", () => {
     expect(readFileSync(join(dir, OWNER_FILE), 'utf8')).not.toContain('hunter2');
   });
 
+  test("another process's owner record being written (its .part) is no earlier run's file: the folder is unclaimed", () => {
+    writeFileSync(join(dir, `.${OWNER_FILE}.4242.part`), '{}');
+    expect(checkOutputs(dir, { ...state('s-1'), jobsKnown: 0 })).toBe('unclaimed');
+  });
+
   test('an older record (statePath, and the manifest by its path) is still read', () => {
     writeFileSync(join(dir, OWNER_FILE), JSON.stringify({ stateId: 's-1', statePath: '/srv/state/reelpipe.db', manifest: '/srv/app/m.yaml' }));
     expect(checkOutputs(dir, state('s-1'))).toBe('owned');
