@@ -135,7 +135,8 @@ function outputsAgainstFiles(rows: OutputRow[], outputsDir: string): { files: nu
 }
 
 const roundCredits = ([row]: { total: number | null }[]) => Math.round((row?.total ?? 0) * 100) / 100;
-const byStatus = (rows: { status: string; n: number }[]) => Object.fromEntries(rows.map((r) => [r.status, r.n]));
+// Number(): a count read straight from PostgreSQL (a database of a test's own server, pgRows) comes as text.
+const byStatus = (rows: { status: string; n: number | string }[]) => Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 
 /** Every recorded output: its file exists and its sha256 is the one the state database holds (SQLite). */
 export function verifyOutputs(project: Project, outputsDir: string): { files: number; mismatches: string[] } {
@@ -162,7 +163,7 @@ export async function sumCredits(project: Project): Promise<number> {
   return roundCredits(await project.rows(CREDITS));
 }
 
-/** statusCounts on either store. */
-export async function countStatuses(project: Project): Promise<Record<string, number>> {
+/** statusCounts on either store (or on any database `rows` reads). */
+export async function countStatuses(project: Pick<Project, 'rows'>): Promise<Record<string, number>> {
   return byStatus(await project.rows(STATUSES));
 }

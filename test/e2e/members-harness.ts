@@ -41,9 +41,3 @@ export const member = (p: Project, dir: string, host: string, env: Record<string
   execa('node', [CLI, 'run', 'shared.yaml', '--time-scale', String(1 / SPEED), '--lease', '2s', ...flags], {
     cwd: dir, env: { ...p.env, REELPIPE_HOST: host, ...env }, reject: false, all: true,
   }) as unknown as ResultPromise;
-
-/** The jobs by status, read with `rows` (the project's own state, or another database's). */
-export async function statusOf(rows: Project['rows']): Promise<Record<string, number>> {
-  const found = await rows<{ status: string; n: number }>('SELECT status, count(*) AS n FROM jobs GROUP BY status');
-  return Object.fromEntries(found.map((row) => [row.status, Number(row.n)]));
-}

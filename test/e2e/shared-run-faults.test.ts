@@ -3,8 +3,8 @@ import { freePort } from '../helpers/free-port.js';
 import { startHttpProxy, type HttpProxy } from '../helpers/http-proxy.js';
 import { pgRows } from '../helpers/pg-database.js';
 import { databaseUrl, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { created, openProject, until, type Project } from './harness.js';
-import { checkouts, member, statusOf } from './members-harness.js';
+import { countStatuses, created, openProject, until, type Project } from './harness.js';
+import { checkouts, member } from './members-harness.js';
 
 /**
  * Several hosts of one run (members-harness.ts) when the world around them misbehaves: hosts whose
@@ -46,7 +46,7 @@ describe('members whose clocks are off (PostgreSQL)', { timeout: 120_000 }, () =
     expect((await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).length).toBe(0);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
     expect(created(p)).toBe(90);
-    expect(await statusOf(p.rows)).toEqual({ downloaded: 90 });
+    expect(await countStatuses(p)).toEqual({ downloaded: 90 });
     const credits = await creditsBothSides(p, p.rows);
     expect(credits.state).toBe(credits.service);
     // Each skewed member did a share of the work, and `hosts` lists all three as having left, none gone.
@@ -71,7 +71,7 @@ describe('members killed at exact instants (PostgreSQL)', { timeout: 120_000 }, 
     // host-c ends the run: 5 when the two killed POSTs are held in doubt (an AI Short cannot be searched).
     expect([0, 5], String(rc.all)).toContain(rc.exitCode);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
-    const byStatus = await statusOf(p.rows);
+    const byStatus = await countStatuses(p);
     expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(90);
     // In doubt: at most the POSTs the killed members had in flight (6 each, their concurrency), none sent again.
     expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(12);
@@ -128,7 +128,7 @@ describe('a 429 one member meets (PostgreSQL)', { timeout: 120_000 }, () => {
       expect(inCooldown, `created by host-b/host-c at ${createdAt.map((t) => t - at).join(', ')} ms from the 429`).toEqual([]);
       expect(createdAt.some((t) => t >= at + 2_900)).toBe(true);
       expect(p.sandbox.stats().duplicates.total).toBe(0);
-      expect(await statusOf(p.rows)).toEqual({ downloaded: 150 });
+      expect(await countStatuses(p)).toEqual({ downloaded: 150 });
     } finally {
       await proxy.close();
     }
@@ -156,7 +156,7 @@ describe('members sharing one webhook address (PostgreSQL)', { timeout: 120_000 
       const ends = await Promise.all(hosts.map((host, i) => member(p, dirs[i]!, host, {}, ['--webhook-listen', `127.0.0.1:${ports[i]}`, '--webhook-public-url', proxy.url])));
       for (const end of ends) expect(end.exitCode, String(end.all)).toBe(0);
       expect(p.sandbox.stats().duplicates.total).toBe(0);
-      expect(await statusOf(p.rows)).toEqual({ downloaded: 90 });
+      expect(await countStatuses(p)).toEqual({ downloaded: 90 });
       // Every delivery was taken (a token is looked up in the database, whichever member made the attempt)…
       expect(handed.length).toBeGreaterThan(0);
       expect(handed.filter((d) => d.status >= 300)).toEqual([]);
@@ -196,12 +196,12 @@ describe('the database restarted under three members (PostgreSQL)', { timeout: 1
     for (const end of ends) expect([0, 5, 74, 75], said.join('\n---\n')).toContain(end.exitCode);
     // Whatever the members did, running the manifest again finishes the batch.
     const codes: (number | undefined)[] = [];
-    while (codes.length < 3 && (await statusOf(rows)).downloaded !== 150 - ((await statusOf(rows)).in_doubt ?? 0)) {
+    while (codes.length < 3 && (await countStatuses({ rows })).downloaded !== 150 - ((await countStatuses({ rows })).in_doubt ?? 0)) {
       const again = await p.cli(['run', 'shared.yaml', '--time-scale', String(1 / 100), '--lease', '2s'], { ...env, REELPIPE_HOST: 'host-a' }, dirs[0]);
       codes.push(again.exitCode);
       said.push(again.stderr);
     }
-    const byStatus = await statusOf(rows);
+    const byStatus = await countStatuses({ rows });
     expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), `${JSON.stringify(byStatus)} after ${codes.join(', ')}\n${said.join('\n---\n')}`).toBe(150);
     expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(18);
     expect(p.sandbox.stats().duplicates.total).toBe(0);

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
-import { created, openProject, until, type Project } from './harness.js';
-import { checkouts, member, sharedManifest, SPEED, statusOf } from './members-harness.js';
+import { countStatuses, created, openProject, until, type Project } from './harness.js';
+import { checkouts, member, sharedManifest, SPEED } from './members-harness.js';
 
 /**
  * Several hosts, one run (members-harness.ts): on PostgreSQL a second `reelpipe run` of a manifest
@@ -39,7 +39,7 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     expect((await p.rows("SELECT id FROM events WHERE type = 'run:left' AND data LIKE '%\"last\":true%'")).length).toBe(1);
     // Zero duplicate creations; every job downloaded, but at most the killed member's in-flight ones in doubt.
     expect(p.sandbox.stats().duplicates.total).toBe(0);
-    const byStatus = await statusOf(p.rows);
+    const byStatus = await countStatuses(p);
     expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(240);
     expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(12);
     expect(created(p)).toBeLessThanOrEqual(240);
@@ -87,7 +87,7 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     const rf = await first;
     expect(rf.exitCode, String(rf.all)).toBe(75);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
-    const byStatus = await statusOf(p.rows);
+    const byStatus = await countStatuses(p);
     expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(40);
   });
 
@@ -132,7 +132,7 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
     expect([ra.exitCode, rb.exitCode], `${String(ra.all)}\n---\n${String(rb.all)}`).toEqual([0, 0]);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
     expect(created(p)).toBe(60);
-    expect(await statusOf(p.rows)).toEqual({ downloaded: 60 });
+    expect(await countStatuses(p)).toEqual({ downloaded: 60 });
     expect((await p.rows("SELECT id FROM events WHERE type = 'run:joined'")).length).toBe(1);
     const attempts = await p.rows<{ run_id: number; n: number }>('SELECT run_id, count(*) AS n FROM attempts GROUP BY run_id');
     expect(attempts.length).toBe(2);
@@ -165,7 +165,7 @@ steps:
     const [ra, rb] = await Promise.all([member(p, dirs[0]!, 'host-a'), member(p, dirs[1]!, 'host-b')]);
     expect([ra.exitCode, rb.exitCode], `${String(ra.all)}\n---\n${String(rb.all)}`).toEqual([0, 0]);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
-    expect(await statusOf(p.rows)).toEqual({ downloaded: 32 });
+    expect(await countStatuses(p)).toEqual({ downloaded: 32 });
     // Both members made shorts; no teaser was sent before the last short was done.
     const hosts = await p.rows<{ host: string }>("SELECT DISTINCT r.host FROM attempts a JOIN runs r ON r.id = a.run_id WHERE a.job_key LIKE 'shorts:%'");
     expect(hosts.length).toBe(2);
@@ -205,7 +205,7 @@ describe('a member cut off from the database (PostgreSQL)', { timeout: 120_000 }
       // Each of the 40 jobs made at most once, whichever member sent it.
       expect(created(p)).toBeLessThanOrEqual(40);
       expect(String(ra.all)).toMatch(/no longer this run's|could not be written|lock on shared/);
-      const byStatus = await statusOf(p.rows);
+      const byStatus = await countStatuses(p);
       expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0), JSON.stringify(byStatus)).toBe(40);
       expect((await p.rows("SELECT data FROM events WHERE type = 'lock:broken'")).length).toBeGreaterThanOrEqual(1);
     } finally {
