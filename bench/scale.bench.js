@@ -39,10 +39,11 @@ const targets = [
   linear('state database size linear in jobs', points.map((p) => p.stateKbPerJob), { digits: 2, unit: ' kB/job' }),
 ];
 
-const m = machine();
-writeFileSync(chartFile, scaleChartSvg(points, `reelpipe run (polling), AI Shorts at concurrency 64 on reelpipe sandbox --speed ${SPEED} --capacity 64; ${m.cores} cores, node ${m.node}, commit ${m.commit}, ${new Date().toISOString().slice(0, 10)}`));
 publish('scale', [
   { title: `the scale curve (one run per size; sandbox --speed ${SPEED} --capacity 64, concurrency 64)`, table },
   { title: 'targets', table: markdownTable(TARGET_HEADERS.map((h) => h.replace(' (min / median)', '').replace(' (median)', '')), targetRows(targets)) },
 ], { settings: { sizes, speed: SPEED, capacity: 64, concurrency: 64 }, points, targets });
+// After publish, which makes bench/results/ on a fresh clone.
+const m = machine();
+writeFileSync(chartFile, scaleChartSvg(points, `reelpipe run (polling), AI Shorts at concurrency 64 on reelpipe sandbox --speed ${SPEED} --capacity 64; ${m.cores} cores, node ${m.node}, commit ${m.commit}, ${new Date().toISOString().slice(0, 10)}`));
 console.log(`chart: ${chartFile}`);

@@ -1,5 +1,6 @@
 // The scale curve as a small hand-made SVG (no chart library): one panel per figure, jobs on a
-// logarithmic x axis, the measured points joined, a dashed line at the target where there is one.
+// logarithmic x axis, the measured points joined (a line per series, e.g. per client), a dashed line
+// at the target where there is one.
 
 const PANEL = { width: 320, height: 260, left: 56, right: 16, top: 40, bottom: 44 };
 
@@ -30,14 +31,18 @@ export function axisSteps(top) {
   return leading === 2 ? 4 : 5;
 }
 
-function panel(points, spec, index) {
+/** Series colours, in order: a client per colour. */
+const COLOURS = ['#2c6fbb', '#c67c00', '#2e8b57', '#8e44ad'];
+
+function panel(series, spec, index) {
   const x0 = index * PANEL.width + PANEL.left;
   const plotW = PANEL.width - PANEL.left - PANEL.right;
   const plotH = PANEL.height - PANEL.top - PANEL.bottom;
   const yBottom = PANEL.top + plotH;
-  const values = points.map((p) => p[spec.key]);
+  const all = series.flatMap((s) => s.points);
+  const values = all.map((p) => p[spec.key]);
   const top = niceCeiling(Math.max(...values.filter(Number.isFinite), spec.target ?? 0) * 1.15);
-  const logs = points.map((p) => Math.log10(p.jobs));
+  const logs = all.map((p) => Math.log10(p.jobs));
   const [lo, hi] = [Math.min(...logs), Math.max(...logs)];
   const xOf = (jobs) => x0 + (hi === lo ? plotW / 2 : ((Math.log10(jobs) - lo) / (hi - lo)) * plotW * 0.9 + plotW * 0.05);
   const yOf = (value) => yBottom - (value / top) * plotH;
@@ -54,13 +59,17 @@ function panel(points, spec, index) {
     parts.push(`<line class="target" x1="${x0}" x2="${x0 + plotW}" y1="${yOf(spec.target)}" y2="${yOf(spec.target)}" stroke="#c0392b" stroke-dasharray="6 4"/>`);
     parts.push(`<text x="${x0 + plotW}" y="${yOf(spec.target) - 5}" text-anchor="end" fill="#c0392b">${escape(`target ${spec.target} ${spec.unit}`)}</text>`);
   }
-  const drawn = points.filter((p) => Number.isFinite(p[spec.key]));
-  parts.push(`<polyline fill="none" stroke="#2c6fbb" stroke-width="2" points="${drawn.map((p) => `${xOf(p.jobs)},${yOf(p[spec.key])}`).join(' ')}"/>`);
-  for (const p of drawn) {
-    parts.push(`<circle cx="${xOf(p.jobs)}" cy="${yOf(p[spec.key])}" r="4" fill="#2c6fbb"/>`);
-    parts.push(`<text x="${xOf(p.jobs)}" y="${yOf(p[spec.key]) - 9}" text-anchor="middle">${escape(p[spec.key].toFixed(spec.digits))}</text>`);
-  }
-  for (const p of points) parts.push(`<text x="${xOf(p.jobs)}" y="${yBottom + 18}" text-anchor="middle">${escape(jobsLabel(p.jobs))}</text>`);
+  series.forEach(({ points }, i) => {
+    const colour = COLOURS[i % COLOURS.length];
+    const drawn = points.filter((p) => Number.isFinite(p[spec.key]));
+    parts.push(`<polyline fill="none" stroke="${colour}" stroke-width="2" points="${drawn.map((p) => `${xOf(p.jobs)},${yOf(p[spec.key])}`).join(' ')}"/>`);
+    for (const p of drawn) {
+      parts.push(`<circle cx="${xOf(p.jobs)}" cy="${yOf(p[spec.key])}" r="4" fill="${colour}"/>`);
+      // With several series the values would overlap: only the first series is labelled.
+      if (i === 0) parts.push(`<text x="${xOf(p.jobs)}" y="${yOf(p[spec.key]) - 9}" text-anchor="middle">${escape(p[spec.key].toFixed(spec.digits))}</text>`);
+    }
+  });
+  for (const jobs of new Set(all.map((p) => p.jobs))) parts.push(`<text x="${xOf(jobs)}" y="${yBottom + 18}" text-anchor="middle">${escape(jobsLabel(jobs))}</text>`);
   parts.push(`<text x="${x0 + plotW / 2}" y="${yBottom + 36}" text-anchor="middle">jobs (log scale)</text>`);
   return parts.join('\n  ');
 }
@@ -70,11 +79,22 @@ function panel(points, spec, index) {
  * increasing `jobs`; `caption` is written under the panels (what was measured, where, when).
  */
 export function scaleChartSvg(points, caption) {
-  const width = PANEL.width * SCALE_PANELS.length;
-  const height = PANEL.height + 24;
+  return seriesChartSvg([{ name: '', points }], SCALE_PANELS, caption);
+}
+
+/**
+ * The same chart with a line per series ({ name, points }, a colour each, named in a legend when
+ * there are several) over `panels` (SCALE_PANELS' shape).
+ */
+export function seriesChartSvg(series, panels, caption) {
+  const width = PANEL.width * panels.length;
+  const legend = series.length < 2 ? 0 : 20;
+  const height = PANEL.height + 24 + legend;
+  const names = series.map((s, i) => `<text x="${16 + i * 190}" y="${PANEL.height + 14}" fill="${COLOURS[i % COLOURS.length]}" class="legend">■ ${escape(s.name)}</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">
   <rect width="100%" height="100%" fill="#fff"/>
-  ${SCALE_PANELS.map((spec, i) => panel(points, spec, i)).join('\n  ')}
+  ${panels.map((spec, i) => panel(series, spec, i)).join('\n  ')}
+  ${legend ? names.join('\n  ') : ''}
   <text x="${width / 2}" y="${height - 6}" text-anchor="middle" fill="#555">${escape(caption)}</text>
 </svg>
 `;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { axisSteps, jobsLabel, niceCeiling, SCALE_PANELS, scaleChartSvg } from '../../bench/lib/scale-chart.js';
+import { axisSteps, jobsLabel, niceCeiling, SCALE_PANELS, scaleChartSvg, seriesChartSvg } from '../../bench/lib/scale-chart.js';
 
 const points = [
   { jobs: 1_000, cpuPerJobMs: 8.4, peakMb: 170, stateKbPerJob: 3.5 },
@@ -30,6 +30,28 @@ describe('the scale chart', () => {
 
   test('a single size is drawn in the middle of each panel, without NaN coordinates', () => {
     expect(scaleChartSvg(points.slice(0, 1), 'one')).not.toMatch(/NaN|Infinity/);
+  });
+});
+
+describe('the chart of several clients', () => {
+  const other = points.map((p) => ({ ...p, cpuPerJobMs: p.cpuPerJobMs / 2, peakMb: p.peakMb / 2 }));
+  const panels = SCALE_PANELS.slice(0, 2);
+  const svg = seriesChartSvg([{ name: 'reelpipe', points }, { name: 'obvious client', points: other }], panels, 'two clients');
+
+  test('draws a line and a point per size for each client, in its own colour, and names them in a legend', () => {
+    expect(svg.match(/<polyline /g)).toHaveLength(2 * panels.length);
+    expect(svg.match(/<circle /g)).toHaveLength(2 * points.length * panels.length);
+    expect(svg.match(/class="legend"/g)).toHaveLength(2);
+    expect(svg).toContain('■ obvious client');
+    expect(new Set(svg.match(/stroke="#[0-9a-f]{6}" stroke-width="2"/g)).size).toBe(2);
+  });
+
+  test('labels each size once under a panel, however many clients share it', () => {
+    expect(svg.match(/>10k<\/text>/g)).toHaveLength(panels.length);
+  });
+
+  test('a single series has no legend', () => {
+    expect(scaleChartSvg(points, 'one')).not.toContain('class="legend"');
   });
 });
 
