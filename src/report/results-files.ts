@@ -1,6 +1,5 @@
 import type { ReportData, ReportJob } from './report-data.js';
 import { utcIsoOrNull as iso } from '../util/time-format.js';
-import { knownOrNull } from './credits.js';
 
 /**
  * results.csv and results.json: one line per job, from the input row it was made from (its
@@ -8,6 +7,8 @@ import { knownOrNull } from './credits.js';
  * what a marketing-ops user loads into a spreadsheet: the row's own columns come first, verbatim,
  * so it can be matched with the input; reelpipe's columns follow.
  */
+export { resultsJson, resultsJsonChunks } from './results-json.js';
+
 const OURS = ['step', 'label', 'state', 'key', 'remote_id', 'credits_estimated', 'credits_used', 'over_high_estimate', 'outputs', 'reason', 'failed_items', 'submitted_at', 'finished_at', 'downloaded_at'] as const;
 
 
@@ -35,47 +36,6 @@ export function* resultsCsvLines(data: ReportData): Generator<string> {
     yield `${line},${cell(iso(job.submittedAt))},${cell(iso(job.finishedAt))},${cell(iso(job.downloadedAt))}\r\n`;
   }
 }
-
-/** results.json whole (for tests and small reports); writing goes through the chunks. */
-export function resultsJson(data: ReportData): string {
-  return [...resultsJsonChunks(data)].join('');
-}
-
-/**
- * results.json a job at a time, as `JSON.stringify(whole, null, 2)` would print it: the head's
- * fields, then `"jobs": [` and each job indented under it.
- */
-export function* resultsJsonChunks(data: ReportData): Generator<string> {
-  const { used, apart, refunded } = data.totals;
-  // The manifest's spend, every remote job it ever made (its jobs' figures below sum to part of it).
-  const credits = { used: knownOrNull({ ...used }), unknownUsed: used.unknownJobs, apart, refunded };
-  const head = { name: data.name, manifest: data.manifest, outputsDir: data.outputsDir, generatedAt: iso(data.generatedAt), run: data.run && { ...data.run, jobKeys: undefined }, credits };
-  // Never empty (name is always there), so it ends in "\n}": the jobs go before that brace.
-  yield `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "jobs": [`;
-  for (const [i, j] of data.jobs.entries()) {
-    const job = {
-      label: j.label, key: j.key, step: j.step, kind: j.kind, origin: j.origin, row: j.row, matrix: j.matrix,
-      state: j.state, dbStatus: j.status, remoteId: j.remoteId, host: j.host,
-      credits: { estimated: j.estimate?.expected ?? null, low: j.estimate?.low ?? null, high: j.estimate?.high ?? null, used: j.used, overHighEstimate: j.overHigh },
-      outputs: j.outputs.map((o) => o.path), reason: j.reason,
-      items: j.items.map((i) => ({ item: i.item, state: i.state, reason: i.reason, refunded: i.refunded, refundDerived: i.refundDerived, output: i.path })),
-      history: j.history.map((v) => ({ key: v.key, creditsUsed: v.used, outputs: v.outputs.map((o) => o.path) })),
-      hooks: j.hooks.map((h) => ({ output: h.outputIdx, state: h.state, exitCode: h.exitCode, signal: h.signal, timedOut: h.timedOut, durationMs: h.durationMs, error: h.error })),
-      attempts: j.attempts.map((a) => ({ ...a, at: iso(a.at) })),
-      submittedAt: iso(j.submittedAt), finishedAt: iso(j.finishedAt), downloadedAt: iso(j.downloadedAt),
-    };
-    // Two chunks, not one joined: the job's text is written as V8 printed it, never copied.
-    yield i === 0 ? '\n    ' : ',\n    ';
-    yield indentedInJobs(job);
-  }
-  yield data.jobs.length === 0 ? ']\n}\n' : '\n  ]\n}\n';
-}
-
-// Why the wrapper: printed inside `{ "jobs": [ … ] }`, V8 indents the job as results.json has it,
-// with no second pass over the text (a replace of every line break made a copy of each job's text).
-const WRAP_HEAD = '{\n  "jobs": [\n    '.length;
-const WRAP_TAIL = '\n  ]\n}'.length;
-const indentedInJobs = (job: object) => JSON.stringify({ jobs: [job] }, null, 2).slice(WRAP_HEAD, -WRAP_TAIL);
 
 /** `red-tile: too large; blue: no ad` — a job's failed items and their reasons, in one cell; null when none failed. */
 function failedItemsText(job: ReportJob): string | null {

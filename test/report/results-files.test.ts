@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, test } from 'vitest';
 import { resultsCsv, resultsJson } from '../../src/report/results-files.js';
+import type { ReportJob } from '../../src/report/report-data.js';
 import { reportData, reportJob } from './fixtures/report-data.js';
 
 /** results.csv maps each input row to what became of it, and reads back as it was written. */
@@ -78,5 +79,31 @@ describe('results.json', () => {
     const text = resultsJson(reportData(jobs));
     expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
     expect((JSON.parse(text) as { jobs: unknown[] }).jobs).toHaveLength(n);
+  });
+
+  test('prints a job with items, history, hooks, attempts and nested row values as JSON.stringify would, its fields in order', () => {
+    const job = reportJob({
+      row: { sku: 'A', nested: { list: [1, 'two', null, { deep: true }], empty: {}, none: [] }, emoji: '😀 "quoted" \\ \u2028', gone: undefined },
+      matrix: { language: 'de' }, host: 'cron-1', reason: 'bad\tframe',
+      items: [{ item: 'red-tile', state: 'failed', reason: 'too large', refunded: 10, refundDerived: true, path: null }],
+      history: [{ key: 'shorts:old', used: null, outputs: [{ path: 'shorts/superseded/a.mp4', media: 'video', bytes: 1 }] }],
+      hooks: [{ outputIdx: 0, state: 'failed', exitCode: 3, signal: null, timedOut: false, durationMs: 120, error: null } as unknown as ReportJob['hooks'][number]],
+      attempts: [{ at: 500, runId: 1, remoteId: 'r-0', ended: 'failed', reason: 'x', credits: 0.1 + 0.2, retriedInRun: 2 }],
+    });
+    const data = reportData([job, reportJob({ key: 'shorts:2', estimate: null, used: null, outputs: [] })]);
+    const text = resultsJson(data);
+    const j = data.jobs[0]!;
+    const expected = {
+      label: j.label, key: j.key, step: j.step, kind: j.kind, origin: j.origin, row: j.row, matrix: j.matrix, state: j.state, dbStatus: j.status,
+      remoteId: j.remoteId, host: j.host, credits: { estimated: 5, low: 5, high: 5, used: 5, overHighEstimate: false }, outputs: ['shorts/short-A.mp4'], reason: j.reason,
+      items: [{ item: 'red-tile', state: 'failed', reason: 'too large', refunded: 10, refundDerived: true, output: null }],
+      history: [{ key: 'shorts:old', creditsUsed: null, outputs: ['shorts/superseded/a.mp4'] }],
+      hooks: [{ output: 0, state: 'failed', exitCode: 3, signal: null, timedOut: false, durationMs: 120, error: null }],
+      attempts: [{ at: '1970-01-01T00:00:00.500Z', runId: 1, remoteId: 'r-0', ended: 'failed', reason: 'x', credits: 0.1 + 0.2, retriedInRun: 2 }],
+      submittedAt: '1970-01-01T00:00:01.000Z', finishedAt: '1970-01-01T00:00:05.000Z', downloadedAt: '1970-01-01T00:00:06.000Z',
+    };
+    const whole = JSON.parse(text) as { jobs: unknown[] };
+    expect(JSON.stringify(whole.jobs[0], null, 2)).toBe(JSON.stringify(expected, null, 2));
+    expect(text).toBe(`${JSON.stringify(whole, null, 2)}\n`);
   });
 });
