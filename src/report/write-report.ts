@@ -1,6 +1,6 @@
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { writeAtomically } from '../download/atomic-write.js';
-import { renderReport } from './html/render-report.js';
+import { renderReportChunks } from './html/render-report.js';
 import { buildReportData, type ReportInput } from './report-data.js';
 import { resultsCsvLines, resultsJsonChunks } from './results-files.js';
 
@@ -33,7 +33,7 @@ export async function writeRunReport(input: WriteReportInput): Promise<WrittenRe
   const json = join(folder, 'results.json');
   // Written side by side: each is made and written at once, and their fsyncs wait for the disk together.
   await Promise.all([
-    write(html, renderReport(data, { outputsHref: hrefTo(folder, data.outputsDir) })),
+    write(html, renderReportChunks(data, { outputsHref: hrefTo(folder, data.outputsDir) })),
     write(csv, resultsCsvLines(data)),
     write(json, resultsJsonChunks(data)),
   ]);
