@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { loadManifest } from '../dist/manifest/index.js';
 import { planManifest } from '../dist/plan/index.js';
 import { writeRunReport } from '../dist/report/write-report.js';
@@ -50,14 +51,19 @@ const seeded = performance.now();
 seed(plan, statePath);
 console.log(`state: ${JOBS.toLocaleString('en-US')} jobs recorded in ${Math.round(performance.now() - seeded)} ms (not part of the figure)`);
 
+// The sampler first, so its own thread is in the figure before as well as during.
+const sampler = await rssSampler();
 globalThis.gc?.();
+const rssBefore = process.memoryUsage.rss();
+sampler.reset();
 const started = performance.now();
 const written = await writeRunReport({ plan, statePath });
 const ms = performance.now() - started;
+const ownMb = (sampler.stop() - rssBefore) / 2 ** 20;
 const size = (file) => `${(statSync(file).size / 2 ** 20).toFixed(1)} MB`;
 console.log(`writeRunReport: ${Math.round(ms)} ms for ${written.jobs.toLocaleString('en-US')} jobs, ${written.outputs.toLocaleString('en-US')} outputs (target < 2000 ms)`);
 console.log(`sizes: index.html ${size(written.html)}, results.csv ${size(written.csv)}, results.json ${size(written.json)}`);
-console.log(`peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
+console.log(`peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB (seeding included); RSS growth during writeRunReport: +${Math.round(ownMb)} MB over the ${Math.round(rssBefore / 2 ** 20)} MB before it (the seeding's freed memory is reused first, so this under-counts)`);
 const bytes = { html: statSync(written.html).size, csv: statSync(written.csv).size, json: statSync(written.json).size };
 const browser = await inBrowser(written.html);
 
@@ -66,12 +72,13 @@ const mb = (n) => `${(n / 2 ** 20).toFixed(1)} MB`;
 const figures = markdownTable([`report of ${jobsText} jobs`, ''], [
   ['writeRunReport (read state, render, write 3 files)', `${Math.round(ms)} ms`],
   ['index.html / results.csv / results.json', `${mb(bytes.html)} / ${mb(bytes.csv)} / ${mb(bytes.json)}`],
+  ["the report's own memory (peak RSS during writeRunReport − RSS before it)", `${Math.round(ownMb)} MB`],
   ['browser (chromium)', browser ? browser.figures.join(', ') : 'not measured (no /usr/bin/chromium)'],
 ]);
 publish(NAME, [
   { title: `the report of ${jobsText} jobs`, table: figures },
   { title: 'targets (issue 9)', table: markdownTable(TARGET_HEADERS, targetRows(targets)) },
-], { settings: { jobs: JOBS }, writeMs: ms, bytes, peakMb: process.resourceUsage().maxRSS / 1024, browser, targets });
+], { settings: { jobs: JOBS }, writeMs: ms, bytes, peakMb: process.resourceUsage().maxRSS / 1024, ownMb, browser, targets });
 
 /** Records every job as a finished run would: answered, finished, downloaded (or failed, or in doubt). */
 function seed(plan, statePath) {
@@ -96,6 +103,22 @@ function seed(plan, statePath) {
   } finally {
     store.close();
   }
+}
+
+/**
+ * The process's peak RSS from now until `stop()`, sampled every millisecond by a worker thread:
+ * the report is written synchronously, so a timer of the main thread would not see its peak.
+ */
+async function rssSampler() {
+  const peak = new Float64Array(new SharedArrayBuffer(16));
+  const worker = new Worker(`const { workerData: p } = require('node:worker_threads');
+    const tick = () => { if (p[1] === 1) return; p[0] = Math.max(p[0], process.memoryUsage.rss()); setTimeout(tick, 1); };
+    tick();`, { eval: true, workerData: peak });
+  await new Promise((online) => worker.once('online', online));
+  return {
+    reset: () => { peak[0] = 0; },
+    stop: () => { peak[1] = 1; void worker.terminate(); return Math.max(peak[0], process.memoryUsage.rss()); },
+  };
 }
 
 async function timed(action) {
