@@ -13,7 +13,7 @@ const names = existsSync(RESULTS_DIR)
   : [];
 
 /** The order the targets are listed in: the issue's, then the older benchmarks'. */
-const ORDER = ['night-100k', 'side-by-side', 'default-rate', 'side-by-side-2k', 'rerun-10k', 'postgres', 'scale', 'lipsync-batch', 'downloads-500', 'plan-100k', 'report-10k'];
+const ORDER = ['night-100k', 'side-by-side', 'default-rate', 'side-by-side-2k', 'rerun-10k', 'postgres', 'lipsync-batch', 'downloads-500', 'plan-100k', 'report-10k'];
 const rank = (name) => (ORDER.includes(name) ? ORDER.indexOf(name) : ORDER.length);
 const all = names
   .map((name) => JSON.parse(readFileSync(`${RESULTS_DIR}${name}.json`, 'utf8')))

@@ -4,13 +4,6 @@
 
 const PANEL = { width: 320, height: 260, left: 56, right: 16, top: 40, bottom: 44 };
 
-/** The panels drawn: which figure of a point, its title, its unit, and its target if any. */
-export const SCALE_PANELS = [
-  { key: 'cpuPerJobMs', title: 'client CPU per job', unit: 'ms', digits: 2, target: 2 },
-  { key: 'peakMb', title: 'peak memory (RSS)', unit: 'MB', digits: 0, target: 200 },
-  { key: 'stateKbPerJob', title: 'state database per job', unit: 'kB', digits: 2 },
-];
-
 const escape = (text) => String(text).replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]);
 
 /** 1,000 → "1k", 50,000 → "50k", 500 → "500". */
@@ -75,16 +68,11 @@ function panel(series, spec, index) {
 }
 
 /**
- * The SVG of the scale curve: `points` are { jobs, cpuPerJobMs, peakMb, stateKbPerJob } in
- * increasing `jobs`; `caption` is written under the panels (what was measured, where, when).
- */
-export function scaleChartSvg(points, caption) {
-  return seriesChartSvg([{ name: '', points }], SCALE_PANELS, caption);
-}
-
-/**
- * The same chart with a line per series ({ name, points }, a colour each, named in a legend when
- * there are several) over `panels` (SCALE_PANELS' shape).
+ * The SVG of the chart: a panel per figure of `panels` ({ key, title, unit, digits, target? }: the
+ * points' field drawn, its title, unit and decimals, and the target's dashed line if any), a line
+ * per series ({ name, points }: points { jobs, …figures } in increasing `jobs`; a colour each, named
+ * in a legend when there are several); `caption` is written under the panels (what was measured,
+ * where, when).
  */
 export function seriesChartSvg(series, panels, caption) {
   const width = PANEL.width * panels.length;
