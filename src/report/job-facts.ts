@@ -74,7 +74,7 @@ export interface FactsRead {
  */
 export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'>, known: { rows?: readonly Row[] | undefined; money?: JobsMoney | undefined } = {}): Promise<FactsRead> {
   const facts = new Map<string, JobFacts>();
-  const rows = new Map<string, Row>();
+  let rows = new Map<string, Row>();
   for (const row of known.rows ?? []) rows.set(row.key, row);
   // A plan job missing from them may be `changed`, which only the other rows of the database say.
   const wanted = { rows: !(known.rows && plan.jobs.every((job) => rows.has(job.key))), money: !known.money };
@@ -83,7 +83,9 @@ export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId'
     for (const job of plan.jobs) facts.set(job.key, UNRECORDED);
     return { facts, money: NO_MONEY };
   }
-  for (const [key, row] of read.rows ?? []) rows.set(key, row);
+  // The rows read, as they came when the caller gave none (not copied, 100,000 of them).
+  if (read.rows && rows.size === 0) rows = read.rows;
+  else for (const [key, row] of read.rows ?? []) rows.set(key, row);
   // Every figure of money is a sum over the charges (state/sqlite/money.ts), a job's own too.
   const { outputs, items, earlier, attempts, slots } = read;
   const money = (read.money ?? known.money) as JobsMoney;
@@ -97,8 +99,11 @@ export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId'
       continue;
     }
     const files = outputs.get(job.key) ?? NONE;
-    const tried = attemptFacts(attempts.get(job.key) ?? [], row.status);
-    facts.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), (earlier.get(job.key) ?? []).map(versionOf), tried));
+    // Most jobs have no earlier version, and one never sent has no attempt: no array is made for none.
+    const versions = earlier.get(job.key);
+    const tries = attempts.get(job.key);
+    const tried = tries ? attemptFacts(tries, row.status) : NO_ATTEMPTS;
+    facts.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), versions ? versions.map(versionOf) : NO_VERSIONS, tried));
   }
   return { facts, money: money.totals };
 }
@@ -138,7 +143,8 @@ const REASON_MAX = 1000;
 function recorded(
   row: Row, used: number | null, outputs: readonly RecordedOutput[], items: readonly JobItemFact[], history: readonly EarlierVersion[], attempts: readonly AttemptFact[],
 ): JobFacts {
-  const downloaded = outputs.reduce<number | null>((last, o) => (o.downloadedAt === null ? last : Math.max(last ?? 0, o.downloadedAt)), null);
+  let downloaded: number | null = null;
+  for (const o of outputs) if (o.downloadedAt !== null) downloaded = Math.max(downloaded ?? 0, o.downloadedAt);
   return {
     state: stateWord(row.status),
     status: row.status,

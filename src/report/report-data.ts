@@ -117,7 +117,8 @@ export async function buildReportData({ plan, statePath, runId, now = Date.now()
   const member = await readRun(statePath, plan.manifestId, runId);
   const run = member && (await wholeRun(statePath, plan.manifestId, member, members));
   const hooks = await readHookFacts(statePath, plan.manifestId);
-  const lastWork = await readLastWork(statePath, plan.manifestId);
+  // The run read by default is the newest that started: what the header's last work is told of first.
+  const lastWork = await readLastWork(statePath, plan.manifestId, runId === undefined ? member : null);
   const hostOfRun = new Map(members.map((m) => [m.runId, m.host]));
   const jobs = plan.jobs.map((job): ReportJob => {
     const f = facts.get(job.key) as JobFacts;

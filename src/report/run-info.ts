@@ -58,7 +58,16 @@ export interface LastWork {
   worked: RunWork | null;
 }
 
-/** Which run last did work (changed a job) of `manifest`, and whether its newest run did nothing. Reads only. */
-export function readLastWork(dbPath: string, manifest: string): Promise<LastWork> {
+/**
+ * Which run last did work (changed a job) of `manifest`, and whether its newest run did nothing. Reads only.
+ * `newest`: the manifest's newest run that started, as readRun read it by default. When it changed a
+ * job it is both answers, from the jobs that read named: the state is not asked to count them again
+ * (a second pass over every event of a run, ~0.3 s at 100,000 jobs).
+ */
+export async function readLastWork(dbPath: string, manifest: string, newest?: RunInfo | null): Promise<LastWork> {
+  if (newest && newest.jobKeys.size > 0) {
+    const work: RunWork = { id: newest.id, startedAt: newest.startedAt, finishedAt: newest.finishedAt, outcome: newest.outcome, jobs: newest.jobKeys.size };
+    return { newest: work, worked: work };
+  }
   return stateAt(dbPath).lastWork(manifest);
 }

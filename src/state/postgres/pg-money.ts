@@ -1,4 +1,4 @@
-import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneySums } from '../money-sums.js';
+import { CHARGE_COLUMNS, RUN_CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneySums, type RunChargeValues } from '../money-sums.js';
 import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
 import { JOB_MONEY_COLUMNS, recordedJobMoney, type JobMoneyValues, type RecordedJobMoney } from '../recorded-money.js';
 import type { Tx } from './pg-connection.js';
@@ -26,8 +26,8 @@ export async function readPgMoney(tx: Tx, manifest: string, scope: PlanScope): P
 
 /** What each of `runs` was charged for the remote jobs it sent (as sqlite/money.ts readRunCredits). */
 export async function readPgRunCredits(tx: Tx, manifest: string, runs: readonly number[]): Promise<Map<number, CreditPair>> {
-  return sumRunCredits(await tx.values<ChargeValues>(
-    `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = $1 AND run_id = ANY($2::bigint[]) ORDER BY job_key COLLATE "C", id`, [manifest, runs],
+  return sumRunCredits(await tx.values<RunChargeValues>(
+    `SELECT ${RUN_CHARGE_COLUMNS} FROM charges WHERE manifest = $1 AND run_id = ANY($2::bigint[]) ORDER BY job_key COLLATE "C", id`, [manifest, runs],
   ));
 }
 

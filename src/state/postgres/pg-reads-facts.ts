@@ -1,6 +1,7 @@
 import { ATTEMPT_RECORD_COLUMNS, attemptRecordOf, type AttemptRecord, type AttemptValues } from '../attempt-records.js';
 import { byJob } from '../by-job.js';
 import { earlierRequests, earlierVersions, newestEarlier, type SlotValues } from '../earlier-versions.js';
+import { anyPlaces, placesOf, placesWanted } from '../facts-places.js';
 import { FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type FactsWanted, type OutputValues } from '../facts-rows.js';
 import { ITEM_COLUMNS, itemOf, type ItemValues, type JobItemRow } from '../item-rows.js';
 import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
@@ -14,21 +15,29 @@ import { readPgMoney } from './pg-money.js';
  */
 export async function readPgFacts(tx: Tx, manifest: string, planJobs: readonly PlanJob[], wanted: FactsWanted): Promise<FactsRead> {
   const scope = planScope(planJobs);
-  const { rows, slots } = wanted.rows
-    ? factsRowsOf(await tx.values<FactsValues>(`SELECT ${FACTS_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest]))
-    : { rows: null, slots: null };
+  const rows = wanted.rows ? factsRowsOf(await tx.values<FactsValues>(`SELECT ${FACTS_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest])) : null;
+  // The rows' places only when they say something (facts-places.ts).
+  const places = placesWanted(rows ?? (await countJobs(tx, manifest)), scope);
+  const { earlier, slots } = placesOf(anyPlaces(places) ? await readPgPlaces(tx, manifest) : [], places, scope, planJobs);
   const outputs = await tx.values<OutputValues>(`SELECT ${RECORDED_OUTPUT_COLUMNS} FROM outputs
     WHERE manifest = $1 AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key COLLATE "C", idx`, [manifest]);
   return {
     rows, slots, outputs: recordedOutputsOf(outputs), money: wanted.money ? await readPgMoney(tx, manifest, scope) : null, items: await itemsByJob(tx, manifest),
-    earlier: await readPgEarlierVersions(tx, manifest, scope, planJobs), attempts: await attemptsByJob(tx, manifest),
+    earlier, attempts: await attemptsByJob(tx, manifest),
   };
 }
 
+async function countJobs(tx: Tx, manifest: string): Promise<number> {
+  const [row] = await tx.query<{ n: number }>('SELECT count(*) AS n FROM jobs WHERE manifest = $1', [manifest]);
+  return Number(row?.n ?? 0);
+}
+
+/** The key and place of each of the manifest's rows, oldest first (created_at, then key). */
+const readPgPlaces = (tx: Tx, manifest: string) => tx.values<SlotValues>('SELECT key, step, output_name FROM jobs WHERE manifest = $1 ORDER BY created_at, key COLLATE "C"', [manifest]);
+
 /** The earlier versions of each job of a plan (earlier-versions.ts), from the manifest's rows oldest first. */
-export async function readPgEarlierVersions(tx: Tx, manifest: string, scope: PlanScope, planJobs: readonly PlanJob[]): Promise<Map<string, string[]>> {
-  const rows = await tx.values<SlotValues>('SELECT key, step, output_name FROM jobs WHERE manifest = $1 ORDER BY created_at, key COLLATE "C"', [manifest]);
-  return earlierVersions(rows, scope, planJobs);
+async function readPgEarlierVersions(tx: Tx, manifest: string, scope: PlanScope, planJobs: readonly PlanJob[]): Promise<Map<string, string[]>> {
+  return earlierVersions(await readPgPlaces(tx, manifest), scope, planJobs);
 }
 
 /** The newest earlier version of each job of a plan that has one, with the request it holds (one statement for them all). */

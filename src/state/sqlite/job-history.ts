@@ -4,10 +4,14 @@ import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
 import { openStateDbCurrent } from './open-db.js';
 import { statement } from './statements.js';
 
+/** The key and place of each of the manifest's rows, oldest first (created_at, then key). */
+export function readPlaces(db: Database.Database, manifest: string): SlotValues[] {
+  return statement(db, 'SELECT key, step, output_name FROM jobs WHERE manifest = ? ORDER BY created_at, key', { raw: true }).all(manifest) as SlotValues[];
+}
+
 /** The earlier versions of each job of a plan (earlier-versions.ts), from the manifest's rows oldest first. */
-export function readEarlierVersions(db: Database.Database, manifest: string, scope: PlanScope, planJobs: Iterable<PlanJob>): Map<string, string[]> {
-  const rows = statement(db, 'SELECT key, step, output_name FROM jobs WHERE manifest = ? ORDER BY created_at, key', { raw: true }).all(manifest) as SlotValues[];
-  return earlierVersions(rows, scope, planJobs);
+function readEarlierVersions(db: Database.Database, manifest: string, scope: PlanScope, planJobs: Iterable<PlanJob>): Map<string, string[]> {
+  return earlierVersions(readPlaces(db, manifest), scope, planJobs);
 }
 
 /**

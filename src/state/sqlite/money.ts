@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneySums } from '../money-sums.js';
+import { CHARGE_COLUMNS, RUN_CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneySums, type RunChargeValues } from '../money-sums.js';
 import type { PlanScope } from '../plan-scope.js';
 import { statement } from './statements.js';
 
@@ -23,8 +23,8 @@ export function readMoney(db: Database.Database, manifest: string, scope: PlanSc
  * figure is the one `money` gives it.
  */
 export function readRunCredits(db: Database.Database, manifest: string, runs: readonly number[]): Map<number, CreditPair> {
-  const rows = statement(db, SELECT_RUNS_CHARGES, { raw: true }).iterate(manifest, JSON.stringify(runs)) as Iterable<ChargeValues>;
+  const rows = statement(db, SELECT_RUNS_CHARGES, { raw: true }).iterate(manifest, JSON.stringify(runs)) as Iterable<RunChargeValues>;
   return sumRunCredits(rows);
 }
 
-const SELECT_RUNS_CHARGES = `SELECT ${CHARGE_COLUMNS} FROM charges WHERE manifest = ? AND run_id IN (SELECT value FROM json_each(?)) ORDER BY job_key, id`;
+const SELECT_RUNS_CHARGES = `SELECT ${RUN_CHARGE_COLUMNS} FROM charges WHERE manifest = ? AND run_id IN (SELECT value FROM json_each(?)) ORDER BY job_key, id`;

@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { account } from './account.js';
 import { adoptIdentity } from './adopt-identity.js';
+import { factReads } from './fact-reads.js';
 import { subjectOf, type OpenStore } from './harness.js';
 import { lockAndClaims } from './lock-and-claims.js';
 import { planAndMoves } from './plan-and-moves.js';
@@ -27,6 +28,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     planAndMoves(subject);
     recoveryAndIdentity(subject);
     readers(subject);
+    factReads(subject);
     retriesAndHooks(subject);
     lockAndClaims(subject);
     adoptIdentity(subject);
