@@ -2,12 +2,11 @@ import type { ReportData, ReportJob } from './report-data.js';
 import { utcIsoOrNull as iso } from '../util/time-format.js';
 
 /**
- * results.csv and results.json: one line per job, from the input row it was made from (its
- * origin and values) to what became of it (state, label, remote id, credits, files). The CSV is
- * what a marketing-ops user loads into a spreadsheet: the row's own columns come first, verbatim,
- * so it can be matched with the input; reelpipe's columns follow.
+ * results.csv: one line per job, from the input row it was made from (its origin and values) to
+ * what became of it (state, label, remote id, credits, files) — results.json has the same per job
+ * (results-json.ts). The CSV is what a marketing-ops user loads into a spreadsheet: the row's own
+ * columns come first, verbatim, so it can be matched with the input; reelpipe's columns follow.
  */
-export { resultsJson, resultsJsonChunks } from './results-json.js';
 
 const OURS = ['step', 'label', 'state', 'key', 'remote_id', 'credits_estimated', 'credits_used', 'over_high_estimate', 'outputs', 'reason', 'failed_items', 'submitted_at', 'finished_at', 'downloaded_at'] as const;
 

@@ -2,7 +2,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { writeAtomically } from '../download/atomic-write.js';
 import { renderReportChunks } from './html/render-report.js';
 import { buildReportData, type ReportInput } from './report-data.js';
-import { resultsCsvLines, resultsJsonChunks } from './results-files.js';
+import { resultsCsvLines } from './results-files.js';
+import { resultsJsonChunks } from './results-json.js';
 
 export interface WriteReportInput extends ReportInput {
   /** Where the HTML goes; results.csv and results.json go beside it. @default OUTPUTS/report/index.html */

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, test } from 'vitest';
-import { resultsCsv, resultsJson } from '../../src/report/results-files.js';
+import { resultsCsv } from '../../src/report/results-files.js';
+import { resultsJson } from '../../src/report/results-json.js';
 import type { ReportJob } from '../../src/report/report-data.js';
 import { reportData, reportJob } from './fixtures/report-data.js';
 
