@@ -26,7 +26,7 @@ import { scratchDir } from './lib/scratch.js';
 import { CLI_NODE_ARGS, clientEnv, startService } from './lib/service.js';
 import { fixed, markdownTable } from './lib/table.js';
 import { ahead, atMost, linear, TARGET_HEADERS, targetRows } from './lib/targets.js';
-import { scriptFor } from './lib/workload.js';
+import { writeManifest } from './lib/workload.js';
 
 const SPEED = 400;
 const sizes = sized([1_000, 10_000, 50_000, 100_000], [1_000, 5_000]);
@@ -81,24 +81,11 @@ async function runAgain(service, client, dir, work) {
   return { jobs: work.jobs, wallMs: figures.wallMs, peakMb: figures.peakMb, requests, exit: figures.exit };
 }
 
-/** `reelpipe plan` (which writes nothing) on a manifest of `rows` AI Shorts, its limits raised to hold them. */
+/** `reelpipe plan` (which writes nothing) on the benchmark's manifest of `rows` AI Shorts. */
 async function planRows(rows) {
   const dir = scratchDir('night-plan');
-  const lines = ['sku,script'];
-  for (let i = 0; i < rows; i++) lines.push(`SKU-${i},"${scriptFor(i)}"`);
-  writeFileSync(path.join(dir, 'rows.csv'), `${lines.join('\n')}\n`);
-  writeFileSync(path.join(dir, 'plan.yaml'), `version: 1
-name: night-plan
-outputs: out
-limits: { jobs_per_step: ${rows}, jobs_per_manifest: ${rows}, data_file_mb: 500 }
-steps:
-  - id: jobs
-    for_each: { csv: rows.csv }
-    name: "{{ row.sku }}"
-    kind: ai_short
-    with: { script: "{{ row.script }}", style: Cinematic, aspect_ratio: 9x16 }
-`);
-  const figures = await runMeasured([...CLI_NODE_ARGS, 'plan', 'plan.yaml', '--sandbox', '--quiet'], { cwd: dir, env: clientEnv('http://127.0.0.1:9') });
+  const manifest = writeManifest(dir, { kind: 'ai_short', jobs: rows, concurrency: 64 });
+  const figures = await runMeasured([...CLI_NODE_ARGS, 'plan', manifest, '--sandbox', '--quiet'], { cwd: dir, env: clientEnv('http://127.0.0.1:9') });
   console.log(`  reelpipe plan on ${rows.toLocaleString('en-US')} rows: ${fixed(figures.wallMs / 1000, 1)} s wall, peak ${fixed(figures.peakMb, 0)} MB, exit ${figures.exit}`);
   return { rows, wallMs: figures.wallMs, peakMb: figures.peakMb, exit: figures.exit };
 }

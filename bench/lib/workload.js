@@ -37,9 +37,13 @@ export const KINDS = {
   },
 };
 
+/** The manifest's default limit of jobs a step (and a manifest); a bench of more raises it. */
+const DEFAULT_JOB_LIMIT = 100_000;
+
 /**
  * Writes DIR/rows.csv (one row per job) and DIR/bench.yaml, a manifest making one job of `kind`
- * per row with `concurrency` in flight, its files into DIR/out. Returns the manifest's path.
+ * per row with `concurrency` in flight, its files into DIR/out — its limits raised when `jobs` is
+ * above the default. Returns the manifest's path.
  */
 export function writeManifest(dir, { kind, jobs, concurrency }) {
   const rows = ['sku,script'];
@@ -50,7 +54,7 @@ export function writeManifest(dir, { kind, jobs, concurrency }) {
 name: bench
 outputs: out
 concurrency: ${concurrency}
-steps:
+${jobs > DEFAULT_JOB_LIMIT ? `limits: { jobs_per_step: ${jobs}, jobs_per_manifest: ${jobs}, data_file_mb: 500 }\n` : ''}steps:
   - id: jobs
     for_each: { csv: rows.csv }
     name: "{{ row.sku }}"
