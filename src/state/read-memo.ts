@@ -16,6 +16,10 @@ import type { MoneySums } from './money-sums.js';
  * A store's version must move on after any write that ends once its read began (WriteCount
  * below does so for PostgreSQL), so a read that ran beside a write is never answered again. Money
  * is kept for one plan's jobs (the same array, by identity).
+ *
+ * A write the store makes itself forgets what is kept at once (`forget`): it could never be
+ * answered again, and a run that writes would otherwise hold every job's row, and every job's
+ * money, from its start to its end (at 100,000 jobs, about 40 MB nobody reads).
  */
 export class ReadMemo {
   private readonly kept = new Map<'states' | 'money', { version: string; key: object | null; value: unknown }>();
@@ -28,6 +32,11 @@ export class ReadMemo {
 
   moneyOf(jobs: Iterable<{ key: string }>, read: () => Promise<MoneySums>): Promise<MoneySums> {
     return this.remembered('money', jobs, read);
+  }
+
+  /** Drops what is kept: the store wrote, so no version read before it is current any more. */
+  forget(): void {
+    this.kept.clear();
   }
 
   private async remembered<T>(slot: 'states' | 'money', key: object | null, read: () => Promise<T>): Promise<T> {
@@ -55,15 +64,22 @@ export const never = (): boolean => false;
 export class WriteCount {
   count = 0;
 
+  /** `moved`: told each time the count moves on (the store's memo forgets then). */
+  constructor(private readonly moved: () => void = () => undefined) {}
+
   async counted<T>(run: () => Promise<T>, changed: (value: T) => boolean = always): Promise<T> {
     let value: T;
     try {
       value = await run();
     } catch (error) {
       this.count++;
+      this.moved();
       throw error;
     }
-    if (changed(value)) this.count++;
+    if (changed(value)) {
+      this.count++;
+      this.moved();
+    }
     return value;
   }
 }

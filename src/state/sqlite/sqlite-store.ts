@@ -66,6 +66,8 @@ export class SqliteStore implements Store {
 
   /** Queues `fn` on the group commit: resolves once the transaction holding it committed. */
   private soon<T>(fn: () => T, durable: boolean): Promise<T> {
+    // What the memo keeps is stale once this commits: let it go now (read-memo.ts).
+    this.memo.forget();
     return this.engine.soon(fn, { durable });
   }
 

@@ -1,0 +1,41 @@
+import { describe, expect, test } from 'vitest';
+import { ReadMemo, WriteCount } from '../../src/state/read-memo.js';
+import type { JobState } from '../../src/state/index.js';
+
+/** A reader that counts how often it is asked, answering a new list each time. */
+function counted() {
+  const reader = { reads: 0, read: async (): Promise<JobState[]> => { reader.reads++; return []; } };
+  return reader;
+}
+
+describe('what the store keeps of a whole-manifest read', () => {
+  test('answered again from memory while the version holds, read afresh once it moves', async () => {
+    let version = '1';
+    const memo = new ReadMemo(() => version);
+    const reader = counted();
+    const first = await memo.jobStates(reader.read);
+    expect(await memo.jobStates(reader.read)).toBe(first);
+    expect(reader.reads).toBe(1);
+    version = '2';
+    await memo.jobStates(reader.read);
+    expect(reader.reads).toBe(2);
+  });
+
+  test('a write the store makes lets the kept read go at once, however the version reads', async () => {
+    const memo = new ReadMemo(() => 'same');
+    const reader = counted();
+    const first = await memo.jobStates(reader.read);
+    memo.forget();
+    expect(await memo.jobStates(reader.read)).not.toBe(first);
+    expect(reader.reads).toBe(2);
+  });
+
+  test('the write count tells each move (a write that failed too), not a write that changed nothing', async () => {
+    let told = 0;
+    const writes = new WriteCount(() => told++);
+    await writes.counted(async () => 'wrote');
+    await expect(writes.counted(async () => { throw new Error('refused'); })).rejects.toThrow('refused');
+    await writes.counted(async () => 'nothing', () => false);
+    expect({ count: writes.count, told }).toEqual({ count: 2, told: 2 });
+  });
+});
