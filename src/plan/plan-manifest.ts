@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { ALL_STYLES, expandManifest, type Manifest, type ManifestStep, type StepInstance } from '../manifest/index.js';
+import { ALL_STYLES, expandManifest, releaseExpansion, type Manifest, type ManifestStep, type StepInstance } from '../manifest/index.js';
 import { estimateCredits } from './estimate.js';
 import { jobKey } from './job-key.js';
 import { labellerFor, uniqueLabels, type Labeller } from './job-labels.js';
@@ -51,6 +51,7 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
   for (const d of duplicates) warnings.push(`${d.count} identical jobs in step ${d.step} (${d.key}): each is made; keys ${d.key}, ${d.key}~2, …`);
   warnings.push(...outputNames(jobs));
   uniqueLabels(jobs);
+  releaseExpansion(manifest);
   return {
     name: manifest.name,
     manifestPath: manifest.file,

@@ -51,6 +51,15 @@ export function expandManifest(manifest: Manifest): Expansion {
   return expansion;
 }
 
+/**
+ * Lets the manifest's expansion go once the plan is made of it: the manifest lives as long as the
+ * run, and its every instance (with its origin) would live with it, unread (a later expansion of
+ * the same manifest is made afresh).
+ */
+export function releaseExpansion(manifest: Manifest): void {
+  memo.delete(manifest);
+}
+
 /** What expansion reads of a manifest: some of its steps, the environment they use, the YAML, the limits. */
 export type Scope = Pick<Manifest, 'steps' | 'env' | 'source' | 'limits'>;
 
