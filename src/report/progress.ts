@@ -1,5 +1,6 @@
 import type { RunEvents, RunEventMap, RunStarted } from '../run/run-events.js';
 import { systemClock, type Clock } from '../util/clock.js';
+import { jobIndex } from '../plan/job-index.js';
 import { printable } from '../util/one-line.js';
 import { isoTime } from '../util/time-format.js';
 import * as say from './progress/lines.js';
@@ -50,10 +51,13 @@ export interface Progress {
 export function startProgress(events: RunEvents, options: ProgressOptions): Progress {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
-  const labels = new Map<string, string>();
+  let labels: ReadonlyMap<string, { label: string }> = new Map();
   let tally: ProgressTally | null = null;
   let concurrency = 1;
-  const named = (key: string) => (labels.has(key) ? `${printable(labels.get(key)!)}  ${key}` : key);
+  const named = (key: string) => {
+    const job = labels.get(key);
+    return job ? `${printable(job.label)}  ${key}` : key;
+  };
   const view = () => {
     const steps = tally!.steps(clock.now());
     return { steps, total: tally!.total(steps), elapsed: clock.now() - started };
@@ -88,7 +92,7 @@ export function startProgress(events: RunEvents, options: ProgressOptions): Prog
   let closed = false;
   return {
     begin: (plan, rows) => {
-      for (const job of plan.jobs) labels.set(job.key, job.label);
+      labels = jobIndex(plan);
       tally = new ProgressTally(plan, concurrency, rows);
       for (const row of rows) if (row.status === 'in_doubt' && labels.has(row.key)) doubtedBefore.add(row.key);
       // What the run starts from, right after the header, when the run before it left work.

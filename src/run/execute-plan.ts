@@ -1,6 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { CREATING_CONNECTIONS, type ServiceClient } from '../api/index.js';
 import { OutputFolders } from '../download/index.js';
+import { jobIndex } from '../plan/job-index.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
 import type { JobStatus, NewJob, Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -95,16 +96,8 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   // Every job's state and files as the run starts, read in two light queries: the budget ledger
   // and each job's first look at itself come from here, not from a query per job (a finished
   // 10,000-job manifest re-runs with two queries, not 20,000).
-  const planned = new Set(plan.jobs.map((j) => j.key));
-  const states = (await deps.store.jobStates()).filter((row) => planned.has(row.key));
   const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options), await accountGateFor(deps.store, plan.manifestId, options.timeScale));
-  for (const row of states) ctx.start.rows.set(row.key, row);
-  // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
-  // its answer is not. It may exist remotely, so it is in doubt, never simply resent. (Not a job
-  // another member of the run holds: its POST may be on the wire. The store leaves those.)
-  for (const row of await ctx.store.recoverInterrupted(planned, 'found submitting at start-up: an earlier run died mid-POST')) ctx.start.rows.set(row.key, row);
-  ctx.start.outputs = await ctx.store.allOutputs();
-  ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()] });
+  await readStart(ctx, plan);
   if (options.resubmitInDoubt) {
     for (const row of await ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.has(row.key)) ctx.resubmit.add(row.key);
     // Said out loud, in the progress and the run's log: each of these may now be paid for twice.
@@ -136,7 +129,6 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const backlog = new DownloadBacklog(2 * options.concurrency);
   const deadline = watchDeadline(ctx, tracker);
   const unwatchFailures = watchHaltAfter(ctx.events, ctx.stop, options.haltAfter);
-  const outcomes = new Map<string, JobOutcome>();
   const drive = async (jobs: readonly PlannedJob[]) => {
     // Before any job starts: a job may look up the jobs it needs as soon as it runs.
     for (const job of jobs) if (needed.has(job.key) && !ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
@@ -156,7 +148,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
       const slot = slots(job);
       const waitsForJobs = (needs.get(job.key) ?? []).length > 0;
       const upstream = upstreamOf(job.key);
-      const outcome = await runOne(ctx, job, {
+      await runOne(ctx, job, {
         tracker,
         // A job still to be sent waits in its slot while too many finished jobs wait for their
         // downloads (download-backlog.ts); one already sent is tracked at once.
@@ -179,15 +171,10 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
           return outcome;
         },
       });
-      outcomes.set(job.key, outcome);
     }, priorityOf, more);
   };
   // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
-  const open = plan.jobs.filter((job) => {
-    if (!finishedAtStart(ctx, job.key)) return true;
-    outcomes.set(job.key, 'ok');
-    return false;
-  });
+  const open = plan.jobs.filter((job) => !finishedAtStart(ctx, job.key));
   await drive(open);
   // A delivery that came after its job was left in doubt (it outwaited the bound) still names the
   // job the POST made: those jobs get one more pass, which adopts them.
@@ -200,7 +187,22 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   unwatchFailures();
   // The last member to leave ends the run: its summary, read after every member left, is the run's.
   const endsRun = members === null || ctx.stop.reason === 'lock-lost' ? members === null : await members.leave();
-  return { ...(await summarise(ctx, plan, outcomes, tracker.reads, needs)), endsRun, ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
+  return { ...(await summarise(ctx, plan, tracker.reads, needs)), endsRun, ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
+}
+
+/**
+ * Every job's row as the run starts, into ctx.start (each let go once its job is driven). In a
+ * function of its own: a list of them held in executePlan's frame would live as long as the run.
+ */
+async function readStart(ctx: RunContext, plan: Plan): Promise<void> {
+  const planned = new Set(plan.jobs.map((j) => j.key));
+  for (const row of await ctx.store.jobStates()) if (planned.has(row.key)) ctx.start.rows.set(row.key, row);
+  // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
+  // its answer is not. It may exist remotely, so it is in doubt, never simply resent. (Not a job
+  // another member of the run holds: its POST may be on the wire. The store leaves those.)
+  for (const row of await ctx.store.recoverInterrupted(planned, 'found submitting at start-up: an earlier run died mid-POST')) ctx.start.rows.set(row.key, row);
+  ctx.start.outputs = await ctx.store.allOutputs();
+  ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()] });
 }
 
 /**
@@ -307,7 +309,7 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, le
     options,
     outputsDir: plan.outputsDir,
     folders: new OutputFolders(plan.outputsDir),
-    planned: new Map(plan.jobs.map((job) => [job.key, job])),
+    planned: jobIndex(plan),
     stop,
     outputHooks: deps.outputHooks ?? null,
     resubmit: new Set<string>(),
@@ -338,8 +340,8 @@ const claimWindow = (ctx: RunContext): number => (ctx.members ? Math.max(8, 2 * 
  * second pass over jobs in doubt a late delivery named), in ready order.
  */
 async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statuses: ReadonlyMap<string, JobStatus | undefined>): Promise<{ first: PlannedJob[]; more: MoreJobs<PlannedJob> }> {
-  const byKey = new Map(jobs.map((job) => [job.key, job]));
-  const left = new Set(byKey.keys());
+  const byKey = ctx.planned;
+  const left = new Set(jobs.map((job) => job.key));
   const give = (list: PlannedJob[]) => {
     for (const job of list) left.delete(job.key);
     return list;

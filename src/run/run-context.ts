@@ -99,7 +99,7 @@ export interface RunContext {
   /** The webhook channel, when the run listens: per-attempt addresses and their deliveries. */
   webhooks: DeliveryDesk | null;
   /** The plan's jobs by key. */
-  planned: Map<string, PlannedJob>;
+  planned: ReadonlyMap<string, PlannedJob>;
   stop: StopState;
   /** Runs a creation (intent, POST, answer) in one of the slots the client has sockets for. */
   creating: LimitFunction;

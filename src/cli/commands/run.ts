@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import type { Plan } from '../../plan/types.js';
+import { jobIndex } from '../../plan/job-index.js';
+import type { Plan, PlannedJob } from '../../plan/types.js';
 import type { RunEvents, RunStarted } from '../../run/run-events.js';
 import type { RunManifestInput } from '../../run/run-manifest.js';
 import type { Store } from '../../state/index.js';
@@ -31,7 +32,8 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
   ]);
   const stop = new StopState();
   const events = new RunEvents();
-  const labels = new Map<string, string>();
+  // The jobs' labels, for the run's log: the plan's own index (plan/job-index.ts), once prepared.
+  let labels: ReadonlyMap<string, PlannedJob> | undefined;
   let started: RunStarted | undefined;
   events.on('run:started', (e) => (started = e));
   const progress = startRunProgress(io, events, output);
@@ -47,14 +49,14 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
   try {
     let planned: Plan | undefined;
     const prepare: RunManifestInput['prepare'] = async (store, plan) => {
-      for (const job of plan.jobs) labels.set(job.key, job.label);
+      labels = jobIndex(plan);
       await input.prepare?.(store, plan, events);
       planned = plan;
     };
     // Progress counts from the jobs as the drive begins (recorded, recovered): the run reads them once.
     events.on('run:jobs', ({ jobs }) => planned && progress.begin(planned, jobs));
     const openLog: RunManifestInput['openLog'] = (run) =>
-      openRunLog({ files: run.files, runId: run.id, host: thisHost(io.env), env: io.env, events, labelOf: (key) => labels.get(key), version: VERSION });
+      openRunLog({ files: run.files, runId: run.id, host: thisHost(io.env), env: io.env, events, labelOf: (key) => labels?.get(key)?.label, version: VERSION });
     // A plain run joins a live run of its manifest on a shared state; `retry` (which resets jobs first) does not.
     const run = () => runManifest({ ...input, manifestFile, cwd: io.cwd, env: io.env, progress: events, stop, prepare, openLog, join: input.prepare === undefined });
     const fallback = () => ({ manifest: started?.manifest ?? manifestFile, run: started ? { id: started.runId, log: started.logFile } : null });
