@@ -2,11 +2,10 @@ import type { Plan } from '../plan/types.js';
 import type { Deferred } from './deferred.js';
 import type { JobOutcome } from './drive-job.js';
 
-const NONE: readonly string[] = [];
-
 /**
  * What each job waits for before it may be submitted: the jobs its references bind to, and every
- * job of the steps it `needs`. Linear in the plan: each step's key list is built once and shared.
+ * job of the steps it `needs`; a job that waits for none is left out (read `get(key) ?? []`).
+ * Linear in the plan: each step's key list is built once and shared.
  */
 export function dependencies(plan: Plan): Map<string, readonly string[]> {
   const byStep = new Map<string, string[]>();
@@ -19,10 +18,8 @@ export function dependencies(plan: Plan): Map<string, readonly string[]> {
   const out = new Map<string, readonly string[]>();
   for (const job of plan.jobs) {
     const steps = needsOf.get(job.step) ?? [];
-    if (job.refs.length === 0 && steps.length === 0) {
-      out.set(job.key, NONE);
-      continue;
-    }
+    // A job that waits for none has no entry (a map entry per job, held for the run, for nothing).
+    if (job.refs.length === 0 && steps.length === 0) continue;
     if (job.refs.length === 0 && steps.length === 1) {
       out.set(job.key, byStep.get(steps[0]!) ?? []);
       continue;
