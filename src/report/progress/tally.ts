@@ -83,12 +83,19 @@ export class ProgressTally {
     return this.facts.get(key)?.status;
   }
 
-  /** A job changed status; fields the event does not carry keep their last value. */
+  /**
+   * A job changed status; fields the event does not carry keep their last value. Only the facts'
+   * own fields are taken, in place: an event also carries the job's remote id, kind and detail,
+   * which progress never reads and which, copied, stayed for every job to the run's end.
+   */
   update(change: Partial<JobFacts> & { key: string; status: JobStatus }): void {
     const known = this.facts.get(change.key);
     if (!known) return;
-    const defined = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
-    this.facts.set(change.key, { ...known, ...defined });
+    known.status = change.status;
+    if (change.creditsUsed !== undefined) known.creditsUsed = change.creditsUsed;
+    if (change.creditsPrior !== undefined) known.creditsPrior = change.creditsPrior;
+    if (change.submittedAt !== undefined) known.submittedAt = change.submittedAt;
+    if (change.finishedAt !== undefined) known.finishedAt = change.finishedAt;
   }
 
   /** Each step at `now` (the time left counts down while the jobs in flight run). */
