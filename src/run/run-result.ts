@@ -2,7 +2,6 @@ import type { Plan } from '../plan/types.js';
 import type { JobItemRow, JobsMoney, JobState, JobStatus, MoneySums } from '../state/index.js';
 import { adapterFor } from './adapters/index.js';
 import type { Overrun } from './budget/budget-ledger.js';
-import type { JobOutcome } from './drive-job.js';
 import type { RunContext } from './run-context.js';
 import type { StopReason } from './run-events.js';
 import { standingOf, type Standing } from './standing.js';
@@ -24,7 +23,6 @@ export interface RunResult {
   /** Credits, unknown never counted as 0 (see RunCredits). */
   credits: RunCredits;
   requests: { reads: number };
-  outcomes: Map<string, JobOutcome>;
   /** The plan's jobs as the state database has them at the end (the summary is written from these). */
   jobs: JobState[];
   /** The money of the plan's jobs as the state database has it at the end (the report is written from it too). */
@@ -68,7 +66,7 @@ export interface RunCredits {
 }
 
 /** What the run did, read back from the state database (the truth), not from what the run remembers. */
-export async function summarise(ctx: RunContext, plan: Plan, outcomes: Map<string, JobOutcome>, reads: number, needs: Map<string, readonly string[]>): Promise<Omit<RunResult, 'endsRun'>> {
+export async function summarise(ctx: RunContext, plan: Plan, reads: number, needs: Map<string, readonly string[]>): Promise<Omit<RunResult, 'endsRun'>> {
   const planned = new Set(plan.jobs.map((j) => j.key));
   const rows = (await ctx.store.jobStates()).filter((row) => planned.has(row.key));
   const counts: Partial<Record<JobStatus, number>> = {};
@@ -85,7 +83,6 @@ export async function summarise(ctx: RunContext, plan: Plan, outcomes: Map<strin
     stopMessage: ctx.stop.message,
     credits: runCredits(ctx, plan, money),
     requests: { reads },
-    outcomes,
     jobs: rows,
     money,
     failedItems: await failedItemsOf(ctx, rows),
