@@ -21,11 +21,17 @@ describe('what the store keeps of a whole-manifest read', () => {
     expect(reader.reads).toBe(2);
   });
 
-  test('a write the store makes lets the kept read go at once, however the version reads', async () => {
-    const memo = new ReadMemo(() => 'same');
+  test('after a write, what is kept goes once the version moved on, and stays while it did not', async () => {
+    let version = '1';
+    const memo = new ReadMemo(() => version);
     const reader = counted();
     const first = await memo.jobStates(reader.read);
-    memo.forget();
+    memo.dropStale();
+    expect(await memo.jobStates(reader.read)).toBe(first);
+    version = '2';
+    memo.dropStale();
+    // Gone, not merely outdated: back at the first version (which a real store never goes back to), it is read again.
+    version = '1';
     expect(await memo.jobStates(reader.read)).not.toBe(first);
     expect(reader.reads).toBe(2);
   });

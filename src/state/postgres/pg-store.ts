@@ -54,7 +54,7 @@ export class PgStore implements Store {
   private readonly held = new HeldRows();
   private readonly fence = new LockFence();
   /** Under the run lock, the whole manifest's states and money are read again only after a write (read-memo.ts). */
-  private readonly writes = new WriteCount(() => this.memo.forget());
+  private readonly writes = new WriteCount(() => this.memo.dropStale());
   private readonly memo = new ReadMemo(() => (this.held.holds(this.scope) ? `${this.writes.count}:${this.scope}` : null));
 
   private constructor(

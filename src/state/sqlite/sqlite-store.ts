@@ -66,9 +66,13 @@ export class SqliteStore implements Store {
 
   /** Queues `fn` on the group commit: resolves once the transaction holding it committed. */
   private soon<T>(fn: () => T, durable: boolean): Promise<T> {
-    // What the memo keeps is stale once this commits: let it go now (read-memo.ts).
-    this.memo.forget();
-    return this.engine.soon(fn, { durable });
+    const done = this.engine.soon(fn, { durable });
+    // What the memo keeps is stale once this committed a change: let go then (read-memo.ts).
+    const drop = () => {
+      if (!this.closed) this.memo.dropStale();
+    };
+    done.then(drop, drop);
+    return done;
   }
 
   /** A write of the manifest's jobs, refused inside its transaction once the run lock it took is not its own (lock/fence.ts). */
