@@ -10,7 +10,7 @@ export { renderPlanTable, NEW, type PlanTableOptions, type StatusOf } from './re
 export { planToJson, planJsonChunks, type PlanJsonFrame, type RecordedJob, type RecordOf } from './plan-json.js';
 export { estimateCredits, ESTIMATORS } from './estimate.js';
 export { jobKey, canonicalJson } from './job-key.js';
-export { jobIndex } from './job-index.js';
+export { jobIndex, type JobIndex } from './job-index.js';
 export { formatCredits, plural } from '../util/format.js';
 export { sanitiseStem } from './output-names.js';
 export type { Plan, PlannedJob, StepPlan, CreditEstimate, CreditTotal, JobRef } from './types.js';

@@ -1,6 +1,6 @@
 import type { RunEvents, RunEventMap, RunStarted } from '../run/run-events.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { jobIndex } from '../plan/job-index.js';
+import { jobIndex, type JobIndex } from '../plan/job-index.js';
 import { printable } from '../util/one-line.js';
 import { isoTime } from '../util/time-format.js';
 import * as say from './progress/lines.js';
@@ -51,11 +51,11 @@ export interface Progress {
 export function startProgress(events: RunEvents, options: ProgressOptions): Progress {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
-  let labels: ReadonlyMap<string, { label: string }> = new Map();
+  let labels: JobIndex<{ label: string }> | undefined;
   let tally: ProgressTally | null = null;
   let concurrency = 1;
   const named = (key: string) => {
-    const job = labels.get(key);
+    const job = labels?.get(key);
     return job ? `${printable(job.label)}  ${key}` : key;
   };
   const view = () => {
@@ -94,7 +94,7 @@ export function startProgress(events: RunEvents, options: ProgressOptions): Prog
     begin: (plan, rows) => {
       labels = jobIndex(plan);
       tally = new ProgressTally(plan, concurrency, rows);
-      for (const row of rows) if (row.status === 'in_doubt' && labels.has(row.key)) doubtedBefore.add(row.key);
+      for (const row of rows) if (row.status === 'in_doubt' && labels.get(row.key)) doubtedBefore.add(row.key);
       // What the run starts from, right after the header, when the run before it left work.
       const resumes = say.resumeText(previous, tally.total(tally.steps(clock.now())).counts);
       if (resumes) sink.line(resumes);

@@ -54,6 +54,14 @@ export const JOB_STATUSES = [
 ] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
+/**
+ * A status as one byte, for what keeps a status per job in a typed array (a run's progress, its
+ * drive): 1 + its index in JOB_STATUSES; 0 for none (not recorded yet).
+ */
+export const statusCode = (status: JobStatus | null | undefined): number => (status ? JOB_STATUSES.indexOf(status) + 1 : 0);
+/** The status a statusCode stands for; undefined for 0. */
+export const statusOfCode = (code: number): JobStatus | undefined => (code === 0 ? undefined : JOB_STATUSES[code - 1]);
+
 const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
   planned: ['submitting', 'done', 'rejected'],
   submitting: ['submitted', 'rejected', 'planned', 'in_doubt', 'done'],

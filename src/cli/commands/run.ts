@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { jobIndex } from '../../plan/job-index.js';
+import { jobIndex, type JobIndex } from '../../plan/job-index.js';
 import type { Plan, PlannedJob } from '../../plan/types.js';
 import type { RunEvents, RunStarted } from '../../run/run-events.js';
 import type { RunManifestInput } from '../../run/run-manifest.js';
@@ -33,7 +33,7 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
   const stop = new StopState();
   const events = new RunEvents();
   // The jobs' labels, for the run's log: the plan's own index (plan/job-index.ts), once prepared.
-  let labels: ReadonlyMap<string, PlannedJob> | undefined;
+  let labels: JobIndex<PlannedJob> | undefined;
   let started: RunStarted | undefined;
   events.on('run:started', (e) => (started = e));
   const progress = startRunProgress(io, events, output);

@@ -1,5 +1,6 @@
 import type { Plan } from '../../plan/types.js';
-import type { JobStatus } from '../../state/index.js';
+import { jobIndex, type JobIndex } from '../../plan/job-index.js';
+import { statusCode, statusOfCode, type JobStatus } from '../../state/job-status.js';
 import { countWords, stateWord, type StateWord } from '../../state/vocabulary.js';
 import { sumCredits, type CreditSum } from '../credits.js';
 import { usedCredits } from '../job-facts.js';
@@ -36,6 +37,10 @@ export interface StepTally {
   medianMs: number | null;
 }
 
+/** A job of a step the plan does not list (never counted). */
+const NO_STEP = 0xffffffff;
+const statusAt = (code: number): JobStatus | null => statusOfCode(code) ?? null;
+
 /** Words of a job still to be made: what the estimate of time left counts. */
 const TO_MAKE = new Set<StateWord>(['not submitted', 'changed', 'submitting', 'submitted', 'running']);
 /** Words of a job whose end is known. */
@@ -60,49 +65,67 @@ export interface PlanShape {
  * yet has no estimate (shown as —), rather than a guess.
  */
 export class ProgressTally {
-  private readonly facts = new Map<string, JobFacts>();
+  /** Each job's place in the plan (plan/job-index.ts): its slot in every array below. */
+  private readonly places: JobIndex<unknown>;
+  /** Each job's step, as its index in plan.steps. */
+  private readonly stepOf: Uint32Array;
+  /** 0: not recorded yet; else 1 + its status's index in JOB_STATUSES. */
+  private readonly status: Uint8Array;
+  // Numbers a job may not have yet are NaN here, null to the reader.
+  private readonly used: Float64Array;
+  private readonly prior: Float64Array;
+  private readonly submitted: Float64Array;
+  private readonly finished: Float64Array;
 
+  /**
+   * What is kept per job is a slot in typed arrays (about 40 bytes), not an object and a map entry
+   * (at 100,000 jobs, tens of megabytes held for the whole run).
+   */
   constructor(
     private readonly plan: PlanShape,
     private readonly concurrency: number,
     rows: Iterable<Omit<JobFacts, 'step'>>,
   ) {
-    const recorded = new Map<string, Omit<JobFacts, 'step'>>();
-    for (const row of rows) recorded.set(row.key, row);
-    for (const { key, step } of plan.jobs) {
-      const row = recorded.get(key);
-      // Field by field: a database row also carries the job's request and answer, which progress never needs.
-      this.facts.set(key, row
-        ? { key, step, status: row.status, creditsUsed: row.creditsUsed, creditsPrior: row.creditsPrior, submittedAt: row.submittedAt, finishedAt: row.finishedAt }
-        : { key, step, status: null, creditsUsed: null, creditsPrior: 0, submittedAt: null, finishedAt: null });
-    }
+    const n = plan.jobs.length;
+    this.places = jobIndex(plan);
+    this.stepOf = new Uint32Array(n);
+    this.status = new Uint8Array(n);
+    this.used = new Float64Array(n).fill(NaN);
+    this.prior = new Float64Array(n);
+    this.submitted = new Float64Array(n).fill(NaN);
+    this.finished = new Float64Array(n).fill(NaN);
+    const stepIndex = new Map(plan.steps.map((step, i) => [step.id, i]));
+    plan.jobs.forEach((job, i) => (this.stepOf[i] = stepIndex.get(job.step) ?? NO_STEP));
+    // Field by field: a database row also carries the job's request and answer, which progress never needs.
+    for (const row of rows) if (row.status !== null) this.update({ ...row, status: row.status });
   }
 
   /** The job's status as last known (null: not recorded yet); undefined for a key the plan does not have. */
   statusOf(key: string): JobStatus | null | undefined {
-    return this.facts.get(key)?.status;
+    const i = this.places.ordinal(key);
+    return i === undefined ? undefined : statusAt(this.status[i]!);
   }
 
   /**
    * A job changed status; fields the event does not carry keep their last value. Only the facts'
-   * own fields are taken, in place: an event also carries the job's remote id, kind and detail,
-   * which progress never reads and which, copied, stayed for every job to the run's end.
+   * own fields are taken: an event also carries the job's remote id, kind and detail, which
+   * progress never reads.
    */
   update(change: Partial<JobFacts> & { key: string; status: JobStatus }): void {
-    const known = this.facts.get(change.key);
-    if (!known) return;
-    known.status = change.status;
-    if (change.creditsUsed !== undefined) known.creditsUsed = change.creditsUsed;
-    if (change.creditsPrior !== undefined) known.creditsPrior = change.creditsPrior;
-    if (change.submittedAt !== undefined) known.submittedAt = change.submittedAt;
-    if (change.finishedAt !== undefined) known.finishedAt = change.finishedAt;
+    const i = this.places.ordinal(change.key);
+    if (i === undefined) return;
+    this.status[i] = statusCode(change.status);
+    if (change.creditsUsed !== undefined) this.used[i] = change.creditsUsed ?? NaN;
+    if (change.creditsPrior !== undefined) this.prior[i] = change.creditsPrior;
+    if (change.submittedAt !== undefined) this.submitted[i] = change.submittedAt ?? NaN;
+    if (change.finishedAt !== undefined) this.finished[i] = change.finishedAt ?? NaN;
   }
 
   /** Each step at `now` (the time left counts down while the jobs in flight run). */
   steps(now: number): StepTally[] {
-    const byStep = new Map<string, JobFacts[]>(this.plan.steps.map((s) => [s.id, []]));
-    for (const facts of this.facts.values()) byStep.get(facts.step)?.push(facts);
-    return this.plan.steps.map((step) => this.stepTally(step.id, step.kind, byStep.get(step.id) ?? [], now));
+    const byStep = this.plan.steps.map((): number[] => []);
+    for (let i = 0; i < this.stepOf.length; i++) byStep[this.stepOf[i]!]?.push(i);
+    return this.plan.steps.map((step, s) => this.stepTally(step.id, step.kind, byStep[s]!, now));
   }
 
   /** The whole run (see sumSteps). */
@@ -110,7 +133,13 @@ export class ProgressTally {
     return sumSteps('total', steps, this.concurrency);
   }
 
-  private stepTally(id: string, kind: string, jobs: readonly JobFacts[], now: number): StepTally {
+  private facts(i: number): Omit<JobFacts, 'key' | 'step'> {
+    const orNull = (value: number) => (Number.isNaN(value) ? null : value);
+    return { status: statusAt(this.status[i]!), creditsUsed: orNull(this.used[i]!), creditsPrior: this.prior[i]!, submittedAt: orNull(this.submitted[i]!), finishedAt: orNull(this.finished[i]!) };
+  }
+
+  private stepTally(id: string, kind: string, places: readonly number[], now: number): StepTally {
+    const jobs = places.map((i) => this.facts(i));
     const words = jobs.map((j) => stateWord(j.status));
     const remaining = words.filter((w) => TO_MAKE.has(w)).length;
     const durations = jobs.flatMap((j) => (j.finishedAt !== null && j.submittedAt !== null && COSTED.has(j.status!) ? [j.finishedAt - j.submittedAt] : []));
@@ -134,7 +163,7 @@ export class ProgressTally {
 }
 
 /** A job in flight has cost only its earlier attempts so far. */
-function creditsOf(job: JobFacts): number | null {
+function creditsOf(job: Omit<JobFacts, 'key' | 'step'>): number | null {
   const status = job.status!;
   return COSTED.has(status) ? usedCredits({ status, creditsUsed: job.creditsUsed, creditsPrior: job.creditsPrior }) : job.creditsPrior;
 }
