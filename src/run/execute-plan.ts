@@ -3,6 +3,7 @@ import { CREATING_CONNECTIONS, type ServiceClient } from '../api/index.js';
 import { OutputFolders } from '../download/index.js';
 import { jobIndex } from '../plan/job-index.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
+import { statusCode, statusOfCode } from '../state/job-status.js';
 import type { JobStatus, NewJob, Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -99,7 +100,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options), await accountGateFor(deps.store, plan.manifestId, options.timeScale));
   await readStart(ctx, plan);
   if (options.resubmitInDoubt) {
-    for (const row of await ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.has(row.key)) ctx.resubmit.add(row.key);
+    for (const row of await ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.get(row.key)) ctx.resubmit.add(row.key);
     // Said out loud, in the progress and the run's log: each of these may now be paid for twice.
     const n = ctx.resubmit.size;
     if (n > 0) ctx.events.emit('run:note', { message: `--resubmit-in-doubt: of the ${n} job${n === 1 ? '' : 's'} in doubt, those that cannot be searched for are sent again; each that did exist at the service is then paid for twice` });
@@ -138,13 +139,18 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
     // first (they hold the service's capacity), then the rest by priority and plan order, and a
     // job that waited for the jobs it needs behind every job of its priority not started yet.
     const unseen = await ctx.store.jobs(jobs.filter((job) => !ctx.start.rows.has(job.key)).map((job) => job.key));
-    const statuses = new Map<string, JobStatus | undefined>(jobs.map((job) => [job.key, ctx.start.rows.get(job.key)?.status]));
-    for (const row of unseen) statuses.set(row.key, row.status);
-    const { first, more } = await readyStream(ctx, jobs, statuses);
-    const laneOfJob = (job: PlannedJob) => (needsSlot(statuses.get(job.key)) ? laneOf(plan, job) : NO_SLOT_LANE);
-    const priorityOf = (job: PlannedJob) => (isSent(statuses.get(job.key)) ? SENT_FIRST : job.priority);
+    // Each job's status as its drive begins, a byte in its plan place (a map of every key was held for the drive).
+    const codes = new Uint8Array(plan.jobs.length);
+    const place = (key: string) => ctx.planned.ordinal(key)!;
+    for (const job of jobs) codes[place(job.key)] = statusCode(ctx.start.rows.get(job.key)?.status);
+    for (const row of unseen) codes[place(row.key)] = statusCode(row.status);
+    const statusOf = (key: string) => statusOfCode(codes[place(key)]!);
+    const { first, more } = await readyStream(ctx, jobs, statusOf);
+    const laneOfJob = (job: PlannedJob) => (needsSlot(statusOf(job.key)) ? laneOf(plan, job) : NO_SLOT_LANE);
+    const priorityOf = (job: PlannedJob) => (isSent(statusOf(job.key)) ? SENT_FIRST : job.priority);
     return startInTurns(first, laneOfJob, (lane) => laneWidth(plan, options, lane), async (job, turn) => {
-      ctx.drivenHere.add(job.key);
+      // Only a member of a shared run asks which jobs it drove itself (members.ts).
+      if (members) ctx.drivenHere.add(job.key);
       const slot = slots(job);
       const waitsForJobs = (needs.get(job.key) ?? []).length > 0;
       const upstream = upstreamOf(job.key);
@@ -154,7 +160,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
         // downloads (download-backlog.ts); one already sent is tracked at once.
         inSlot: (fn) => slot(async () => {
           turn.leave();
-          if (!isSent(statuses.get(job.key))) await backlog.room();
+          if (!isSent(statusOf(job.key))) await backlog.room();
           return fn();
         }),
         inDownloadSlot: (fn) => {
@@ -339,7 +345,7 @@ const claimWindow = (ctx: RunContext): number => (ctx.members ? Math.max(8, 2 * 
  * a time while few wait; last, once the claims run dry, any ready job this run claimed earlier (a
  * second pass over jobs in doubt a late delivery named), in ready order.
  */
-async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statuses: ReadonlyMap<string, JobStatus | undefined>): Promise<{ first: PlannedJob[]; more: MoreJobs<PlannedJob> }> {
+async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statusOf: (key: string) => JobStatus | undefined): Promise<{ first: PlannedJob[]; more: MoreJobs<PlannedJob> }> {
   const byKey = ctx.planned;
   const left = new Set(jobs.map((job) => job.key));
   const give = (list: PlannedJob[]) => {
@@ -348,7 +354,7 @@ async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statuse
   };
   // Another member's jobs are its own to drive, download or check (members.ts).
   const others = ctx.members ? await ctx.members.heldByOthers() : new Set<string>();
-  const idle = give(inReadyOrder(jobs.filter((job) => !needsSlot(statuses.get(job.key)) && !others.has(job.key)), (job) => job.priority));
+  const idle = give(inReadyOrder(jobs.filter((job) => !needsSlot(statusOf(job.key)) && !others.has(job.key)), (job) => job.priority));
   let claiming = true;
   const next = async (): Promise<PlannedJob[]> => {
     if (claiming) {
