@@ -69,6 +69,7 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
 }
 
 function planStep(step: ManifestStep, instances: StepInstance[], done: Map<string, PlannedJob[]>, warnings: string[], options: StyleOptions): PlannedJob[] {
+  const shared = sharedEstimates();
   const references = uniqueReferences(step);
   const upstream = step.forEachStep ? (done.get(step.forEachStep) ?? []) : [undefined];
   let ignoredEstimate = false;
@@ -84,7 +85,7 @@ function planStep(step: ManifestStep, instances: StepInstance[], done: Map<strin
       for (const one of allStylesExpanded(step, instance, refs, options, warnings)) {
         const computed = estimateCredits(step.kind, one.request);
         ignoredEstimate ||= computed !== null && step.estimate !== undefined;
-        const job = plannedJob(step, one, refs, computed ?? declared(step), label, item);
+        const job = plannedJob(step, one, refs, shared(computed ?? declared(step)), label, item);
         if (one !== instance) job.expandedFrom = one.expandedFrom;
         jobs.push(job);
       }
@@ -138,6 +139,21 @@ function allStylesExpanded(step: ManifestStep, instance: StepInstance, refs: Job
 function overLimit(manifest: Manifest, step: ManifestStep, jobs: number): InvalidInputError {
   const issue = locatedIn(manifest.source)(['steps', step.index], `${count(jobs)} jobs (style_ids: ${ALL_STYLES} split into jobs of at most 20 of the catalogue's styles), above the limit of ${count(manifest.limits.jobsPerStep)} jobs per step; ${raise('jobs_per_step')}`);
   return new InvalidInputError([issue], `${manifest.displayFile}: invalid manifest`);
+}
+
+/**
+ * One frozen object for each distinct estimate of a step: its jobs mostly cost the same (every
+ * AI Short of one length), and a 100,000-job plan need not hold 100,000 equal estimates.
+ */
+function sharedEstimates(): (estimate: CreditEstimate | null) => CreditEstimate | null {
+  const seen = new Map<string, CreditEstimate>();
+  return (estimate) => {
+    if (estimate === null) return null;
+    const id = `${estimate.low}|${estimate.expected}|${estimate.high}|${estimate.exact}`;
+    let one = seen.get(id);
+    if (!one) seen.set(id, (one = Object.freeze(estimate)));
+    return one;
+  };
 }
 
 /** Shared by every job without references: a 100,000-job plan need not hold 100,000 empty arrays. */
