@@ -12,9 +12,10 @@ export { StaleWriteError } from '../stale-write.js';
 export function applyWrite(engine: StateStore, write: JobWrite): Written {
   const { key } = write;
   if (write.onlyFrom) {
-    const current = engine.job(key);
-    if (!current) throw new Error(`unknown job ${key}`);
-    if (!write.onlyFrom.includes(current.status)) return { row: current, moved: false };
+    // The status alone decides; the whole row (with its last read) is read only for a write refused.
+    const status = engine.statusOf(key);
+    if (status === undefined) throw new Error(`unknown job ${key}`);
+    if (!write.onlyFrom.includes(status)) return { row: engine.job(key)!, moved: false };
   }
   if (write.attempt) {
     const { id, state, remoteId, error } = write.attempt;

@@ -158,6 +158,11 @@ export class StateStore extends StoreCore {
     return { added: jobs.length - known.length, known: known.length };
   }
 
+  /** The job's status alone (undefined for an unknown key): what a guard reads. */
+  statusOf(key: string): JobStatus | undefined {
+    return statement(this.db, 'SELECT status FROM jobs WHERE manifest = ? AND key = ?', { pluck: true }).get(this.manifest, key) as JobStatus | undefined;
+  }
+
   job(key: string): JobRow | undefined {
     const raw = statement(this.db, `${JOB_ROWS} WHERE manifest = ? AND key = ?`).get(this.manifest, key) as RawJobRow | undefined;
     return raw && toJobRow(raw);
