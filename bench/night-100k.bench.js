@@ -9,7 +9,9 @@
 // them: docs/performance-night.svg (--quick: bench/results/night.quick.svg). Every size runs at
 // speed 400, so the curve compares like with like (issue 24 asks it of 50,000 and up). It replaces
 // the scale curve (scale.bench.js, 1,000 → 50,000 at speed 24, reelpipe alone). Figures only; no
-// thresholds asserted.
+// thresholds asserted. `--sizes 20000,100000` and `--clients sqlite,obvious` (words of the
+// clients' names) run only those: the figures go to bench/results/night-100k.partial.json and
+// night.partial.svg, never to the docs' chart.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +19,7 @@ import { obviousClient, reelpipe, sdkPattern } from './lib/clients.js';
 import { requestCounts, summarise } from './lib/figures.js';
 import { runMeasured } from './lib/measure-child.js';
 import { measureClient, runProblems } from './lib/measure-run.js';
-import { isQuick, sized } from './lib/options.js';
+import { isQuick, listOption, sized } from './lib/options.js';
 import { startPostgres } from './lib/postgres-server.js';
 import { machine, machineLine, publish, RESULTS_DIR } from './lib/results.js';
 import { runLine } from './lib/run-table.js';
@@ -29,23 +31,27 @@ import { ahead, atMost, linear, TARGET_HEADERS, targetRows } from './lib/targets
 import { writeManifest } from './lib/workload.js';
 
 const SPEED = 400;
-const sizes = sized([1_000, 10_000, 50_000, 100_000], [1_000, 5_000]);
+const chosenSizes = listOption('sizes')?.map(Number);
+const chosenClients = listOption('clients')?.map((word) => word.toLowerCase());
+const partial = chosenSizes !== undefined || chosenClients !== undefined;
+const sizes = chosenSizes ?? sized([1_000, 10_000, 50_000, 100_000], [1_000, 5_000]);
 const PLAN_ROWS = sized(1_000_000, 100_000);
 const SQLITE = 'reelpipe (SQLite)';
 const POSTGRES = 'reelpipe (PostgreSQL)';
 const OBVIOUS = 'obvious client';
-const chartFile = isQuick() ? `${RESULTS_DIR}night.quick.svg` : fileURLToPath(new URL('../docs/performance-night.svg', import.meta.url));
+const chartFile = partial ? `${RESULTS_DIR}night.partial.svg` : isQuick() ? `${RESULTS_DIR}night.quick.svg` : fileURLToPath(new URL('../docs/performance-night.svg', import.meta.url));
 
 console.log(machineLine());
 console.log(`AI Shorts at concurrency 64 on reelpipe sandbox --speed ${SPEED} --capacity 64; reelpipe with its defaults (no --rate, --time-scale 1/${SPEED}); one run per client and size`);
-const server = await startPostgres();
+const chosen = (name) => !chosenClients || chosenClients.some((word) => name.toLowerCase().includes(word));
+const server = chosen(POSTGRES) ? await startPostgres() : null;
 let databases = 0;
 const clients = [
   reelpipe(SQLITE, { rate: null }),
   reelpipe(POSTGRES, { rate: null, state: () => server.database(`night_${++databases}`) }),
   obviousClient(),
   sdkPattern(),
-];
+].filter((client) => chosen(client.name));
 
 const runs = [];
 let rerun;
@@ -67,7 +73,7 @@ try {
     }
   }
 } finally {
-  await server.stop();
+  await server?.stop();
 }
 const plan = await planRows(PLAN_ROWS);
 
@@ -128,7 +134,7 @@ const targets = [
   atMost(`plan on ${PLAN_ROWS.toLocaleString('en-US')} rows, peak memory`, one(plan.exit === 0 ? plan.peakMb : NaN), 300, { digits: 0, unit: ' MB' }),
 ];
 
-publish('night-100k', [
+publish(partial ? 'night-100k.partial' : 'night-100k', [
   { title: `a night's batch as it grows (one run per client and size; CPU per job · peak memory · makespan ÷ ideal)`, table },
   { title: 'more', table: markdownTable(['', ''], [
     ['re-run of the finished largest manifest', rerun ? `${fixed(rerun.wallMs / 1000, 2)} s, peak ${fixed(rerun.peakMb, 0)} MB, ${rerun.requests} requests, exit ${rerun.exit}` : 'not run'],

@@ -1,2 +1,3 @@
 export function isQuick(argv?: readonly string[]): boolean;
 export function sized<T>(full: T, quick: T, argv?: readonly string[]): T;
+export function listOption(name: string, argv?: readonly string[]): string[] | undefined;

@@ -9,3 +9,12 @@ export function isQuick(argv = process.argv.slice(2)) {
 export function sized(full, quick, argv = process.argv.slice(2)) {
   return isQuick(argv) ? quick : full;
 }
+
+/** `--NAME a,b,c` as ['a', 'b', 'c'] (also `--NAME=a,b,c`); undefined when not given. */
+export function listOption(name, argv = process.argv.slice(2)) {
+  const at = argv.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
+  if (at < 0) return undefined;
+  const value = argv[at].includes('=') ? argv[at].slice(argv[at].indexOf('=') + 1) : argv[at + 1];
+  if (!value) throw new Error(`--${name} takes a comma-separated list`);
+  return value.split(',').map((item) => item.trim()).filter(Boolean);
+}
