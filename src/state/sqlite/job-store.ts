@@ -90,6 +90,11 @@ export class StateStore extends StoreCore {
     return this.batch.add(fn, options.durable);
   }
 
+  /** Which transaction of the group commit a queued write runs in (they count up). */
+  get transactionSerial(): number {
+    return this.batch.serial;
+  }
+
   /** `from`: the manifest file the run was started from (its real path), when known. */
   startRun(manifest: string, host: string, pid: number, maxCredits: number | null, from: string | null = null): number {
     const info = statement(this.db, 'INSERT INTO runs (manifest, host, pid, started_at, max_credits, manifest_path) VALUES (?, ?, ?, ?, ?, ?)')

@@ -33,6 +33,8 @@ export class SqliteStore implements Store {
   private readonly now = () => this.engine.clock.now();
   /** The whole manifest's states and money, read again only when the file changed (read-memo.ts). */
   private readonly memo: ReadMemo;
+  /** The fence's token as read in the group commit's current transaction (tokenInTransaction). */
+  private fenceRead: { transaction: number; name: string; token: string | null } | null = null;
 
   constructor(private readonly engine: StateStore) {
     this.memo = new ReadMemo(() => engine.version());
@@ -64,9 +66,20 @@ export class SqliteStore implements Store {
     return this;
   }
 
-  /** Queues `fn` on the group commit: resolves once the transaction holding it committed. */
-  private soon<T>(fn: () => T, durable: boolean): Promise<T> {
-    const done = this.engine.soon(fn, { durable });
+  /**
+   * Queues `fn` on the group commit: resolves once the transaction holding it committed. Any write
+   * but a fenced one may change a lock (take, beat, release, break it): the fence's token read in
+   * this transaction is read again after it.
+   */
+  private soon<T>(fn: () => T, durable: boolean, keepsFence = false): Promise<T> {
+    const run = keepsFence ? fn : () => {
+      try {
+        return fn();
+      } finally {
+        this.fenceRead = null;
+      }
+    };
+    const done = this.engine.soon(run, { durable });
     // What the memo keeps is stale once this committed a change: let go then (read-memo.ts).
     const drop = () => {
       if (!this.closed) this.memo.dropStale();
@@ -78,11 +91,24 @@ export class SqliteStore implements Store {
   /** A write of the manifest's jobs, refused inside its transaction once the run lock it took is not its own (lock/fence.ts). */
   private fenced<T>(fn: () => T, durable: boolean): Promise<T> {
     const token = this.fence.tokenFor(this.engine.scoped);
-    if (token === null) return this.soon(fn, durable);
+    if (token === null) return this.soon(fn, durable, true);
     return this.soon(() => {
-      assertFence(this.engine.scoped, token, lockToken(this.engine, this.engine.scoped!));
+      assertFence(this.engine.scoped, token, this.tokenInTransaction(this.engine.scoped!));
       return fn();
-    }, durable);
+    }, durable, true);
+  }
+
+  /**
+   * The token the lock row holds, read once per transaction of the group commit (its writes all
+   * commit together, under SQLite's write lock, so no other process can change it between them):
+   * a 64-job wave's fenced writes read it once, not 64 times.
+   */
+  private tokenInTransaction(name: string): string | null {
+    const transaction = this.engine.transactionSerial;
+    if (this.fenceRead?.transaction !== transaction || this.fenceRead.name !== name) {
+      this.fenceRead = { transaction, name, token: lockToken(this.engine, name) };
+    }
+    return this.fenceRead.token;
   }
 
   // ── runs ──

@@ -19,6 +19,8 @@ interface Queued {
  */
 export class WriteBatch {
   private queue: Queued[] = [];
+  /** Counts the transactions the batch opened: which one a write runs in. */
+  serial = 0;
 
   constructor(
     private readonly db: Database.Database,
@@ -44,6 +46,7 @@ export class WriteBatch {
     const durable = batch.some((item) => item.durable);
     try {
       if (durable) statement(this.db, 'PRAGMA synchronous = FULL').run();
+      this.serial++;
       this.immediate(() => {
         for (const item of batch) {
           try {
