@@ -11,11 +11,12 @@ export { StaleWriteError } from '../stale-write.js';
  */
 export function applyWrite(engine: StateStore, write: JobWrite): Written {
   const { key } = write;
+  // The status alone decides; the whole row (with its last read) is read only for a write refused.
+  // Nothing below changes the job's status or doubt before its move, which starts from this read.
+  const guard = write.onlyFrom ? engine.statusOf(key) : undefined;
   if (write.onlyFrom) {
-    // The status alone decides; the whole row (with its last read) is read only for a write refused.
-    const status = engine.statusOf(key);
-    if (status === undefined) throw new Error(`unknown job ${key}`);
-    if (!write.onlyFrom.includes(status)) return { row: engine.job(key)!, moved: false };
+    if (guard === undefined) throw new Error(`unknown job ${key}`);
+    if (!write.onlyFrom.includes(guard.status)) return { row: engine.job(key)!, moved: false };
   }
   if (write.attempt) {
     const { id, state, remoteId, error } = write.attempt;
@@ -25,7 +26,7 @@ export function applyWrite(engine: StateStore, write: JobWrite): Written {
   if (write.items) engine.recordItems(key, write.items);
   if (write.refund) engine.charges.refund(key, write.refund.remoteId, write.refund.credits, write.refund.derived);
   let row = write.move
-    ? engine.transition(key, write.move.to === 'made' ? engine.madeStatus(key) : write.move.to, write.move.change ?? {}, write.move.type, write.move.data)
+    ? engine.transition(key, write.move.to === 'made' ? engine.madeStatus(key) : write.move.to, write.move.change ?? {}, write.move.type, write.move.data, guard)
     : undefined;
   if (write.outputs) {
     const links = write.outputs === 'items' ? linksOfItems(engine.items(key)) : write.outputs;

@@ -21,6 +21,12 @@ import { madeStatus, moveEffects, planAgainMove } from '../job-moves.js';
 
 export type { JobChange, NewJob } from './job-change.js';
 
+/** What a move of a job starts from: its status, and why it is in doubt (if it is). */
+export interface MoveStart {
+  status: JobStatus;
+  doubtReason: string | null;
+}
+
 /**
  * The runner's only door to SQLite. Every status change goes through `transition`, which checks
  * the move against the machine in job-status.ts and appends an event in the same transaction.
@@ -163,9 +169,9 @@ export class StateStore extends StoreCore {
     return { added: jobs.length - known.length, known: known.length };
   }
 
-  /** The job's status alone (undefined for an unknown key): what a guard reads. */
-  statusOf(key: string): JobStatus | undefined {
-    return statement(this.db, 'SELECT status FROM jobs WHERE manifest = ? AND key = ?', { pluck: true }).get(this.manifest, key) as JobStatus | undefined;
+  /** The job's status and why it is in doubt (undefined for an unknown key): what a guard and a move read first. */
+  statusOf(key: string): MoveStart | undefined {
+    return statement(this.db, 'SELECT status, doubt_reason AS doubtReason FROM jobs WHERE manifest = ? AND key = ?').get(this.manifest, key) as MoveStart | undefined;
   }
 
   job(key: string): JobRow | undefined {
@@ -282,11 +288,10 @@ export class StateStore extends StoreCore {
    * Moves a job to `to`, setting `change` alongside, and logs `type`. Must be called inside a
    * transaction by the caller when several rows change together; on its own it is atomic.
    */
-  transition(key: string, to: JobStatus, change: JobChange, type: EventType, data?: Record<string, unknown>): JobRow {
+  transition(key: string, to: JobStatus, change: JobChange, type: EventType, data?: Record<string, unknown>, read?: MoveStart): JobRow {
     return this.atomicallyNested(() => {
-      const current = statement(this.db, 'SELECT status, doubt_reason AS doubtReason FROM jobs WHERE manifest = ? AND key = ?').get(this.manifest, key) as
-        | { status: JobStatus; doubtReason: string | null }
-        | undefined;
+      // `read`: the caller's read of it in this same transaction (a guard's), not made twice.
+      const current = read ?? this.statusOf(key);
       if (!current) throw new Error(`unknown job ${key}`);
       // The machine of job-status.ts, and what else the move writes (job-moves.ts).
       const effects = moveEffects(key, current.status, to, change, current.doubtReason);
