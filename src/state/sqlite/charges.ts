@@ -49,23 +49,29 @@ export class Charges {
     }
   }
 
-  /** The job's open charge (its newest attempt's) now holds `reserved`, and names `remoteId` when given. */
-  update(key: string, change: { reserved?: number | undefined; remoteId?: string | null | undefined }): void {
+  /**
+   * A move of the job, on its open charge (its newest attempt's): it now holds `reserved`, names
+   * `remoteId` when given, and is settled at `settle` when given (null: the service did not say
+   * what it charged) — one statement for all three, or none when the move changes none.
+   */
+  onMove(key: string, change: { reserved?: number | undefined; remoteId?: string | null | undefined; settle?: number | null | undefined }): void {
+    const sets: string[] = [];
+    const values: unknown[] = [];
     if (change.reserved !== undefined) {
-      statement(this.db, `UPDATE charges SET reserved = ? WHERE id = (SELECT max(id) FROM charges WHERE manifest = ? AND job_key = ? AND state = 'open')`)
-        .run(change.reserved, this.manifest(), key);
+      sets.push('reserved = ?');
+      values.push(change.reserved);
     }
     if (change.remoteId) {
-      statement(this.db, `UPDATE charges SET remote_id = ? WHERE id = (SELECT max(id) FROM charges WHERE manifest = ? AND job_key = ? AND state = 'open')`)
-        .run(change.remoteId, this.manifest(), key);
+      sets.push('remote_id = ?');
+      values.push(change.remoteId);
     }
-  }
-
-  /** The job's remote job ended: its open charge is settled at `charged` (null: the service did not say). */
-  settle(key: string, charged: number | null): void {
-    statement(this.db, `UPDATE charges SET state = 'settled', charged = ?, settled_at = ?
-      WHERE id = (SELECT max(id) FROM charges WHERE manifest = ? AND job_key = ? AND state = 'open')`)
-      .run(charged, this.now(), this.manifest(), key);
+    if (change.settle !== undefined) {
+      sets.push("state = 'settled'", 'charged = ?', 'settled_at = ?');
+      values.push(change.settle, this.now());
+    }
+    if (sets.length === 0) return;
+    statement(this.db, `UPDATE charges SET ${sets.join(', ')} WHERE id = (SELECT max(id) FROM charges WHERE manifest = ? AND job_key = ? AND state = 'open')`)
+      .run(...values, this.manifest(), key);
   }
 
   /** Refunds recorded for the items of the job's remote job `remoteId` (derived: from the price rule). */

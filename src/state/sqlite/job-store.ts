@@ -310,8 +310,7 @@ export class StateStore extends StoreCore {
       }
       const raw = statement(this.db, `UPDATE jobs SET ${sets.join(', ')} WHERE manifest = @manifest AND key = @key RETURNING *, ${lastReadOf('jobs')} AS last_read`)
         .get(params) as RawJobRow;
-      this.charges.update(key, { reserved: change.creditsReserved, remoteId: change.remoteId });
-      if (effects.settle !== undefined) this.charges.settle(key, effects.settle);
+      this.charges.onMove(key, { reserved: change.creditsReserved, remoteId: change.remoteId, settle: effects.settle });
       // Its attempt keeps how its remote job ended, and why: the row keeps only the last attempt's.
       if (effects.ended) endAttempt(this.db, this.manifest, key, effects.ended, change.failedReason ?? null);
       this.event(type, key, { from: current.status, to, ...data });
