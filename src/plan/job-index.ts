@@ -2,7 +2,6 @@
 export interface JobIndex<J> {
   get(key: string): J | undefined;
   ordinal(key: string): number | undefined;
-  readonly size: number;
 }
 
 const indexes = new WeakMap<object, JobIndex<unknown>>();
@@ -26,7 +25,6 @@ export function jobIndex<J extends { key: string }>(plan: { readonly jobs: reado
         return i === undefined ? undefined : jobs[i];
       },
       ordinal: (key) => places.get(key),
-      size: places.size,
     };
     indexes.set(plan, index);
   }

@@ -346,7 +346,6 @@ const claimWindow = (ctx: RunContext): number => (ctx.members ? Math.max(8, 2 * 
  * second pass over jobs in doubt a late delivery named), in ready order.
  */
 async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statusOf: (key: string) => JobStatus | undefined): Promise<{ first: PlannedJob[]; more: MoreJobs<PlannedJob> }> {
-  const byKey = ctx.planned;
   const left = new Set(jobs.map((job) => job.key));
   const give = (list: PlannedJob[]) => {
     for (const job of list) left.delete(job.key);
@@ -360,11 +359,11 @@ async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statusO
     if (claiming) {
       const window = await ctx.store.claim(claimWindow(ctx), left, { downloads: ctx.members !== null });
       if (ctx.members) await claimedHere(ctx, window);
-      if (window.length > 0) return give(window.map(({ key }) => byKey.get(key) as PlannedJob));
+      if (window.length > 0) return give(window.map(({ key }) => ctx.planned.get(key) as PlannedJob));
       claiming = false;
     }
     // A member's second pass is over the jobs it claimed itself: the others' are theirs, or settled.
-    return give(inReadyOrder([...left].filter((key) => !ctx.members || ctx.claimedHere.has(key)).map((key) => byKey.get(key) as PlannedJob), (job) => job.priority));
+    return give(inReadyOrder([...left].filter((key) => !ctx.members || ctx.claimedHere.has(key)).map((key) => ctx.planned.get(key) as PlannedJob), (job) => job.priority));
   };
   return { first: [...idle, ...(await next())], more: { next, lowWater: claimWindow(ctx) / 2 } };
 }

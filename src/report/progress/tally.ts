@@ -97,7 +97,7 @@ export class ProgressTally {
     const stepIndex = new Map(plan.steps.map((step, i) => [step.id, i]));
     plan.jobs.forEach((job, i) => (this.stepOf[i] = stepIndex.get(job.step) ?? NO_STEP));
     // Field by field: a database row also carries the job's request and answer, which progress never needs.
-    for (const row of rows) if (row.status !== null) this.update({ ...row, status: row.status });
+    for (const row of rows) this.update(row);
   }
 
   /** The job's status as last known (null: not recorded yet); undefined for a key the plan does not have. */
@@ -107,11 +107,11 @@ export class ProgressTally {
   }
 
   /**
-   * A job changed status; fields the event does not carry keep their last value. Only the facts'
-   * own fields are taken: an event also carries the job's remote id, kind and detail, which
-   * progress never reads.
+   * A job changed status (null: not recorded yet, a start row); fields not carried keep their
+   * last value. Only the facts' own fields are taken: an event also carries the job's remote id,
+   * kind and detail, which progress never reads.
    */
-  update(change: Partial<JobFacts> & { key: string; status: JobStatus }): void {
+  update(change: Partial<JobFacts> & { key: string; status: JobStatus | null }): void {
     const i = this.places.ordinal(change.key);
     if (i === undefined) return;
     this.status[i] = statusCode(change.status);
