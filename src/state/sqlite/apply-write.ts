@@ -13,7 +13,7 @@ export function applyWrite(engine: StateStore, write: JobWrite): Written {
   const { key } = write;
   // The status alone decides; the whole row (with its last read) is read only for a write refused.
   // Nothing below changes the job's status or doubt before its move, which starts from this read.
-  const guard = write.onlyFrom ? engine.statusOf(key) : undefined;
+  const guard = write.onlyFrom ? engine.moveStart(key) : undefined;
   if (write.onlyFrom) {
     if (guard === undefined) throw new Error(`unknown job ${key}`);
     if (!write.onlyFrom.includes(guard.status)) return { row: engine.job(key)!, moved: false };

@@ -170,7 +170,7 @@ export class StateStore extends StoreCore {
   }
 
   /** The job's status and why it is in doubt (undefined for an unknown key): what a guard and a move read first. */
-  statusOf(key: string): MoveStart | undefined {
+  moveStart(key: string): MoveStart | undefined {
     return statement(this.db, 'SELECT status, doubt_reason AS doubtReason FROM jobs WHERE manifest = ? AND key = ?').get(this.manifest, key) as MoveStart | undefined;
   }
 
@@ -291,7 +291,7 @@ export class StateStore extends StoreCore {
   transition(key: string, to: JobStatus, change: JobChange, type: EventType, data?: Record<string, unknown>, read?: MoveStart): JobRow {
     return this.atomicallyNested(() => {
       // `read`: the caller's read of it in this same transaction (a guard's), not made twice.
-      const current = read ?? this.statusOf(key);
+      const current = read ?? this.moveStart(key);
       if (!current) throw new Error(`unknown job ${key}`);
       // The machine of job-status.ts, and what else the move writes (job-moves.ts).
       const effects = moveEffects(key, current.status, to, change, current.doubtReason);
