@@ -244,6 +244,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX locks_members ON locks (member_of) WHERE member_of IS NOT NULL;
     `,
   },
+  {
+    version: 22,
+    name: 'events_by_run holds the manifest: the jobs a run named are read from the index alone',
+    // Why: a run's events may name a job of another manifest (an account's slot given back by
+    // the run that gated it), so the jobs a run changed are read with its manifest; the old index
+    // (run_id, job_key) sent each of them to the table to check it — 0.27 s at 100,000 jobs for
+    // the report, against 0.05 s from an index that holds the manifest. Same number of indexes.
+    sql: `
+      DROP INDEX events_by_run;
+      CREATE INDEX events_by_run ON events (run_id, manifest, job_key);
+    `,
+    postgres: `
+      DROP INDEX events_by_run;
+      CREATE INDEX events_by_run ON events (run_id, manifest, job_key);
+    `,
+  },
 ];
 
 /**
