@@ -33,9 +33,14 @@ export function retriesInRun(db: Database.Database, manifest: string, key: strin
     .get(manifest, key, runId) as number;
 }
 
-const SELECT_ATTEMPTS = `SELECT ${ATTEMPT_RECORD_COLUMNS} FROM attempts a LEFT JOIN charges c ON c.attempt_id = a.id WHERE a.manifest = ? ORDER BY a.id`;
+/** `scan`: the table read in its own order (table-order.ts), not through its (manifest, job) index. */
+const selectAttempts = (scan: boolean) =>
+  `SELECT ${ATTEMPT_RECORD_COLUMNS} FROM attempts a ${scan ? 'NOT INDEXED ' : ''}LEFT JOIN charges c ON c.attempt_id = a.id WHERE a.manifest = ? ORDER BY a.id`;
 
-/** Every attempt of the manifest's jobs, oldest first, by job key: one query (status and the report read them all). */
-export function readAttemptsByJob(db: Database.Database, manifest: string): Map<string, AttemptRecord[]> {
-  return byJob(statement(db, SELECT_ATTEMPTS, { raw: true }).iterate(manifest) as Iterable<AttemptValues>, (values) => [values[0], attemptRecordOf(values)]);
+/**
+ * Every attempt of the manifest's jobs, oldest first, by job key: one query (status and the report
+ * read them all). `scan`: the manifest holds most of the state (table-order.ts).
+ */
+export function readAttemptsByJob(db: Database.Database, manifest: string, scan = false): Map<string, AttemptRecord[]> {
+  return byJob(statement(db, selectAttempts(scan), { raw: true }).iterate(manifest) as Iterable<AttemptValues>, (values) => [values[0], attemptRecordOf(values)]);
 }

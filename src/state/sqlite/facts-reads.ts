@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type FactsWanted, type OutputValues } from '../facts-rows.js';
+import { FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type FactsWanted, type OutputValues, type RecordedOutput } from '../facts-rows.js';
 import { anyPlaces, placesOf, placesWanted } from '../facts-places.js';
 import { planScope, type PlanJob } from '../plan-scope.js';
 import { readAttemptsByJob } from './attempt-history.js';
@@ -7,13 +7,15 @@ import { readPlaces } from './job-history.js';
 import { readItemsByJob } from './job-items.js';
 import { readMoney } from './money.js';
 import { openStateDbCurrent } from './open-db.js';
+import { mostOfState } from './table-order.js';
 
 export type { FactsRead, FactsRow, RecordedOutput } from '../facts-rows.js';
 export { slotOf } from '../plan-scope.js';
 
 const SELECT_JOBS = `SELECT ${FACTS_COLUMNS} FROM jobs WHERE manifest = ?`;
-const SELECT_OUTPUTS = `SELECT ${RECORDED_OUTPUT_COLUMNS} FROM outputs
-  WHERE manifest = ? AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY job_key, idx`;
+/** `scan`: the table read in its own order, a job's files put in order after (table-order.ts). */
+const selectOutputs = (scan: boolean) => `SELECT ${RECORDED_OUTPUT_COLUMNS} FROM outputs ${scan ? 'NOT INDEXED' : ''}
+  WHERE manifest = ? AND path IS NOT NULL AND sha256 IS NOT NULL ${scan ? '' : 'ORDER BY job_key, idx'}`;
 
 /**
  * The facts of `manifest`'s jobs in the state at `dbPath`, read-only and without a lock (so it
@@ -28,10 +30,12 @@ export function readFactsAt(dbPath: string, manifest: string, planJobs: readonly
   try {
     const scope = planScope(planJobs);
     const rows = wanted.rows ? factsRowsOf(db.prepare(SELECT_JOBS).raw().iterate(manifest) as Iterable<FactsValues>) : null;
-    const places = placesWanted(rows ?? countJobs(db, manifest), scope);
+    const jobs = rows ?? countJobs(db, manifest);
+    const places = placesWanted(jobs, scope);
+    const scan = mostOfState(db, typeof jobs === 'number' ? jobs : jobs.size);
     return {
-      rows, ...placesOf(anyPlaces(places) ? readPlaces(db, manifest) : [], places, scope, planJobs), outputs: outputsByJob(db, manifest),
-      money: wanted.money ? readMoney(db, manifest, scope) : null, items: readItemsByJob(db, manifest), attempts: readAttemptsByJob(db, manifest),
+      rows, ...placesOf(anyPlaces(places) ? readPlaces(db, manifest) : [], places, scope, planJobs), outputs: outputsByJob(db, manifest, scan),
+      money: wanted.money ? readMoney(db, manifest, scope) : null, items: readItemsByJob(db, manifest), attempts: readAttemptsByJob(db, manifest, scan),
     };
   } finally {
     db.close();
@@ -40,4 +44,9 @@ export function readFactsAt(dbPath: string, manifest: string, planJobs: readonly
 
 const countJobs = (db: Database.Database, manifest: string) => db.prepare('SELECT count(*) FROM jobs WHERE manifest = ?').pluck().get(manifest) as number;
 
-const outputsByJob = (db: Database.Database, manifest: string) => recordedOutputsOf(db.prepare(SELECT_OUTPUTS).raw().iterate(manifest) as Iterable<OutputValues>);
+function outputsByJob(db: Database.Database, manifest: string, scan: boolean): Map<string, RecordedOutput[]> {
+  const outputs = recordedOutputsOf(db.prepare(selectOutputs(scan)).raw().iterate(manifest) as Iterable<OutputValues>);
+  // In the table's order a job's files come in the order they were recorded: put back in place order.
+  if (scan) for (const files of outputs.values()) if (files.length > 1) files.sort((a, b) => a.idx - b.idx);
+  return outputs;
+}

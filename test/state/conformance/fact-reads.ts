@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { slotOf, stateAt, type StateReader } from '../../../src/state/index.js';
-import { bring, MANIFEST, newJob, placeOf, remoteIdOf, type Subject } from './harness.js';
+import { bring, fileOf, MANIFEST, newJob, placeOf, remoteIdOf, type Subject } from './harness.js';
 
 type PlanJobs = Parameters<StateReader['facts']>[1];
 
@@ -50,6 +50,33 @@ export function factReads(subject: Subject): void {
       expect((await facts(removedOnly, true))?.earlier).toEqual(new Map());
       expect((await facts(removedOnly, false))?.earlier).toEqual(new Map());
     });
+
+    // SQLite reads a manifest that is most of its state in its tables' order (sqlite/table-order.ts),
+    // and through its indexes otherwise: both give each job's files in place order, attempts oldest first.
+    for (const share of ['all of the state', 'a small part of the state'] as const) {
+      test(`a job's files in place order and its attempts oldest first, its manifest ${share}`, async () => {
+        const { store } = subject;
+        if (share === 'a small part of the state') {
+          await store.syncPlan('other.yaml', Array.from({ length: 12 }, (_, i) => newJob(`other-${i}`)));
+          store.useManifest(MANIFEST);
+        }
+        const jobs = [newJob('a'), newJob('b')];
+        await store.syncPlan(MANIFEST, jobs);
+        await bring(store, 'a', 'failed');
+        await store.retryInRun('a');
+        await bring(store, 'a', 'done', { creditsUsed: 3 });
+        await bring(store, 'b', 'done');
+        // Place 2 recorded before place 0, and b's file between a's write and a's download.
+        await store.write({ key: 'a', outputs: { urls: ['https://cdn.example/a/2.mp4', 'https://cdn.example/a/0.mp4'], places: [2, 0] } });
+        await store.write({ key: 'b', outputs: { urls: ['https://cdn.example/b/0.mp4'], places: [0] } });
+        for (const [key, idx] of [['a', 0], ['a', 2], ['b', 0]] as const) await store.recordDownload(key, idx, fileOf(key, idx));
+        const read = await facts(jobs.map(placeOf), true);
+        expect(read?.outputs.get('a')?.map((o) => o.path)).toEqual(['a/0.mp4', 'a/2.mp4']);
+        expect(read?.outputs.get('b')?.map((o) => o.path)).toEqual(['b/0.mp4']);
+        expect(read?.attempts.get('a')?.map((a) => [a.ended, a.charge?.credits])).toEqual([['failed', 5], ['done', 3]]);
+        expect([...(read?.attempts.keys() ?? [])].sort()).toEqual(['a', 'b']);
+      });
+    }
 
     test('a job of the plan the state lacks: the places the rows fill, so a key in a taken one is changed', async () => {
       const { store } = subject;

@@ -98,9 +98,11 @@ async function everyRead(reader: StateReader, manifest = MANIFEST): Promise<Reco
   const money = await reader.jobMoney(manifest, PLAN_JOBS);
   const identity = await reader.identity(manifest);
   const facts = await reader.facts(manifest, PLAN_JOBS, { rows: true, money: true });
+  // SQLite reads files and attempts in its tables' order when the manifest is most of its state (sqlite/table-order.ts).
+  const byJobKey = (read: typeof facts) => read && { ...read, rows: byKey(read.rows), outputs: byKey(read.outputs), attempts: byKey(read.attempts) };
   return {
-    facts: facts && { ...facts, rows: byKey(facts.rows) },
-    factsWithoutRows: await reader.facts(manifest, PLAN_JOBS, { rows: false, money: false }),
+    facts: byJobKey(facts),
+    factsWithoutRows: byJobKey(await reader.facts(manifest, PLAN_JOBS, { rows: false, money: false })),
     runs: await reader.runs(manifest, 3, false),
     allRuns: await reader.runs(manifest, 10, true),
     run: await reader.run(manifest),
