@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { ATTEMPT_RECORD_COLUMNS, attemptRecordOf, type AttemptEnd, type AttemptRecord, type AttemptValues } from '../attempt-records.js';
 import { byJob } from '../by-job.js';
 import { statement } from './statements.js';
+import { tableRead } from './table-order.js';
 
 /**
  * What each attempt of a job came to (migration 17). An attempt is one creating request
@@ -35,7 +36,7 @@ export function retriesInRun(db: Database.Database, manifest: string, key: strin
 
 /** `scan`: the table read in its own order (table-order.ts), not through its (manifest, job) index. */
 const selectAttempts = (scan: boolean) =>
-  `SELECT ${ATTEMPT_RECORD_COLUMNS} FROM attempts a ${scan ? 'NOT INDEXED ' : ''}LEFT JOIN charges c ON c.attempt_id = a.id WHERE a.manifest = ? ORDER BY a.id`;
+  `SELECT ${ATTEMPT_RECORD_COLUMNS} FROM ${tableRead('attempts', scan, 'a')} LEFT JOIN charges c ON c.attempt_id = a.id WHERE a.manifest = ? ORDER BY a.id`;
 
 /**
  * Every attempt of the manifest's jobs, oldest first, by job key: one query (status and the report

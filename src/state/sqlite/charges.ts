@@ -97,14 +97,17 @@ export class Charges {
   /**
    * Marks as superseded the charges of the jobs the plan `keys` (of `steps`) supersedes
    * (charge-rules.ts supersededJobs: an edited row's earlier job); a job back in the plan (the
-   * edit undone) counts as its own again.
+   * edit undone) counts as its own again. `outside`: the manifest has a job outside the plan
+   * (without one, none is superseded, and its jobs' places are not read: 0.25 s at 100,000 jobs).
    */
-  supersede(keys: ReadonlySet<string>, steps: ReadonlySet<string>): void {
+  supersede(keys: ReadonlySet<string>, steps: ReadonlySet<string>, outside: boolean): void {
     const manifest = this.manifest();
-    const rows = statement(this.db, 'SELECT key, step, output_name FROM jobs WHERE manifest = ?', { raw: true }).all(manifest) as [string, string, string | null][];
-    const now = this.now();
-    const mark = statement(this.db, "UPDATE charges SET lapsed = 'superseded', lapsed_at = ? WHERE manifest = ? AND job_key = ? AND lapsed IS NULL");
-    for (const key of supersededJobs(rows, keys, steps)) mark.run(now, manifest, key);
+    if (outside) {
+      const rows = statement(this.db, 'SELECT key, step, output_name FROM jobs WHERE manifest = ?', { raw: true }).all(manifest) as [string, string, string | null][];
+      const now = this.now();
+      const mark = statement(this.db, "UPDATE charges SET lapsed = 'superseded', lapsed_at = ? WHERE manifest = ? AND job_key = ? AND lapsed IS NULL");
+      for (const key of supersededJobs(rows, keys, steps)) mark.run(now, manifest, key);
+    }
     // Only the few jobs with superseded charges are looked at again: a re-run writes nothing.
     const superseded = statement(this.db, "SELECT DISTINCT job_key FROM charges WHERE manifest = ? AND lapsed = 'superseded'", { pluck: true }).all(manifest) as string[];
     const unmark = statement(this.db, "UPDATE charges SET lapsed = NULL, lapsed_at = NULL WHERE manifest = ? AND job_key = ? AND lapsed = 'superseded'");

@@ -7,14 +7,14 @@ import { readPlaces } from './job-history.js';
 import { readItemsByJob } from './job-items.js';
 import { readMoney } from './money.js';
 import { openStateDbCurrent } from './open-db.js';
-import { mostOfState } from './table-order.js';
+import { inPlaceOrder, mostOfState, tableRead } from './table-order.js';
 
 export type { FactsRead, FactsRow, RecordedOutput } from '../facts-rows.js';
 export { slotOf } from '../plan-scope.js';
 
 const SELECT_JOBS = `SELECT ${FACTS_COLUMNS} FROM jobs WHERE manifest = ?`;
 /** `scan`: the table read in its own order, a job's files put in order after (table-order.ts). */
-const selectOutputs = (scan: boolean) => `SELECT ${RECORDED_OUTPUT_COLUMNS} FROM outputs ${scan ? 'NOT INDEXED' : ''}
+const selectOutputs = (scan: boolean) => `SELECT ${RECORDED_OUTPUT_COLUMNS} FROM ${tableRead('outputs', scan)}
   WHERE manifest = ? AND path IS NOT NULL AND sha256 IS NOT NULL ${scan ? '' : 'ORDER BY job_key, idx'}`;
 
 /**
@@ -32,7 +32,7 @@ export function readFactsAt(dbPath: string, manifest: string, planJobs: readonly
     const rows = wanted.rows ? factsRowsOf(db.prepare(SELECT_JOBS).raw().iterate(manifest) as Iterable<FactsValues>) : null;
     const jobs = rows ?? countJobs(db, manifest);
     const places = placesWanted(jobs, scope);
-    const scan = mostOfState(db, typeof jobs === 'number' ? jobs : jobs.size);
+    const scan = mostOfState(db, manifest, typeof jobs === 'number' ? jobs : jobs.size);
     return {
       rows, ...placesOf(anyPlaces(places) ? readPlaces(db, manifest) : [], places, scope, planJobs), outputs: outputsByJob(db, manifest, scan),
       money: wanted.money ? readMoney(db, manifest, scope) : null, items: readItemsByJob(db, manifest), attempts: readAttemptsByJob(db, manifest, scan),
@@ -46,7 +46,5 @@ const countJobs = (db: Database.Database, manifest: string) => db.prepare('SELEC
 
 function outputsByJob(db: Database.Database, manifest: string, scan: boolean): Map<string, RecordedOutput[]> {
   const outputs = recordedOutputsOf(db.prepare(selectOutputs(scan)).raw().iterate(manifest) as Iterable<OutputValues>);
-  // In the table's order a job's files come in the order they were recorded: put back in place order.
-  if (scan) for (const files of outputs.values()) if (files.length > 1) files.sort((a, b) => a.idx - b.idx);
-  return outputs;
+  return scan ? inPlaceOrder(outputs) : outputs;
 }

@@ -162,8 +162,9 @@ export class StateStore extends StoreCore {
         });
       }
       // An edited row's earlier job (same step and output name, another key) is superseded: its
-      // spend stays in every total, shown apart (state/sqlite/money.ts).
-      this.charges.supersede(new Set(jobs.map((j) => j.key)), new Set(jobs.map((j) => j.step)));
+      // spend stays in every total, shown apart (state/sqlite/money.ts). Only a job outside the
+      // plan can be: when every row is of the plan (a finished manifest run again) none is looked for.
+      this.charges.supersede(new Set(jobs.map((j) => j.key)), new Set(jobs.map((j) => j.step)), statuses.size > known.length);
       this.event('plan:synced', null, { manifest, jobs: jobs.length, added: jobs.length - known.length });
     });
     return { added: jobs.length - known.length, known: known.length };

@@ -6,6 +6,7 @@ import type { OutputRow } from './job-row.js';
 import { OUTPUT_COLUMNS, outputFromValues } from './job-row.js';
 import { sameOutput } from './same-output.js';
 import { statement } from './statements.js';
+import { inPlaceOrder, mostOfState, tableRead } from './table-order.js';
 
 const VERSION = "SELECT data_version || ':' || total_changes() FROM pragma_data_version()";
 
@@ -152,7 +153,9 @@ export abstract class StoreCore {
   /** Every output of the manifest, by job, in one query (a re-run checks them all). */
   allOutputs(): Map<string, OutputRow[]> {
     const out = new Map<string, OutputRow[]>();
-    const select = statement(this.db, `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = ? ORDER BY job_key, idx`, { raw: true });
+    // Most of the state: the table in its own order, each job's files put in place order after (table-order.ts).
+    const scan = mostOfState(this.db, this.manifest);
+    const select = statement(this.db, `SELECT ${OUTPUT_COLUMNS} FROM ${tableRead('outputs', scan)} WHERE manifest = ?${scan ? '' : ' ORDER BY job_key, idx'}`, { raw: true });
     // Row by row, as jobStates reads: no 10,000 arrays held at once.
     for (const values of select.iterate(this.manifest) as Iterable<unknown[]>) {
       const row = outputFromValues(values);
@@ -160,6 +163,6 @@ export abstract class StoreCore {
       if (list) list.push(row);
       else out.set(row.jobKey, [row]);
     }
-    return out;
+    return scan ? inPlaceOrder(out) : out;
   }
 }
