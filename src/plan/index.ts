@@ -2,7 +2,8 @@
 export { planManifest, SANDBOX_OUTPUTS_SUFFIX, type PlanOptions } from './plan-manifest.js';
 export { usesAllStyles } from './style-catalogue.js';
 export { actionOf, changedFields, renderActions, type ActionsView, type PlanAction } from './plan-actions.js';
-export { fingerprintOf, parsePlanLines, planFileLines, planJobDifferences, PlanFileProblem, type SavedPlan } from './saved-plan.js';
+export { fingerprintOf, planFileLines, type SavedPlan } from './saved-plan.js';
+export { cutShort, PlanFileProblem, SavedPlanCheck, savedPlanHeader } from './saved-plan-check.js';
 export { resolveJob, UnresolvedReferenceError } from './resolve.js';
 export { apartParts, assertBudget, budgetLine, budgetView, jobStance, NOTHING_RECORDED, type BudgetView, type JobMoney, type RecordedMoney } from './budget.js';
 export { unpricedWarnings } from './unpriced-warnings.js';

@@ -172,7 +172,7 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
     select: (whole) => selected(whole, steps, (key) => statuses.get(key)),
   });
   if (plan !== manifestPlan) input.progress.emit('run:note', { message: `--step: ${plural(plan.jobs.length, 'job')} of step ${plan.steps.map((s) => s.id).join(', ')} (of ${plural(manifestPlan.jobs.length, 'job')} in the manifest)` });
-  if (saved) checkSavedPlan(saved, input.planFile as string, manifest, plan, (key) => statuses.get(key), input.progress);
+  if (saved) await checkSavedPlan(saved, input.planFile as string, manifest, plan, (key) => statuses.get(key), input.progress);
   const options = resolveRunOptions(
     { ...input, timeScale: input.timeScale ?? (sandbox ? 1 / sandbox.speed : 1) },
     { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits },

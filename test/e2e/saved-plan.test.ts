@@ -73,4 +73,26 @@ describe('a saved plan', () => {
     expect(plan.stdout).toMatch(/\+ short-D {2}shorts:\w+/);
     expect(plan.stdout).toMatch(/this run: 10 credits expected .* for 2 jobs; the manifest's jobs: 20 expected in all/);
   });
+
+  test('a plan file cut short, or altered after it was written, is refused with nothing sent, naming the line', async () => {
+    project = await openProject();
+    project.write('m.yaml', MANIFEST);
+    project.write('scripts.csv', csv('Hiking boots on sale.'));
+    expect((await project.cli(['plan', 'm.yaml', '--out', 'p.ndjson'])).exitCode).toBe(0);
+    const lines = readFileSync(join(project.dir, 'p.ndjson'), 'utf8').split('\n');
+    project.write('cut.ndjson', lines.slice(0, -2).join('\n'));
+    project.write('altered.ndjson', lines.map((l, i) => (i === 2 ? l.replace('"action":"create"', '"action":"keep"') : l)).join('\n'));
+    project.write('empty.ndjson', '\n\n');
+    const before = posts();
+    for (const [file, problem] of [
+      ['cut.ndjson', /--plan \S*cut\.ndjson: the plan is cut short \(4 lines, no closing line\)/],
+      ['altered.ndjson', /--plan \S*altered\.ndjson:5: the plan's jobs were changed after it was written/],
+      ['empty.ndjson', /--plan \S*empty\.ndjson: the plan is cut short \(2 lines, no closing line\)/],
+    ] as const) {
+      const refused = await project.cli(['run', 'm.yaml', '--plan', file, '--time-scale', TIME_SCALE]);
+      expect(refused.exitCode, file).toBe(2);
+      expect(refused.stderr, file).toMatch(problem);
+    }
+    expect(posts()).toBe(before);
+  });
 });
