@@ -1,5 +1,5 @@
 import { plural } from '../util/format.js';
-import { jobIndex } from './job-index.js';
+import { jobIndex, type JobIndex } from './job-index.js';
 import type { PlanAction } from './plan-actions.js';
 import { digestOf, PLAN_FORMAT, type PlanFingerprint, type SavedPlan } from './saved-plan.js';
 import type { Plan } from './types.js';
@@ -40,6 +40,7 @@ const KEPT = 2;
  */
 export class SavedPlanCheck {
   private readonly said: Uint8Array;
+  private readonly places: JobIndex<Plan['jobs'][number]>;
   private readonly gone: string[] = [];
   private goneCount = 0;
   private digest = '';
@@ -55,6 +56,7 @@ export class SavedPlanCheck {
     private readonly max = 20,
   ) {
     this.said = new Uint8Array(plan.jobs.length);
+    this.places = jobIndex(plan);
   }
 
   /** The file's next line (without its line break). */
@@ -77,7 +79,7 @@ export class SavedPlanCheck {
     this.digest = digestOf(this.digest + raw);
     this.jobs++;
     const key = String(value.key);
-    const place = jobIndex(this.plan).ordinal(key);
+    const place = this.places.ordinal(key);
     if (place === undefined) {
       if (++this.goneCount <= this.max) this.gone.push(`- ${String(value.label)} (${key}): in the saved plan, no longer yielded by the manifest`);
       return;
