@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { StateError } from '../../errors.js';
 import type { Clock } from '../../util/clock.js';
+import { byJob } from '../by-job.js';
 import { appendEvent, type EventType } from './events.js';
 import type { OutputRow } from './job-row.js';
 import { OUTPUT_COLUMNS, outputFromValues } from './job-row.js';
@@ -152,17 +153,14 @@ export abstract class StoreCore {
 
   /** Every output of the manifest, by job, in one query (a re-run checks them all). */
   allOutputs(): Map<string, OutputRow[]> {
-    const out = new Map<string, OutputRow[]>();
     // Most of the state: the table in its own order, each job's files put in place order after (table-order.ts).
     const scan = mostOfState(this.db, this.manifest);
     const select = statement(this.db, `SELECT ${OUTPUT_COLUMNS} FROM ${tableRead('outputs', scan)} WHERE manifest = ?${scan ? '' : ' ORDER BY job_key, idx'}`, { raw: true });
     // Row by row, as jobStates reads: no 10,000 arrays held at once.
-    for (const values of select.iterate(this.manifest) as Iterable<unknown[]>) {
+    const out = byJob(select.iterate(this.manifest) as Iterable<unknown[]>, (values) => {
       const row = outputFromValues(values);
-      const list = out.get(row.jobKey);
-      if (list) list.push(row);
-      else out.set(row.jobKey, [row]);
-    }
+      return [row.jobKey, row];
+    });
     return scan ? inPlaceOrder(out) : out;
   }
 }
