@@ -23,7 +23,7 @@ export function readRunList(dbPath: string, manifest: string, limit: number, all
     const rows = db
       .prepare(`SELECT ${RUN_LIST_COLUMNS} FROM runs WHERE manifest = ? AND (? OR refusal IS NULL) ORDER BY id DESC LIMIT ?`)
       .all(manifest, all ? 1 : 0, limit) as ListedRun[];
-    // Run-level events have no job key: the (manifest, job_key) index finds them without reading the jobs' events.
+    // Run-level events have no job key: their own index (events_of_runs) finds them without reading the jobs' events.
     const ends = db.prepare("SELECT run_id, data FROM events WHERE manifest = ? AND job_key IS NULL AND type = 'run:finished' AND run_id >= ?")
       .all(manifest, rows.at(-1)?.id ?? 0) as { run_id: number; data: string | null }[];
     const locks = db.prepare('SELECT run_id, host, pid FROM locks WHERE name = ?').all(manifest) as { run_id: number | null; host: string; pid: number }[];
@@ -42,7 +42,8 @@ export function readRunRecord(dbPath: string, manifest: string, runId?: number):
       if (runId === undefined) return null;
       return { missing: true, ids: db.prepare('SELECT id FROM runs WHERE manifest = ? ORDER BY id DESC LIMIT 10').pluck().all(manifest) as number[] };
     }
-    const keys = db.prepare('SELECT DISTINCT job_key FROM events WHERE run_id = ? AND manifest = ? AND job_key IS NOT NULL').pluck().all(run.id, manifest) as string[];
+    // In key order, as PostgreSQL gives them (the index holds a run's events in id order: sorted here, no slower than de-duplicated unsorted).
+    const keys = db.prepare('SELECT DISTINCT job_key FROM events WHERE run_id = ? AND manifest = ? AND job_key IS NOT NULL ORDER BY job_key').pluck().all(run.id, manifest) as string[];
     return { run, jobKeys: new Set(keys), charged: readRunCredits(db, manifest, [run.id]).get(run.id) };
   });
 }

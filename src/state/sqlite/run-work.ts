@@ -18,7 +18,7 @@ const RUNS = 'SELECT id, started_at, finished_at, outcome FROM runs WHERE manife
  * The manifest's newest run that started (a refused start moved nothing) and its newest run that
  * changed a job — recorded an event of one — each with how many jobs it changed; the same run
  * when the newest did work. What a report's header says of the runs. Reads only; the events'
- * (run_id, job_key) index finds a run's job events without reading the others'.
+ * (run_id, manifest, id, job_key) index finds a run's job events without reading the others'.
  */
 export function readRunWork(db: Database.Database, manifest: string): { newest: RunWork | null; worked: RunWork | null } {
   const newest = db.prepare(`${RUNS} ORDER BY id DESC LIMIT 1`).get(manifest) as RunRow | undefined;
