@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/types.js';
-import { slotOf as slot, stateAt, type JobsMoney, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
+import { slotOf as slot, stateAt, type CreditPair, type MoneySums, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
 import { attemptFacts, type AttemptFact } from './attempt-facts.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
@@ -61,6 +61,8 @@ export interface EarlierVersion {
 export interface FactsRead {
   facts: Map<string, JobFacts>;
   money: MoneyTotals;
+  /** What each run was charged, summed in the same pass as `money` (MoneySums.runs). */
+  runs: Map<number, CreditPair>;
 }
 
 /**
@@ -72,7 +74,7 @@ export interface FactsRead {
  * `known`: what a run read from this database at its end, after its last write: the plan's rows
  * (not read again when they cover every job of the plan) and the money of the plan's jobs.
  */
-export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'>, known: { rows?: readonly Row[] | undefined; money?: JobsMoney | undefined } = {}): Promise<FactsRead> {
+export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'>, known: { rows?: readonly Row[] | undefined; money?: MoneySums | undefined } = {}): Promise<FactsRead> {
   const facts = new Map<string, JobFacts>();
   let rows = new Map<string, Row>();
   for (const row of known.rows ?? []) rows.set(row.key, row);
@@ -81,14 +83,14 @@ export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId'
   const read = await stateAt(dbPath).facts(plan.manifestId, plan.jobs, wanted);
   if (!read) {
     for (const job of plan.jobs) facts.set(job.key, UNRECORDED);
-    return { facts, money: NO_MONEY };
+    return { facts, money: NO_MONEY, runs: new Map() };
   }
   // The rows read, as they came when the caller gave none (not copied, 100,000 of them).
   if (read.rows && rows.size === 0) rows = read.rows;
   else for (const [key, row] of read.rows ?? []) rows.set(key, row);
   // Every figure of money is a sum over the charges (state/sqlite/money.ts), a job's own too.
   const { outputs, items, earlier, attempts, slots } = read;
-  const money = (read.money ?? known.money) as JobsMoney;
+  const money = (read.money ?? known.money) as MoneySums;
   // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
   const usedBy = (key: string) => (money.byJob.has(key) ? (money.byJob.get(key) as number | null) : 0);
   const versionOf = (key: string): EarlierVersion => ({ key, creditsUsed: usedBy(key), outputs: outputs.get(key) ?? NONE });
@@ -105,7 +107,7 @@ export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId'
     const tried = tries ? attemptFacts(tries, row.status) : NO_ATTEMPTS;
     facts.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), versions ? versions.map(versionOf) : NO_VERSIONS, tried));
   }
-  return { facts, money: money.totals };
+  return { facts, money: money.totals, runs: money.runs };
 }
 
 const NO_MONEY: MoneyTotals = Object.freeze({

@@ -1,5 +1,5 @@
 import type { CreditTotal, Plan } from '../plan/types.js';
-import { memberState, stateAt, type JobsMoney, type JobState, type JobStatus, type MemberState } from '../state/index.js';
+import { memberState, stateAt, type MoneySums, type JobState, type JobStatus, type MemberState } from '../state/index.js';
 import { overrunOf, sumCredits, type CreditSum } from './credits.js';
 import { readJobFacts, type JobFacts, type JobItemFact } from './job-facts.js';
 import type { AttemptFact } from './attempt-facts.js';
@@ -105,17 +105,17 @@ export interface ReportInput {
    * last write to them: not read again when they cover the whole plan. @default read from the database
    */
   jobs?: readonly JobState[];
-  /** The money of the plan's jobs as the same run read it then (RunResult.money). @default read from the database */
-  money?: JobsMoney;
+  /** The money of the plan's jobs (and each run's) as the same run read it then (RunResult.money). @default read from the database */
+  money?: MoneySums;
 }
 
 /** The report's data: the plan joined with what the state database holds. Reads only. */
 export async function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: knownRows, money: knownMoney }: ReportInput): Promise<ReportData> {
-  const { facts, money } = await readJobFacts(statePath, plan, { rows: knownRows, money: knownMoney });
+  const { facts, money, runs } = await readJobFacts(statePath, plan, { rows: knownRows, money: knownMoney });
   const members = await stateAt(statePath).members(plan.manifestId);
   // A run several hosts shared heads the report as one run: every member's jobs and credits.
-  const member = await readRun(statePath, plan.manifestId, runId);
-  const run = member && (await wholeRun(statePath, plan.manifestId, member, members));
+  const member = await readRun(statePath, plan.manifestId, runId, runs);
+  const run = member && (await wholeRun(statePath, plan.manifestId, member, members, runs));
   const hooks = await readHookFacts(statePath, plan.manifestId);
   // The run read by default is the newest that started: what the header's last work is told of first.
   const lastWork = await readLastWork(statePath, plan.manifestId, runId === undefined ? member : null);

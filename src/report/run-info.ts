@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { stateAt, type MemberRow, type RunWork } from '../state/index.js';
+import { stateAt, type CreditPair, type MemberRow, type RunWork } from '../state/index.js';
 
 /** The run a report is about: when it ran, how it ended, and which jobs it changed. */
 export interface RunInfo {
@@ -22,14 +22,17 @@ export interface RunInfo {
 /**
  * The run `runId` of `manifest` (default: its newest that started — a refused start moved no job,
  * and one refused before its state was opened kept no log), or null when it has none. A run id
- * the manifest does not have is a usage error naming the ones it has.
+ * the manifest does not have is a usage error naming the ones it has. `charged`: what each run was
+ * charged, when the caller summed the manifest's charges already (the report's facts did): its
+ * figure is taken from there, not summed again (~0.14 s at 100,000 jobs).
  */
-export async function readRun(dbPath: string, manifest: string, runId?: number): Promise<RunInfo | null> {
-  const read = await stateAt(dbPath).run(manifest, runId);
+export async function readRun(dbPath: string, manifest: string, runId?: number, charged?: ReadonlyMap<number, CreditPair>): Promise<RunInfo | null> {
+  const read = await stateAt(dbPath).run(manifest, runId, charged === undefined);
   if (read === undefined && runId !== undefined) throw new UsageError(`--run ${runId}: no state database at ${dbPath}, so no runs`);
   if (!read) return null;
   if ('missing' in read) throw new UsageError(`--run ${runId}: no such run of ${manifest}; its runs are ${read.ids.length ? read.ids.join(', ') : 'none yet'} (newest first)`);
-  return { ...read.run, credits: { used: read.charged?.known ?? 0, unknown: read.charged?.unknown ?? 0 }, jobKeys: read.jobKeys };
+  const credits = charged === undefined ? read.charged : charged.get(read.run.id);
+  return { ...read.run, credits: { used: credits?.known ?? 0, unknown: credits?.unknown ?? 0 }, jobKeys: read.jobKeys };
 }
 
 /**
@@ -39,9 +42,9 @@ export async function readRun(dbPath: string, manifest: string, runId?: number):
  * ends the run writes the report, and a member that died has no end of its own. `run` as it is
  * when it is not one of `members` or was the run's only member.
  */
-export async function wholeRun(dbPath: string, manifest: string, run: RunInfo, members: readonly MemberRow[]): Promise<RunInfo> {
+export async function wholeRun(dbPath: string, manifest: string, run: RunInfo, members: readonly MemberRow[], charged?: ReadonlyMap<number, CreditPair>): Promise<RunInfo> {
   if (members.length < 2 || !members.some((m) => m.runId === run.id)) return run;
-  const others = await Promise.all(members.filter((m) => m.runId !== run.id).map((m) => readRun(dbPath, manifest, m.runId)));
+  const others = await Promise.all(members.filter((m) => m.runId !== run.id).map((m) => readRun(dbPath, manifest, m.runId, charged)));
   const all = [run, ...others.filter((other) => other !== null)];
   return {
     ...run,

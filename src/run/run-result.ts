@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/types.js';
-import type { JobItemRow, JobsMoney, JobState, JobStatus, MoneySums } from '../state/index.js';
+import type { JobItemRow, JobState, JobStatus, MoneySums } from '../state/index.js';
 import { adapterFor } from './adapters/index.js';
 import type { Overrun } from './budget/budget-ledger.js';
 import type { RunContext } from './run-context.js';
@@ -25,8 +25,8 @@ export interface RunResult {
   requests: { reads: number };
   /** The plan's jobs as the state database has them at the end (the summary is written from these). */
   jobs: JobState[];
-  /** The money of the plan's jobs as the state database has it at the end (the report is written from it too). */
-  money: JobsMoney;
+  /** The money of the plan's jobs (and each run's) as the state database has it at the end (the report is written from it too). */
+  money: MoneySums;
   /**
    * Whether this process ends the run (its report, on_finish, notify): always when it ran the
    * manifest alone; for a member of a shared run (members.ts), when it was the last to leave.

@@ -3,7 +3,7 @@ import { byJob } from './by-job.js';
 import type { JobItemRow } from './item-rows.js';
 import type { JobState } from './job-row.js';
 import type { JobStatus } from './job-status.js';
-import type { JobsMoney } from './money-sums.js';
+import type { MoneySums } from './money-sums.js';
 
 /** One file of a job, as the state recorded its download. */
 export interface RecordedOutput {
@@ -41,7 +41,7 @@ export interface FactsRead {
   slots: Set<string> | null;
   outputs: Map<string, RecordedOutput[]>;
   /** Null when not wanted. */
-  money: JobsMoney | null;
+  money: MoneySums | null;
   items: Map<string, JobItemRow[]>;
   earlier: Map<string, string[]>;
   attempts: Map<string, AttemptRecord[]>;

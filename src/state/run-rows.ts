@@ -27,7 +27,7 @@ export type ListedRun = Omit<RunListRow, 'endCounts' | 'lock' | 'charged'>;
 /** A run's own columns of the runs table, named as RunListRow names them: the same text in every store's SELECT. */
 export const RUN_LIST_COLUMNS = 'id, started_at AS "startedAt", finished_at AS "finishedAt", outcome, host, pid, manifest_path AS "manifestPath", refusal';
 
-/** One run of a manifest (default: its newest that started) with the jobs its events name; `ids`: its newest runs, when there is no such run. */
+/** One run of a manifest (default: its newest that started) with the jobs its events name and what it was charged (undefined: nothing, or not summed); `ids`: its newest runs, when there is no such run. */
 export type RunRecord = { run: RecordedRun; jobKeys: Set<string>; charged: CreditPair | undefined } | { missing: true; ids: number[] };
 
 export interface RecordedRun {

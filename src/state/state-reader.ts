@@ -54,8 +54,12 @@ export interface StateReader {
   facts(manifest: string, planJobs: PlanJobs, wanted: FactsWanted): Promise<FactsRead | undefined>;
   /** The newest `limit` runs of `manifest`, newest first; refused starts only with `all` (counted apart). */
   runs(manifest: string, limit: number, all: boolean): Promise<{ rows: RunListRow[]; runs: number; refused: number }>;
-  /** One run (default: the newest that started); undefined without a state, null without runs. */
-  run(manifest: string, runId?: number): Promise<RunRecord | null | undefined>;
+  /**
+   * One run (default: the newest that started); undefined without a state, null without runs.
+   * `credits`: whether its charges are summed (`charged`); false when the caller summed every
+   * run's already (MoneySums.runs, from the same charges). @default true
+   */
+  run(manifest: string, runId?: number, credits?: boolean): Promise<RunRecord | null | undefined>;
   /** The newest run and the newest that changed a job. */
   lastWork(manifest: string): Promise<{ newest: RunWork | null; worked: RunWork | null }>;
   /** The members of the manifest's newest run (member-rows.ts): one on SQLite, every host's on a shared state. */

@@ -27,7 +27,7 @@ export function pgReader(location: string): StateReader {
     location: shown,
     facts: (manifest, planJobs, wanted) => readPg(location, undefined, (tx) => readPgFacts(tx, manifest, planJobs, wanted)),
     runs: (manifest, limit, all) => readPg(location, { rows: [], runs: 0, refused: 0 }, (tx) => readPgRunList(tx, manifest, limit, all)),
-    run: (manifest, runId) => readPg(location, undefined, (tx) => readPgRunRecord(tx, manifest, runId)),
+    run: (manifest, runId, credits = true) => readPg(location, undefined, (tx) => readPgRunRecord(tx, manifest, runId, credits)),
     lastWork: (manifest) => readPg(location, { newest: null, worked: null }, (tx) => readPgLastWork(tx, manifest)),
     members: (manifest) => readPg(location, [], async (tx) => (await tx.query<Record<string, unknown>>(membersSql('$1', DATABASE_NOW), [manifest])).map(memberRowOf)),
     hookRuns: (manifest) => readPg(location, { byJob: new Map(), lastFinish: null }, (tx) => readPgHookRuns(tx, manifest)),

@@ -15,8 +15,8 @@ export async function readPgRunList(tx: Tx, manifest: string, limit: number, all
   return { runs: counts?.runs ?? 0, refused: counts?.refused ?? 0, rows: runListOf(runs, ends, locks, await readPgRunCredits(tx, manifest, runs.map((run) => run.id))) };
 }
 
-/** One run of `manifest` (default: its newest that started) with the jobs its events name; its newest ids when there is no such run. */
-export async function readPgRunRecord(tx: Tx, manifest: string, runId?: number): Promise<RunRecord | null> {
+/** One run of `manifest` (default: its newest that started) with the jobs its events name (and, with `credits`, its charges summed); its newest ids when there is no such run. */
+export async function readPgRunRecord(tx: Tx, manifest: string, runId?: number, credits = true): Promise<RunRecord | null> {
   const select = `SELECT ${RUN_RECORD_COLUMNS} FROM runs WHERE manifest = $1`;
   const [run] = runId === undefined
     ? await tx.query<RecordedRun>(`${select} AND refusal IS NULL ORDER BY id DESC LIMIT 1`, [manifest])
@@ -27,7 +27,7 @@ export async function readPgRunRecord(tx: Tx, manifest: string, runId?: number):
   }
   const keys = await tx.query<{ job_key: string }>(`SELECT job_key FROM events WHERE run_id = $1 AND manifest = $2 AND job_key IS NOT NULL
     GROUP BY job_key ORDER BY job_key COLLATE "C"`, [run.id, manifest]);
-  return { run, jobKeys: new Set(keys.map((k) => k.job_key)), charged: (await readPgRunCredits(tx, manifest, [run.id])).get(run.id) };
+  return { run, jobKeys: new Set(keys.map((k) => k.job_key)), charged: credits ? (await readPgRunCredits(tx, manifest, [run.id])).get(run.id) : undefined };
 }
 
 /**

@@ -31,8 +31,8 @@ export function readRunList(dbPath: string, manifest: string, limit: number, all
   });
 }
 
-/** One run of `manifest` (default: its newest that started) with the jobs its events name; `ids`: its newest runs, when there is no such run. */
-export function readRunRecord(dbPath: string, manifest: string, runId?: number): RunRecord | null | undefined {
+/** One run of `manifest` (default: its newest that started) with the jobs its events name (and, with `credits`, its charges summed); `ids`: its newest runs, when there is no such run. */
+export function readRunRecord(dbPath: string, manifest: string, runId?: number, credits = true): RunRecord | null | undefined {
   return withDb<RunRecord | null | undefined>(dbPath, undefined, (db) => {
     const select = `SELECT ${RUN_RECORD_COLUMNS} FROM runs WHERE manifest = ?`;
     const run = (runId === undefined
@@ -44,7 +44,7 @@ export function readRunRecord(dbPath: string, manifest: string, runId?: number):
     }
     // In key order, as PostgreSQL gives them (the index holds a run's events in id order: sorted here, no slower than de-duplicated unsorted).
     const keys = db.prepare('SELECT DISTINCT job_key FROM events WHERE run_id = ? AND manifest = ? AND job_key IS NOT NULL ORDER BY job_key').pluck().all(run.id, manifest) as string[];
-    return { run, jobKeys: new Set(keys), charged: readRunCredits(db, manifest, [run.id]).get(run.id) };
+    return { run, jobKeys: new Set(keys), charged: credits ? readRunCredits(db, manifest, [run.id]).get(run.id) : undefined };
   });
 }
 

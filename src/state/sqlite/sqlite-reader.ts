@@ -14,7 +14,7 @@ export function sqliteReader(path: string): StateReader {
     location: path,
     facts: async (manifest, planJobs, wanted) => readFactsAt(path, manifest, planJobs, wanted),
     runs: async (manifest, limit, all) => readRunList(path, manifest, limit, all),
-    run: async (manifest, runId) => readRunRecord(path, manifest, runId),
+    run: async (manifest, runId, credits = true) => readRunRecord(path, manifest, runId, credits),
     lastWork: async (manifest) => readLastWorkAt(path, manifest),
     members: async (manifest) => readMembersAt(path, manifest),
     hookRuns: async (manifest) => readHookRunsAt(path, manifest),

@@ -107,6 +107,7 @@ async function everyRead(reader: StateReader, manifest = MANIFEST): Promise<Reco
     allRuns: await reader.runs(manifest, 10, true),
     run: await reader.run(manifest),
     runById: await reader.run(manifest, 1),
+    runUnsummed: await reader.run(manifest, 3, false),
     missingRun: await reader.run(manifest, 99),
     lastWork: await reader.lastWork(manifest),
     hookRuns: await reader.hookRuns(manifest),
@@ -136,6 +137,12 @@ describe('the PostgreSQL reader answers as the SQLite reader', () => {
     expect(await postgres.plannedItems(MANIFEST)).toEqual(new Map([['req-other', [['s9']]], ['req-all', [['s1', 's2'], ['s3']]]]));
     expect((await postgres.inDoubt(MANIFEST)).map(({ row, attempt }) => [row.key, row.result, attempt?.id])).toEqual([['Z-upper', null, undefined], ['b', { legacy: true }, 6]]);
     expect(await postgres.lastWork(MANIFEST)).toMatchObject({ newest: { id: 4, jobs: 0 }, worked: { id: 3, jobs: 2 } });
+    // A run's charges summed by `run`, or left to the caller, who has every run's from the facts' money.
+    const run3 = await postgres.run(MANIFEST, 3);
+    expect(run3 && 'run' in run3 && run3.charged).toEqual(facts?.money?.runs.get(3));
+    expect(run3 && 'run' in run3 && run3.charged?.known).toBeGreaterThan(0);
+    const unsummed = await postgres.run(MANIFEST, 3, false);
+    expect(unsummed && 'run' in unsummed && { keys: unsummed.jobKeys, charged: unsummed.charged }).toEqual({ keys: run3 && 'run' in run3 && run3.jobKeys, charged: undefined });
   });
 
   test('a manifest the state does not know reads as empty in both', async () => {
