@@ -203,6 +203,14 @@ describe.each(STORES)('the demo\'s report, its state on %s', (store) => {
     const unknown = await demo(['report', 'examples/demo.yaml', '--sandbox', '--run', '99']);
     expect([unknown.exitCode, unknown.stderr]).toEqual([2, expect.stringContaining('--run 99: no such run of')]);
   });
+
+  test('reelpipe report into a folder it cannot make (a link to nothing) is a local fault naming it, not an internal error', async () => {
+    symlinkSync(join(base, 'gone'), join(base, 'dangling'));
+    const refused = await demo(['report', 'examples/demo.yaml', '--sandbox', '--out', join(base, 'dangling', 'report', 'index.html')]);
+    expect(refused.exitCode).toBe(74);
+    expect(refused.stderr).toContain(`the report could not be written: ENOENT: no such file or directory, mkdir '${join(base, 'dangling', 'report')}'`);
+    expect(refused.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
 });
 
 describe('each job\'s own words', () => {
