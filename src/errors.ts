@@ -111,8 +111,25 @@ export class InsufficientCreditsError extends ReelpipeError {
 
 /** Another run holds the lock on this state database and manifest. */
 export class LockedError extends ReelpipeError {
-  constructor(message: string) {
-    super('LOCKED', message);
+  constructor(message: string, options: ReelpipeErrorOptions = {}) {
+    super('LOCKED', message, options);
+  }
+}
+
+/**
+ * Another process kept SQLite's write lock on the state database past the busy timeout: a reelpipe
+ * paused (SIGSTOP, a frozen VM) or hung in the middle of a write, or another program holding the
+ * file. No lease can break that lock — only the process ending or going on lets it go — so this is
+ * "try again later" (exit 75, like a run lock held), and nothing was written by the write refused.
+ */
+export class StateBusyError extends LockedError {
+  constructor(path: string, waitedMs: number, options: ReelpipeErrorOptions = {}) {
+    super(
+      `the state database ${path} is held by another process: SQLite's write lock was not let go within ${Math.round(waitedMs / 1000)} s ` +
+        '(a reelpipe paused or hung in the middle of a write, or another program holding the file). ' +
+        'Nothing more was sent and nothing recorded is lost; run the same command again once that process has gone on or ended',
+      options,
+    );
   }
 }
 

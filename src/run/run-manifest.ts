@@ -1,6 +1,6 @@
 import { thisHost } from '../util/host-name.js';
 import { clientFromEnv, type ServiceClient } from '../api/index.js';
-import { LocalFaultError, LockedError, UsageError, type ReelpipeError } from '../errors.js';
+import { LocalFaultError, LockedError, StateBusyError, UsageError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
 import { assertBudget, budgetView, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
 import { acquireLock, acquireLockWaiting, joinLiveRun, markRunFolder, seeRunFolder, RunTermsError, type HeldLock, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
@@ -133,7 +133,8 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     await finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
     return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
   } catch (error) {
-    await finish(store, input.progress, (error as ReelpipeError).code ?? 'INTERNAL', {}, driving ? null : refusalOf(error, input.env));
+    // A database another process holds (StateBusyError) would keep this record waiting as long again.
+    if (!(error instanceof StateBusyError)) await finish(store, input.progress, (error as ReelpipeError).code ?? 'INTERNAL', {}, driving ? null : refusalOf(error, input.env));
     throw isLocalFault(error) ? new LocalFaultError(`the state database ${statePath} could not be written: ${(error as Error).message}`, { cause: error }) : error;
   } finally {
     await closeAll(closers);
@@ -318,7 +319,7 @@ async function finish(store: Store, events: RunEvents, outcome: string, summary:
   try {
     await store.finishRun(outcome, summary, refusal);
   } catch (error) {
-    if (!isLocalFault(error)) throw error;
+    if (!isLocalFault(error) && !(error instanceof StateBusyError)) throw error;
   }
   if (store.runId !== null) events.emit('run:finished', { runId: store.runId, outcome });
 }
@@ -329,7 +330,7 @@ async function closeAll(closers: (() => Promise<void> | void)[]): Promise<void> 
     try {
       await close();
     } catch (error) {
-      if (!isLocalFault(error)) throw error;
+      if (!isLocalFault(error) && !(error instanceof StateBusyError)) throw error;
     }
   }
 }

@@ -40,7 +40,7 @@ export class StateStore extends StoreCore {
   constructor(db: Database.Database, clock: Clock = systemClock) {
     super(db, clock);
     this.charges = new Charges(db, () => this.manifest, () => this.clock.now());
-    this.batch = new WriteBatch(db, (fn) => this.transact.immediate(fn), (fn) => this.transact(fn));
+    this.batch = new WriteBatch(db, (fn) => this.immediately(fn), (fn) => this.transact(fn));
   }
 
   static open(path: string, clock: Clock = systemClock): StateStore {
@@ -94,6 +94,11 @@ export class StateStore extends StoreCore {
    */
   soon<T>(fn: () => T, options: { durable: boolean } = { durable: true }): Promise<T> {
     return this.batch.add(fn, options.durable);
+  }
+
+  /** Resolves once the writes queued so far have committed (write-batch.ts). */
+  settled(): Promise<void> {
+    return this.batch.settled();
   }
 
   /** Which transaction of the group commit a queued write runs in (they count up). */

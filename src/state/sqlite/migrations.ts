@@ -309,8 +309,12 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
  * write lock before it reads the version, so the second waits (busy timeout) for the first to
  * finish, then reads the version the first wrote and applies nothing. Reading the version outside
  * the lock let two processes both see 0 and both apply migration 1 ("table runs already exists").
+ * A database with nothing to apply (every open but the first after an upgrade) is only read: so it
+ * opens while another process holds the write lock — paused or hung mid-write — and the command
+ * meets that lock at its first write, where it is refused with the file's name (busy.ts).
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  if (upToDate(db, migrations)) return [];
   return db.transaction(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS schema_version (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
@@ -329,4 +333,12 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
     }
     return pending.map((m) => m.version);
   }).immediate();
+}
+
+/** Whether every migration is recorded and none newer than this build's (read without the write lock). */
+function upToDate(db: Database.Database, migrations: readonly Migration[]): boolean {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get()) return false;
+  const applied = new Set(db.prepare('SELECT version FROM schema_version').pluck().all() as number[]);
+  const newest = migrations[migrations.length - 1]?.version ?? 0;
+  return migrations.every((m) => applied.has(m.version)) && [...applied].every((version) => version <= newest);
 }

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { StateDamagedError, StateError, StateMismatchError } from '../../errors.js';
+import { StateBusyError, StateDamagedError, StateError, StateMismatchError } from '../../errors.js';
+import { BUSY_TIMEOUT_MS, isBusy } from './busy.js';
 import { migrate, MIGRATIONS, newerSchemaError, SCHEMA_VERSION } from './migrations.js';
 
 /**
@@ -19,7 +20,7 @@ export function openStateDb(path: string): Database.Database {
   try {
     const opened = (db = new Database(path));
     // First, so switching to WAL and migrating wait for another process opening it at the same time.
-    opened.pragma('busy_timeout = 10000');
+    opened.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Before anything writes (WAL changes the header): a file that is not ours is left as it is.
     whileBusy(() => assertOurs(opened, path));
     whileBusy(() => opened.pragma('journal_mode = WAL'));
@@ -31,6 +32,7 @@ export function openStateDb(path: string): Database.Database {
   } catch (error) {
     db?.close();
     if (error instanceof StateError || error instanceof StateMismatchError || error instanceof StateDamagedError) throw error;
+    if (isBusy(error)) throw new StateBusyError(path, BUSY_TIMEOUT_MS, { cause: error });
     throw damagedOr(path, error) ?? new StateError(`cannot open state database ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
@@ -48,7 +50,7 @@ function whileBusy<T>(step: () => T): T {
     try {
       return step();
     } catch (error) {
-      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      if (!isBusy(error) || Date.now() > deadline) throw error;
       Atomics.wait(pause, 0, 0, 5 + Math.floor(Math.random() * 20));
     }
   }
@@ -60,7 +62,7 @@ export function openStateDbReadOnly(path: string): Database.Database | undefined
   if (!existsSync(path)) return undefined;
   try {
     const db = new Database(path, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 10000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     try {
       assertOurs(db, path);
     } catch (error) {

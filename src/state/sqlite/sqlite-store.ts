@@ -387,7 +387,7 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     try {
-      await this.soon(() => undefined, false);
+      await this.engine.settled();
     } finally {
       this.engine.close();
     }

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { StateError } from '../../errors.js';
 import type { Clock } from '../../util/clock.js';
 import { byJob } from '../by-job.js';
+import { unlessHeld } from './busy.js';
 import { appendEvent, type EventType } from './events.js';
 import type { OutputRow } from './job-row.js';
 import { OUTPUT_COLUMNS, outputFromValues } from './job-row.js';
@@ -39,7 +40,7 @@ export abstract class StoreCore {
   durably<T>(fn: () => T): T {
     statement(this.db, 'PRAGMA synchronous = FULL').run();
     try {
-      return this.transact.immediate(fn) as T;
+      return this.immediately(fn);
     } finally {
       statement(this.db, 'PRAGMA synchronous = NORMAL').run();
     }
@@ -55,7 +56,16 @@ export abstract class StoreCore {
 
   /** Runs `fn` in one IMMEDIATE transaction. */
   atomically<T>(fn: () => T): T {
-    return this.transact.immediate(fn) as T;
+    return this.immediately(fn);
+  }
+
+  /**
+   * Every write transaction of the store: IMMEDIATE (SQLite's write lock taken at BEGIN, so two
+   * processes never deadlock upgrading a read), and refused as StateBusyError (busy.ts) when another
+   * process has held that lock past the busy timeout.
+   */
+  protected immediately<T>(fn: () => T): T {
+    return unlessHeld(this.db.name, () => this.transact.immediate(fn) as T);
   }
 
   /**

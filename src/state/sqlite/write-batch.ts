@@ -38,6 +38,14 @@ export class WriteBatch {
     });
   }
 
+  /**
+   * Resolves once every write queued so far has committed (rejects as they do); at once when none
+   * is queued — so closing an idle store opens no transaction, and never waits on another process's lock.
+   */
+  settled(): Promise<void> {
+    return this.queue.length === 0 ? Promise.resolve() : this.add(() => undefined, false);
+  }
+
   private flush(): void {
     const batch = this.queue;
     this.queue = [];
