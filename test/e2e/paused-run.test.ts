@@ -53,9 +53,10 @@ describe.each(STORES)('on %s', { timeout: 90_000 }, (store) => {
     const p = (project = await openProject({ store, speed: SPEED }));
     p.write('paused.yaml', shorts(12));
     const { env, args } = runOf(p);
-    const first = execa('node', [CLI, ...args], { cwd: p.dir, env: { ...env, REELPIPE_HOST: 'cron-1' }, reject: false });
-    await until(() => created(p) >= 2, 'the first run to create jobs');
-    first.kill('SIGSTOP');
+    // Frozen mid-batch, after its second poll answered (so with jobs made), between two of its
+    // writes: a run frozen inside one holds SQLite's write lock, which no lease breaks (below).
+    const first = execa('node', [CLI, ...args], { cwd: p.dir, env: { ...env, REELPIPE_HOST: 'cron-1', REELPIPE_TEST_KILL_AT: 'after-poll:2', REELPIPE_TEST_KILL_SIGNAL: 'SIGSTOP' }, reject: false });
+    await until(() => stopped(first.pid), 'the first run to pause mid-batch');
     const pausedAt = created(p);
     // The second run waits for the paused run's lease to run out, breaks its lock and finishes the batch.
     const second = await p.cli([...args, '--wait-for-lock', '30s'], { REELPIPE_HOST: 'cron-2' });
@@ -107,6 +108,38 @@ describe.each(STORES)('on %s', { timeout: 90_000 }, (store) => {
     const statuses = new Map((await p.rows<{ key: string; status: string }>('SELECT key, status FROM jobs')).map((row) => [row.key, row.status]));
     expect([...statuses.values()].every((status) => status === 'downloaded' || status === 'in_doubt')).toBe(true);
     for (const { job_key } of await p.rows<{ job_key: string }>("SELECT job_key FROM events WHERE type = 'job:observed'")) expect(statuses.get(job_key)).toBe('downloaded');
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+  });
+});
+
+/**
+ * A process frozen inside a write transaction holds SQLite's write lock, and no lease can break
+ * that: only the process going on or ending lets it go. A run meeting it waits the busy timeout,
+ * then exits 75 ("try again later") naming the file, having sent nothing; once the holder is gone,
+ * the same command finishes the batch, nothing made twice.
+ */
+describe('on sqlite, a state database another process holds mid-write', { timeout: 90_000 }, () => {
+  test('the run exits 75 naming the file and sends nothing; once the holder is gone the same command finishes the batch', async () => {
+    const p = (project = await openProject({ store: 'sqlite', speed: SPEED }));
+    const { env, args } = runOf(p);
+    p.write('paused.yaml', shorts(2));
+    expect((await p.cli(args)).exitCode).toBe(0);
+    p.write('paused.yaml', shorts(5));
+    // The holder: SQLite's write lock taken (BEGIN IMMEDIATE), then frozen before COMMIT.
+    const hold = `const db = new (require('better-sqlite3'))(${JSON.stringify(p.state)}); db.exec('BEGIN IMMEDIATE'); console.log('held'); setInterval(() => {}, 1000);`;
+    const holder = execa('node', ['-e', hold], { reject: false });
+    await new Promise<void>((resolve) => holder.stdout?.once('data', () => resolve()));
+    holder.kill('SIGSTOP');
+    const blocked = await p.cli(args, env);
+    expect(blocked.exitCode, blocked.stderr).toBe(75);
+    expect(blocked.stderr).toContain(`the state database ${p.state} is held by another process`);
+    expect(blocked.stderr).not.toContain('internal error');
+    expect(created(p)).toBe(2);
+    holder.kill('SIGKILL');
+    await holder;
+    const after = await p.cli(args);
+    expect(after.exitCode, after.stderr).toBe(0);
+    expect(created(p)).toBe(5);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
   });
 });
