@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ReelpipeError } from '../errors.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { fileFault } from './file-fault.js';
 import type { CliIo } from './io.js';
 import { processIo } from './io.js';
 import { stateFromEnvironment } from './state-from-env.js';
@@ -55,9 +56,11 @@ function reportError(error: unknown, io: CliIo): number {
     // --help and --version end here too, with code 0.
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
-  if (error instanceof ReelpipeError) {
-    io.stderr(`reelpipe: ${error.message}\n`);
-    return exitCodeFor(error);
+  // A file system error no command put in its own words is still this machine's fault (exit 74).
+  const known = error instanceof ReelpipeError ? error : fileFault(error, 'a file could not be used', 'the path, its folder and their permissions must let reelpipe read and write there, on a disk with room');
+  if (known) {
+    io.stderr(`reelpipe: ${known.message}\n`);
+    return exitCodeFor(known);
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr(`reelpipe: internal error — please report it with this text:\n${detail}\n`);

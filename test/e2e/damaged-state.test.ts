@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -95,5 +95,18 @@ describe('a state database a newer reelpipe wrote is left to that version', () =
     expect(result.stderr).toMatch(new RegExp(`the state database ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is at schema version 999, written by a newer reelpipe \\(this one knows up to \\d+\\)`));
     expect(p.sandbox.stats().requests).toEqual({});
     expect(readFileSync(db).equals(before)).toBe(true);
+  });
+});
+
+describe('a state database in a folder that cannot be made (a link to nothing)', () => {
+  test('run exits 74 naming the path, not an internal error; nothing sent', async () => {
+    const p = (project = await openProject());
+    p.write('spring.yaml', SHORTS);
+    symlinkSync(join(p.dir, 'gone'), join(p.dir, 'dangling'));
+    const refused = await p.cli(['run', 'spring.yaml', '--state', 'dangling/reelpipe.db', '--time-scale', TIME_SCALE]);
+    expect(refused.exitCode, refused.stderr).toBe(74);
+    expect(refused.stderr).toContain(`a file could not be used: ENOENT: no such file or directory, mkdir '${join(p.dir, 'dangling')}'`);
+    expect(refused.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(Object.keys(p.sandbox.stats().requests)).toEqual([]);
   });
 });

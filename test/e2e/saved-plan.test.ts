@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openProject, TIME_SCALE, type Project } from './harness.js';
@@ -58,6 +58,18 @@ describe('a saved plan', () => {
     expect(refused.stderr).toMatch(/\+ short-B \(shorts:\w+\): not in the saved plan/);
     expect(refused.stderr).toMatch(/- short-B \(shorts:\w+\): in the saved plan, no longer yielded by the manifest/);
     expect(requests()).toBe(before);
+  });
+
+  test('a plan saved into a folder that cannot be made (a link to nothing) is a local fault naming it, exit 74', async () => {
+    project = await openProject();
+    project.write('m.yaml', MANIFEST);
+    project.write('scripts.csv', csv('Hiking boots on sale.'));
+    symlinkSync(join(project.dir, 'gone'), join(project.dir, 'dangling'));
+    const refused = await project.cli(['plan', 'm.yaml', '--out', 'dangling/p.ndjson']);
+    expect(refused.exitCode).toBe(74);
+    expect(refused.stderr).toContain(`the plan could not be saved: ENOENT: no such file or directory, mkdir '${join(project.dir, 'dangling')}'`);
+    expect(refused.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(existsSync(join(project.dir, 'gone'))).toBe(false);
   });
 
   test('the human plan says what a run will create, re-create (with what changed) and leave alone', async () => {

@@ -102,9 +102,11 @@ async function selection(plan: Plan, steps: string[], money: { job(key: string):
 
 /** Writes the plan file a line at a time, aside then renamed into place: a reader never sees half a plan. */
 async function savePlan(io: CliIo, out: string, lines: Iterable<string>): Promise<void> {
-  const [{ writeAtomically }, { resolve }] = await Promise.all([import('../../download/index.js'), import('node:path')]);
+  const [{ writeAtomically }, { resolve }, { fileFault }] = await Promise.all([import('../../download/index.js'), import('node:path'), import('../file-fault.js')]);
   await writeAtomically(resolve(io.cwd, out), async (file) => {
     for (const line of lines) file.write(line);
+  }).catch((error: unknown) => {
+    throw fileFault(error, 'the plan could not be saved', '--out must name a file in a folder reelpipe can create and write') ?? error;
   });
 }
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { LocalFaultError } from '../../errors.js';
+import { fileFault } from '../file-fault.js';
 import type { CliIo } from '../io.js';
 import { addStateFlags, type StateFlags } from '../state-flags.js';
 import { manifestTarget } from './target.js';
@@ -38,23 +38,12 @@ export const registerReport: RegisterCommand = (program, io) => {
         runId: flags.run,
         out: flags.out === undefined ? undefined : resolve(io.cwd, flags.out),
       }).catch((error: unknown) => {
-        throw fileFault(error) ?? error;
+        throw fileFault(error, 'the report could not be written', "its folder must be one reelpipe can create and write (OUTPUTS/report/, or --out's)") ?? error;
       });
       io.stdout(`report: ${written.html}\nresults: ${written.csv}, ${written.json}\n`);
       if (flags.open) openInBrowser(written.html, io);
     });
 };
-
-/**
- * A report the file system would not take (its folder cannot be made — a link to nothing, a file
- * in its place — or written: no permission, a full disk): this machine's fault, exit 74, said in
- * a line naming the path, not as an internal error.
- */
-function fileFault(error: unknown): LocalFaultError | undefined {
-  const { code, syscall } = error as NodeJS.ErrnoException;
-  if (typeof code !== 'string' || typeof syscall !== 'string') return undefined;
-  return new LocalFaultError(`the report could not be written: ${(error as Error).message}; its folder must be one reelpipe can create and write (OUTPUTS/report/, or --out's): fix it, then run the same command again`, { cause: error });
-}
 
 /** Hands the file to the desktop's opener, without waiting for it; says so when there is none. */
 function openInBrowser(path: string, io: CliIo): void {
