@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -74,5 +74,27 @@ steps:
       const unlabelled = jobs.reduce((text, job) => text.replaceAll(`${job.label} (${job.key})`, ''), line);
       expect(unlabelled, line).not.toMatch(/\b(product|clones):[0-9a-f]{12}\b/);
     }
+  });
+});
+
+describe('a report the run cannot write', () => {
+  test('is said on a stamped line naming the way to write it; the run\'s exit code stands on its jobs', async () => {
+    writeFileSync(join(dir, 'blocked.yaml'), `version: 1
+name: blocked
+outputs: out/blocked
+steps:
+  - id: shorts
+    kind: ai_short
+    with: { script: "A short whose report has nowhere to go.", style: 3D, aspect_ratio: 9x16 }
+`);
+    // A file where the report's folder goes: the folder cannot be made.
+    mkdirSync(join(dir, 'out', 'blocked.sandbox'), { recursive: true });
+    writeFileSync(join(dir, 'out', 'blocked.sandbox', 'report'), 'not a folder');
+    const run = await cli(['run', 'blocked.yaml', '--sandbox']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('report: ');
+    const line = run.stderr.split('\n').find((l) => l.includes('the report could not be written')) ?? '';
+    expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}reelpipe: the report could not be written: /);
+    expect(line).toContain(`\`reelpipe report ${join(dir, 'blocked.yaml')}\` writes it`);
   });
 });

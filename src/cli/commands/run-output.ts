@@ -26,7 +26,9 @@ export async function finishRun(io: CliIo, output: RunManifestOutput, started: R
   // Headed by this run's row: on a run several hosts shared, the newest member's may be one killed since.
   const runId = output.runId === null ? {} : { runId: output.runId };
   const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath, jobs: output.result.jobs, ...money, ...runId }).catch((error: Error) => error);
-  if (report instanceof Error) io.stderr(`reelpipe: the report could not be written: ${report.message}\n`);
+  const say = endOfRunWriter(io, flags);
+  // Said, stamped, where the run's other end-of-run lines go; the jobs stand as recorded, and the exit code with them.
+  if (report instanceof Error) say(`reelpipe: the report could not be written: ${report.message}; the run's jobs are recorded as they stand: fix that, then \`reelpipe report ${output.manifest.file}\` writes it\n`);
   else if (!flags.json) io.stdout(`report: ${report.html}\n`);
   if (flags.json) {
     const run = { id: started?.runId ?? null, log: started?.logFile ?? null, report: report instanceof Error ? null : report.html, elapsedMs: output.elapsedMs };
@@ -34,7 +36,7 @@ export async function finishRun(io: CliIo, output: RunManifestOutput, started: R
   }
   // Then on_finish and the notifications, which carry the report's path; neither changes the exit code.
   const exitCode = output.error ? exitCodeFor(output.error) : EXIT.ok;
-  await afterRun({ output, exitCode, report: report instanceof Error ? null : report.html, env, say: endOfRunWriter(io, flags) });
+  await afterRun({ output, exitCode, report: report instanceof Error ? null : report.html, env, say });
   if (output.error) throw output.error;
 }
 
