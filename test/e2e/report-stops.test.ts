@@ -13,16 +13,19 @@ const cli = (args: string[]) => runCli(args, { cwd: dir, timeout: 60_000 });
 interface Results { run: { outcome: string }; jobs: { key: string; label: string; state: string; credits: { used: number | null; overHighEstimate: boolean } }[] }
 const results = (name: string) => JSON.parse(readFileSync(join(dir, 'out', `${name}.sandbox`, 'report', 'results.json'), 'utf8')) as Results;
 
-describe('the report is written', () => {
-  test('when --max-wait leaves work unfinished (exit 4), with the job still in flight', async () => {
-    writeFileSync(join(dir, 'slow.yaml'), `version: 1
-name: slow
-outputs: out/slow
+/** A manifest of one AI Short, its outputs in out/NAME. */
+const oneShort = (name: string, script: string) => `version: 1
+name: ${name}
+outputs: out/${name}
 steps:
   - id: shorts
     kind: ai_short
-    with: { script: "A short that takes its time.", style: 3D, aspect_ratio: 9x16 }
-`);
+    with: { script: "${script}", style: 3D, aspect_ratio: 9x16 }
+`;
+
+describe('the report is written', () => {
+  test('when --max-wait leaves work unfinished (exit 4), with the job still in flight', async () => {
+    writeFileSync(join(dir, 'slow.yaml'), oneShort('slow', 'A short that takes its time.'));
     // At the sandbox's real speed the short renders for many seconds; the run stops after one.
     const run = await cli(['run', 'slow.yaml', '--sandbox', '--sandbox-speed', '1', '--max-wait', '1s']);
     expect(run.exitCode, run.stderr).toBe(4);
@@ -79,14 +82,7 @@ steps:
 
 describe('a report the run cannot write', () => {
   test('is said on a stamped line naming the way to write it; the run\'s exit code stands on its jobs', async () => {
-    writeFileSync(join(dir, 'blocked.yaml'), `version: 1
-name: blocked
-outputs: out/blocked
-steps:
-  - id: shorts
-    kind: ai_short
-    with: { script: "A short whose report has nowhere to go.", style: 3D, aspect_ratio: 9x16 }
-`);
+    writeFileSync(join(dir, 'blocked.yaml'), oneShort('blocked', 'A short whose report has nowhere to go.'));
     // A file where the report's folder goes: the folder cannot be made.
     mkdirSync(join(dir, 'out', 'blocked.sandbox'), { recursive: true });
     writeFileSync(join(dir, 'out', 'blocked.sandbox', 'report'), 'not a folder');
