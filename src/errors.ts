@@ -123,13 +123,15 @@ export class LockedError extends ReelpipeError {
  * "try again later" (exit 75, like a run lock held), and nothing was written by the write refused.
  */
 export class StateBusyError extends LockedError {
+  /** What holds the file, without what to do: a run that stops on it says its own (outcome.ts). */
+  readonly held: string;
+
   constructor(path: string, waitedMs: number, options: ReelpipeErrorOptions = {}) {
-    super(
+    const held =
       `the state database ${path} is held by another process: SQLite's write lock was not let go within ${Math.round(waitedMs / 1000)} s ` +
-        '(a reelpipe paused or hung in the middle of a write, or another program holding the file). ' +
-        'Nothing more was sent and nothing recorded is lost; run the same command again once that process has gone on or ended',
-      options,
-    );
+      '(a reelpipe paused or hung in the middle of a write, or another program holding the file)';
+    super(`${held}. Nothing more was sent and nothing recorded is lost; run the same command again once that process has gone on or ended`, options);
+    this.held = held;
   }
 }
 

@@ -1,3 +1,4 @@
+import { StateBusyError } from '../errors.js';
 import { isLocalFault, LockLostError, type EventType } from '../state/index.js';
 import type { RunContext } from './run-context.js';
 
@@ -12,6 +13,11 @@ export function stopOnLocalFault(ctx: RunContext, error: unknown): boolean {
   // jobs, so this run halts as when its heartbeat finds the lock lost (exit 75).
   if (error instanceof LockLostError) {
     if (ctx.stop.stop('lock-lost', error.message)) ctx.events.emit('run:stopping', { reason: 'lock-lost', message: error.message });
+    return true;
+  }
+  // SQLite's write lock kept by another process (paused or hung mid-write): no write can be recorded until it lets go.
+  if (error instanceof StateBusyError) {
+    if (ctx.stop.stop('state-held', error.held)) ctx.events.emit('run:stopping', { reason: 'state-held', message: error.held });
     return true;
   }
   if (!isLocalFault(error)) return false;

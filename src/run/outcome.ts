@@ -83,6 +83,8 @@ function stoppedEarly(result: RunResult, said: Said): ReelpipeError | undefined 
       return new UnfinishedError(`${message}; ${left}: the next run carries on${also}`);
     case 'local-fault':
       return new LocalFaultError(`${message}; ${left}: fix the machine, then run the same command again${also}`);
+    case 'state-held':
+      return new LockedError(`${message}; nothing more could be recorded, so the run stopped; ${left}: run the same command again once that process has gone on or ended${also}`);
     // The failures are why the run stopped: read them first (exit 1); retry then resubmits them and
     // runs the rest, so it is the one instruction for both (and the failures are said once, here).
     case 'halt-after': {

@@ -22,7 +22,7 @@ import type { DeliveryDesk } from './track/deliveries.js';
  * service unreachable past its bound, a local fault (the state cannot be written, so nothing
  * more can be recorded safely).
  */
-const HALTING = new Set<StopReason>(['interrupted', 'deadline', 'lock-lost', 'unreachable', 'local-fault']);
+const HALTING = new Set<StopReason>(['interrupted', 'deadline', 'lock-lost', 'unreachable', 'local-fault', 'state-held']);
 
 /**
  * Halts that also cut requests on the wire (the client's signal). Why not an interruption: a
@@ -31,7 +31,7 @@ const HALTING = new Set<StopReason>(['interrupted', 'deadline', 'lock-lost', 'un
  * lock, an unreachable service or a local fault must end the run within seconds whatever the
  * network does: a POST they cut is recorded in doubt and settled by a later run.
  */
-const CUTTING = new Set<StopReason>(['deadline', 'lock-lost', 'unreachable', 'local-fault']);
+const CUTTING = new Set<StopReason>(['deadline', 'lock-lost', 'unreachable', 'local-fault', 'state-held']);
 
 /**
  * Why submitting stopped, first reason wins. `halt` (interrupt, deadline, lost lock) also ends tracking and

@@ -73,8 +73,12 @@ export interface PreviousRun {
   outcome: string | null;
 }
 
-/** Why submitting stopped before every job was submitted (`halt-after`: --halt-after N failures were reached). */
-export type StopReason = 'interrupted' | 'deadline' | 'budget' | 'credits' | 'auth' | 'lock-lost' | 'unreachable' | 'local-fault' | 'halt-after';
+/**
+ * Why submitting stopped before every job was submitted (`halt-after`: --halt-after N failures
+ * were reached; `state-held`: another process kept SQLite's write lock past the busy timeout, so
+ * nothing more could be recorded — StateBusyError).
+ */
+export type StopReason = 'interrupted' | 'deadline' | 'budget' | 'credits' | 'auth' | 'lock-lost' | 'unreachable' | 'local-fault' | 'state-held' | 'halt-after';
 
 export class RunEvents {
   private readonly emitter = new EventEmitter();

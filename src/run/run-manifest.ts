@@ -207,14 +207,14 @@ interface Held {
 /** Takes the lock and connects: what executing the plan needs, once nothing refuses the start. */
 async function startLocked(input: RunManifestInput, plan: Plan, options: ResolvedRunOptions, held: Held): Promise<RunDeps> {
   const { store, clock, stop, closers } = held;
-  const halt = (reason: 'lock-lost' | 'local-fault', message: string) => {
+  const halt = (reason: 'lock-lost' | 'local-fault' | 'state-held', message: string) => {
     if (stop.stop(reason, message)) input.progress.emit('run:stopping', { reason, message });
   };
   const terms = runTerms(plan, options);
   const lock = await lockOrJoin(store, input.join === true, options.maxCredits, terms, plan, {
     name: plan.manifestId,
     onLost: () => halt('lock-lost', `the lock on ${plan.manifestId} was taken by another run (this run's heartbeat looked stale)`),
-    onFault: (error) => halt('local-fault', `the state database ${held.statePath} could not be written (${error.message}); nothing more can be recorded safely`),
+    onFault: (error) => (error instanceof StateBusyError ? halt('state-held', error.held) : halt('local-fault', `the state database ${held.statePath} could not be written (${error.message}); nothing more can be recorded safely`)),
     waitMs: options.waitForLockMs,
     staleAfterMs: options.leaseMs,
     heartbeatMs: options.leaseMs / 6,

@@ -125,11 +125,7 @@ describe('on sqlite, a state database another process holds mid-write', { timeou
     p.write('paused.yaml', shorts(2));
     expect((await p.cli(args)).exitCode).toBe(0);
     p.write('paused.yaml', shorts(5));
-    // The holder: SQLite's write lock taken (BEGIN IMMEDIATE), then frozen before COMMIT.
-    const hold = `const db = new (require('better-sqlite3'))(${JSON.stringify(p.state)}); db.exec('BEGIN IMMEDIATE'); console.log('held'); setInterval(() => {}, 1000);`;
-    const holder = execa('node', ['-e', hold], { reject: false });
-    await new Promise<void>((resolve) => holder.stdout?.once('data', () => resolve()));
-    holder.kill('SIGSTOP');
+    const { holder } = await holdWriteLock(p.state);
     const blocked = await p.cli(args, env);
     expect(blocked.exitCode, blocked.stderr).toBe(75);
     expect(blocked.stderr).toContain(`the state database ${p.state} is held by another process`);
@@ -142,4 +138,36 @@ describe('on sqlite, a state database another process holds mid-write', { timeou
     expect(created(p)).toBe(5);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
   });
+
+  test('taken mid-run, the run stops (nothing more can be recorded) and exits 75 saying what is left; the next run finishes, nothing made twice', async () => {
+    const p = (project = await openProject({ store: 'sqlite', speed: SPEED }));
+    const { env, args } = runOf(p);
+    p.write('paused.yaml', shorts(24));
+    const run = execa('node', [CLI, ...args], { cwd: p.dir, env, reject: false });
+    await until(() => created(p) >= 2, 'the run to create jobs');
+    const { holder } = await holdWriteLock(p.state);
+    const stopped = await run;
+    expect(stopped.exitCode, stopped.stderr).toBe(75);
+    expect(stopped.stderr).toMatch(/is held by another process: .*; nothing more could be recorded, so the run stopped; \d+ jobs left \(/);
+    holder.kill('SIGKILL');
+    await holder;
+    const after = await p.cli(args);
+    expect([0, 5], after.stderr).toContain(after.exitCode);
+    const statuses = await p.rows<{ status: string; n: number }>('SELECT status, count(*) AS n FROM jobs GROUP BY status');
+    const byStatus = Object.fromEntries(statuses.map((row) => [row.status, Number(row.n)]));
+    // Every job downloaded, but at most those whose POST was on the wire when the run stopped (in doubt: an AI Short cannot be searched for).
+    expect((byStatus.downloaded ?? 0) + (byStatus.in_doubt ?? 0)).toBe(24);
+    expect(byStatus.in_doubt ?? 0).toBeLessThanOrEqual(4);
+    expect(p.sandbox.stats().duplicates.total).toBe(0);
+  });
 });
+
+/** A process that takes SQLite's write lock on `path` (BEGIN IMMEDIATE) and is then frozen before COMMIT (SIGSTOP). */
+async function holdWriteLock(path: string): Promise<{ holder: ReturnType<typeof execa> }> {
+  const hold = `const db = new (require('better-sqlite3'))(${JSON.stringify(path)}); db.exec('BEGIN IMMEDIATE'); console.log('held'); setInterval(() => {}, 1000);`;
+  const holder = execa('node', ['-e', hold], { reject: false });
+  await new Promise<void>((resolve) => holder.stdout?.once('data', () => resolve()));
+  holder.kill('SIGSTOP');
+  // Wrapped: the child is a promise of its end, which returning it from here would wait for.
+  return { holder };
+}

@@ -44,7 +44,7 @@ function owed(last: HookRunRow | undefined, output: OutputRow): boolean {
 }
 
 /** Why these stops start no hook: another run holds the job now, or nothing more can be recorded. */
-const refusesHooks = (ctx: RunContext) => ctx.stop.reason === 'lock-lost' || ctx.stop.reason === 'local-fault';
+const refusesHooks = (ctx: RunContext) => ctx.stop.reason === 'lock-lost' || ctx.stop.reason === 'local-fault' || ctx.stop.reason === 'state-held';
 
 /**
  * Runs the output hook owed for each downloaded file of a job (once per file, whatever runs and
