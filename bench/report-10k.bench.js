@@ -25,10 +25,9 @@ import { publish } from './lib/results.js';
 import { markdownTable } from './lib/table.js';
 import { atMost, TARGET_HEADERS, targetRows } from './lib/targets.js';
 import { scratchDir } from './lib/scratch.js';
+import { wholeOption } from './lib/options.js';
 
-const jobsAt = process.argv.indexOf('--jobs');
-const JOBS = jobsAt === -1 ? 10_000 : Number(process.argv[jobsAt + 1]);
-if (!Number.isInteger(JOBS) || JOBS < 1) throw new Error(`--jobs: a whole number of jobs, not ${process.argv[jobsAt + 1]}`);
+const JOBS = wholeOption('jobs', 10_000);
 const NAME = JOBS === 10_000 ? 'report-10k' : `report-${JOBS / 1000}k`;
 const jobsText = JOBS.toLocaleString('en-US');
 const dir = scratchDir('report');

@@ -18,3 +18,13 @@ export function listOption(name, argv = process.argv.slice(2)) {
   if (!value) throw new Error(`--${name} takes a comma-separated list`);
   return value.split(',').map((item) => item.trim()).filter(Boolean);
 }
+
+/** `--NAME N` (or `--NAME=N`) as a whole number above 0; `fallback` when not given. */
+export function wholeOption(name, fallback, argv = process.argv.slice(2)) {
+  const at = argv.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
+  if (at < 0) return fallback;
+  const text = argv[at].includes('=') ? argv[at].slice(argv[at].indexOf('=') + 1) : argv[at + 1];
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: a whole number above 0, not ${text}`);
+  return value;
+}
