@@ -126,7 +126,8 @@ describe('one run shared by several hosts (PostgreSQL)', { timeout: 120_000 }, (
   });
 
   test('two members started at the same moment join one run and claim disjoint jobs', async () => {
-    const p = (project = await openProject({ store: 'postgres', speed: SPEED * 10 }));
+    // At the members' speed 60 jobs take one member about 3 s: the other, however late its start, joins while jobs are left.
+    const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
     const { dirs } = checkouts(p, 60);
     const [ra, rb] = await Promise.all([member(p, dirs[0]!, 'host-a'), member(p, dirs[1]!, 'host-b')]);
     expect([ra.exitCode, rb.exitCode], `${String(ra.all)}\n---\n${String(rb.all)}`).toEqual([0, 0]);
@@ -143,12 +144,14 @@ describe('jobs that need jobs another member makes (PostgreSQL)', { timeout: 120
   test('two members of a two-step run: a teaser waits for every short, whichever member made it, and is sent only once they are all done', async () => {
     const p = (project = await openProject({ store: 'postgres', speed: SPEED }));
     const { dirs, shared } = checkouts(p, 1);
-    const shorts = Array.from({ length: 30 }, (_, i) => i + 1).join(', ');
+    // 40 shorts two at a time: about 5 s for one member alone, so the second, however late its
+    // start on a loaded machine, joins while shorts are left to claim.
+    const shorts = Array.from({ length: 40 }, (_, i) => i + 1).join(', ');
     for (const name of ['a', 'b']) {
       p.write(`checkout-${name}/shared.yaml`, `version: 1
 name: shared
 outputs: ${shared}
-concurrency: 6
+concurrency: 2
 steps:
   - id: shorts
     kind: ai_short
@@ -165,7 +168,7 @@ steps:
     const [ra, rb] = await Promise.all([member(p, dirs[0]!, 'host-a'), member(p, dirs[1]!, 'host-b')]);
     expect([ra.exitCode, rb.exitCode], `${String(ra.all)}\n---\n${String(rb.all)}`).toEqual([0, 0]);
     expect(p.sandbox.stats().duplicates.total).toBe(0);
-    expect(await countStatuses(p)).toEqual({ downloaded: 32 });
+    expect(await countStatuses(p)).toEqual({ downloaded: 42 });
     // Both members made shorts; no teaser was sent before the last short was done.
     const hosts = await p.rows<{ host: string }>("SELECT DISTINCT r.host FROM attempts a JOIN runs r ON r.id = a.run_id WHERE a.job_key LIKE 'shorts:%'");
     expect(hosts.length).toBe(2);
