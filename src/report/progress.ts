@@ -32,7 +32,7 @@ export interface ProgressOptions {
 
 export interface Progress {
   /** The plan, and its jobs as the state database has them when the run starts: the counting begins. */
-  begin(plan: PlanShape, rows: readonly Pick<JobFacts, 'key' | 'status' | 'creditsUsed' | 'creditsPrior' | 'submittedAt' | 'finishedAt'>[]): void;
+  begin(plan: PlanShape, rows: readonly Pick<JobFacts, 'key' | 'status' | 'creditsUsed' | 'creditsPrior' | 'submittedAt' | 'finishedAt'>[], start?: { joined: boolean }): void;
   /**
    * The run is over: the jobs it began with in doubt and still holds there said in one line (each
    * printed on its own only when it changes), a last redraw (live), and every timer stopped.
@@ -91,12 +91,14 @@ export function startProgress(events: RunEvents, options: ProgressOptions): Prog
   always('run:note', say.noteText);
   let closed = false;
   return {
-    begin: (plan, rows) => {
+    begin: (plan, rows, start = { joined: false }) => {
       labels = jobIndex(plan);
       tally = new ProgressTally(plan, concurrency, rows);
       for (const row of rows) if (row.status === 'in_doubt' && labels.get(row.key)) doubtedBefore.add(row.key);
-      // What the run starts from, right after the header, when the run before it left work.
-      const resumes = say.resumeText(previous, tally.total(tally.steps(clock.now())).counts);
+      // What the run starts from, right after the header, when the run before it left work. A
+      // member that joined a live run resumes nothing: the run before its row is, at best, another
+      // member starting at the same moment, its lock not yet taken — not a run that died.
+      const resumes = start.joined ? null : say.resumeText(previous, tally.total(tally.steps(clock.now())).counts);
       if (resumes) sink.line(resumes);
       else sink.refresh();
     },

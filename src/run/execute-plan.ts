@@ -208,7 +208,7 @@ async function readStart(ctx: RunContext, plan: Plan): Promise<void> {
   // another member of the run holds: its POST may be on the wire. The store leaves those.)
   for (const row of await ctx.store.recoverInterrupted(planned, 'found submitting at start-up: an earlier run died mid-POST')) ctx.start.rows.set(row.key, row);
   ctx.start.outputs = await ctx.store.allOutputs();
-  ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()] });
+  ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()], joined: ctx.members?.joined ?? false });
 }
 
 /**

@@ -16,7 +16,7 @@ import type { JobOutcome } from './drive-job.js';
 export class Members {
   constructor(
     private readonly store: Store & { members: RunMembers },
-    private readonly lock: Pick<HeldLock, 'name' | 'token' | 'leave'>,
+    private readonly lock: Pick<HeldLock, 'name' | 'token' | 'leave' | 'joined'>,
     private readonly clock: Clock,
     /** How often an idle member looks again, and a job waits for one another member drives. */
     readonly pollMs: number,
@@ -24,9 +24,14 @@ export class Members {
   ) {}
 
   /** The member side of a run on a shared store, or null (one process runs the manifest). */
-  static of(store: Store, lock: Pick<HeldLock, 'name' | 'token' | 'leave'> | undefined, clock: Clock, leaseMs: number, signal: AbortSignal): Members | null {
+  static of(store: Store, lock: Pick<HeldLock, 'name' | 'token' | 'leave' | 'joined'> | undefined, clock: Clock, leaseMs: number, signal: AbortSignal): Members | null {
     if (store.members === null || lock === undefined) return null;
     return new Members(store as Store & { members: RunMembers }, lock, clock, Math.max(50, Math.min(1000, leaseMs / 4)), signal);
+  }
+
+  /** This process joined a run another member started (it did not take the manifest's lock). */
+  get joined(): boolean {
+    return this.lock.joined !== null;
   }
 
   /** Jobs another member holds: neither driven nor recovered here. */

@@ -38,8 +38,9 @@ export interface RunEventMap {
   /**
    * The plan's jobs as the run starts driving them: recorded, and those an earlier run left
    * mid-POST already in doubt. Progress counts from here; the run's log gives their count per status.
+   * `joined`: this process joined a live run another member started — it resumes nothing.
    */
-  'run:jobs': { jobs: readonly JobState[] };
+  'run:jobs': { jobs: readonly JobState[]; joined: boolean };
 }
 
 /** The run as it starts: the facts a progress header and a log's first line name. */

@@ -201,3 +201,25 @@ describe('jobs in doubt', () => {
     expect(output()).not.toContain('still in doubt');
   });
 });
+
+describe('what the run resumes', () => {
+  /** Plain progress of a run whose newest run before it has no end recorded (died, as far as its row says). */
+  const afterDied = (start?: { joined: boolean }) => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 23, 2, 0, 0));
+    const events = new RunEvents();
+    let out = '';
+    const progress = startProgress(events, { mode: 'plain', write: (text) => (out += text), version: '9.9.9', clock });
+    events.emit('run:started', { ...STARTED, previous: { runId: 11, state: 'died', outcome: null } });
+    progress.begin(PLAN, [], start);
+    progress.close();
+    return out.split('\n').slice(1).join('\n');
+  };
+
+  test('a run that took the manifest says the run it resumes, right after its header', () => {
+    expect(afterDied()).toMatch(new RegExp(`${ISO.source}resumes run 11, which died \\(no end recorded\\): 0 done`));
+  });
+
+  test('a member that joined a live run says none: the run before its row is another member starting, not one that died', () => {
+    expect(afterDied({ joined: true })).not.toContain('resumes');
+  });
+});
