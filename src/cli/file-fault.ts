@@ -8,7 +8,8 @@ import { LocalFaultError } from '../errors.js';
  * `fix`: what the path must be. Undefined for any other error.
  */
 export function fileFault(error: unknown, what: string, fix: string): LocalFaultError | undefined {
-  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
-  if (typeof code !== 'string' || typeof syscall !== 'string') return undefined;
+  // A path too: a socket's error (ECONNREFUSED from `connect`) has a code and a call but names no file.
+  const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || typeof syscall !== 'string' || typeof path !== 'string') return undefined;
   return new LocalFaultError(`${what}: ${(error as Error).message}; ${fix}: fix it, then run the same command again`, { cause: error });
 }
