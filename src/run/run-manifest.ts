@@ -314,12 +314,15 @@ async function openStore(statePath: string, clock: Clock): Promise<Store> {
   }
 }
 
+/** A write the run's end may fail and go on: a full disk, an unwritable file, a database another process holds. */
+const unrecordable = (error: unknown): boolean => isLocalFault(error) || error instanceof StateBusyError;
+
 /** Records how the run ended, if it started; on a full disk that may fail too, and is not worth a second error. */
 async function finish(store: Store, events: RunEvents, outcome: string, summary: Record<string, unknown>, refusal: string | null = null): Promise<void> {
   try {
     await store.finishRun(outcome, summary, refusal);
   } catch (error) {
-    if (!isLocalFault(error) && !(error instanceof StateBusyError)) throw error;
+    if (!unrecordable(error)) throw error;
   }
   if (store.runId !== null) events.emit('run:finished', { runId: store.runId, outcome });
 }
@@ -330,7 +333,7 @@ async function closeAll(closers: (() => Promise<void> | void)[]): Promise<void> 
     try {
       await close();
     } catch (error) {
-      if (!isLocalFault(error) && !(error instanceof StateBusyError)) throw error;
+      if (!unrecordable(error)) throw error;
     }
   }
 }
