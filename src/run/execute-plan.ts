@@ -130,7 +130,9 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   const backlog = new DownloadBacklog(2 * options.concurrency);
   const deadline = watchDeadline(ctx, tracker);
   const unwatchFailures = watchHaltAfter(ctx.events, ctx.stop, options.haltAfter);
-  const drive = async (jobs: readonly PlannedJob[]) => {
+  // `claims`: the jobs to drive come from the store's claims (the first drive); else they were
+  // claimed already (a second pass, jobs taken over), and a claim would hand out others.
+  const drive = async (jobs: readonly PlannedJob[], claims: boolean) => {
     // Before any job starts: a job may look up the jobs it needs as soon as it runs.
     for (const job of jobs) if (needed.has(job.key) && !ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
     // Every job is waited for, and each catches its own errors: one job's failure never ends the
@@ -145,7 +147,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
     for (const job of jobs) codes[place(job.key)] = statusCode(ctx.start.rows.get(job.key)?.status);
     for (const row of unseen) codes[place(row.key)] = statusCode(row.status);
     const statusOf = (key: string) => statusOfCode(codes[place(key)]!);
-    const { first, more } = await readyStream(ctx, jobs, statusOf);
+    const { first, more } = await readyStream(ctx, jobs, statusOf, claims);
     const laneOfJob = (job: PlannedJob) => (needsSlot(statusOf(job.key)) ? laneOf(plan, job) : NO_SLOT_LANE);
     const priorityOf = (job: PlannedJob) => (isSent(statusOf(job.key)) ? SENT_FIRST : job.priority);
     return startInTurns(first, laneOfJob, (lane) => laneWidth(plan, options, lane), async (job, turn) => {
@@ -181,10 +183,10 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   };
   // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
   const open = plan.jobs.filter((job) => !finishedAtStart(ctx, job.key));
-  await drive(open);
+  await drive(open, true);
   // A delivery that came after its job was left in doubt (it outwaited the bound) still names the
   // job the POST made: those jobs get one more pass, which adopts them.
-  if (!ctx.stop.halted) await drive(await namedByLateDeliveries(ctx, plan));
+  if (!ctx.stop.halted) await drive(await namedByLateDeliveries(ctx, plan), false);
   // A member stays while another is busy, taking over the jobs of one that dies (members.ts).
   if (members) await stayWhileOthersWork(ctx, members, open, drive);
   // Every read still on the wire settles (and is committed) before the caller closes anything.
@@ -215,22 +217,21 @@ async function readStart(ctx: RunContext, plan: Plan): Promise<void> {
  * An idle member of a shared run: while another member is busy, it claims again every poll (a
  * lapsed member's jobs come to it so) and drives what it gets; it leaves once none is busy.
  */
-async function stayWhileOthersWork(ctx: RunContext, members: Members, jobs: readonly PlannedJob[], drive: (jobs: readonly PlannedJob[]) => Promise<void>): Promise<void> {
+async function stayWhileOthersWork(ctx: RunContext, members: Members, jobs: readonly PlannedJob[], drive: (jobs: readonly PlannedJob[], claims: boolean) => Promise<void>): Promise<void> {
   // Said once per idle spell, not at every look: a look that finds nothing changes nothing.
   let idle = false;
   while (!ctx.stop.halted) {
     if (!idle && !(await members.idle(true))) return;
     idle = true;
     // Only jobs this member never drove: its own ended their drive (a download it could not finish waits for the next run).
-    const taken = await ctx.store.claim(claimWindow(ctx), new Set(jobs.filter((job) => !ctx.drivenHere.has(job.key)).map((job) => job.key)), { downloads: true });
+    const taken = await claimWanted(ctx, true, (key) => !ctx.drivenHere.has(key));
     if (taken.length > 0) {
       await members.idle(false);
       idle = false;
       await claimedHere(ctx, taken);
       ctx.events.emit('run:note', { message: `took over ${taken.length === 1 ? '1 job' : `${taken.length} jobs`} of a member whose lease lapsed` });
       const keys = new Set(taken.map((t) => t.key));
-      // Driven as claimed by this run already: drive()'s own claims pass them by.
-      await drive(jobs.filter((job) => keys.has(job.key)));
+      await drive(jobs.filter((job) => keys.has(job.key)), false);
       continue;
     }
     if ((await members.busy()).length === 0) return;
@@ -340,12 +341,12 @@ const claimWindow = (ctx: RunContext): number => (ctx.members ? Math.max(8, 2 * 
 
 /**
  * `jobs` in the order they start, as a stream for startInTurns: first the ones that take no slot
- * (to download, to check, or over), by priority; then the ready ones (to send, reconcile or track)
- * as the store hands them out (Store.claim: sent first, then priority and plan order), a window at
- * a time while few wait; last, once the claims run dry, any ready job this run claimed earlier (a
- * second pass over jobs in doubt a late delivery named), in ready order.
+ * (to download, to check, or over), by priority; then, with `claims`, the ready ones (to send,
+ * reconcile or track) as the store hands them out (Store.claim: sent first, then priority and
+ * plan order), a window at a time while few wait; last, once the claims run dry (or without
+ * them), any ready job of `jobs` this run claimed earlier, in ready order.
  */
-async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statusOf: (key: string) => JobStatus | undefined): Promise<{ first: PlannedJob[]; more: MoreJobs<PlannedJob> }> {
+async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statusOf: (key: string) => JobStatus | undefined, claims: boolean): Promise<{ first: PlannedJob[]; more: MoreJobs<PlannedJob> }> {
   const left = new Set(jobs.map((job) => job.key));
   const give = (list: PlannedJob[]) => {
     for (const job of list) left.delete(job.key);
@@ -354,10 +355,10 @@ async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statusO
   // Another member's jobs are its own to drive, download or check (members.ts).
   const others = ctx.members ? await ctx.members.heldByOthers() : new Set<string>();
   const idle = give(inReadyOrder(jobs.filter((job) => !needsSlot(statusOf(job.key)) && !others.has(job.key)), (job) => job.priority));
-  let claiming = true;
+  let claiming = claims;
   const next = async (): Promise<PlannedJob[]> => {
     if (claiming) {
-      const window = await ctx.store.claim(claimWindow(ctx), left, { downloads: ctx.members !== null });
+      const window = await claimWanted(ctx, ctx.members !== null, (key) => left.has(key));
       if (ctx.members) await claimedHere(ctx, window);
       if (window.length > 0) return give(window.map(({ key }) => ctx.planned.get(key) as PlannedJob));
       claiming = false;
@@ -366,6 +367,20 @@ async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statusO
     return give(inReadyOrder([...left].filter((key) => !ctx.members || ctx.claimedHere.has(key)).map((key) => ctx.planned.get(key) as PlannedJob), (job) => job.priority));
   };
   return { first: [...idle, ...(await next())], more: { next, lowWater: claimWindow(ctx) / 2 } };
+}
+
+/**
+ * A window of the store's claims (the plan's ready jobs, in ready order) less those `wanted`
+ * turns down: jobs this run drives already without a claim (found finished, to download), which
+ * the claim marks as this run's all the same. Claimed again while a window holds only those, so
+ * an empty answer means none is left; each claim marks what it read, so this ends.
+ */
+async function claimWanted(ctx: RunContext, downloads: boolean, wanted: (key: string) => boolean): Promise<{ key: string; status: JobStatus }[]> {
+  for (;;) {
+    const window = await ctx.store.claim(claimWindow(ctx), { downloads });
+    const kept = window.filter(({ key }) => wanted(key));
+    if (kept.length > 0 || window.length === 0) return kept;
+  }
 }
 
 /** Found sent when the run starts: it exists (or may) at the service, and holds its capacity. */

@@ -73,7 +73,10 @@ export interface Store {
   note(type: EventType, jobKey: string | null, data?: Record<string, unknown>): Promise<void>;
 
   // ── the plan ──────────────────────────────────────────────────────────────────────────────────
-  /** Records the plan's jobs (a known key keeps its status and history) and scopes the store to the manifest. */
+  /**
+   * Records the plan's jobs (a known key keeps its status and history) and scopes the store to the
+   * manifest. These jobs, and no other of the manifest's, are the plan the run's claims hand out.
+   */
   syncPlan(manifest: string, jobs: readonly NewJob[]): Promise<{ added: number; known: number }>;
   /**
    * Jobs of `keys` found `submitting` (an earlier run died mid-POST): each open intent closed in
@@ -82,14 +85,16 @@ export interface Store {
   recoverInterrupted(keys: ReadonlySet<string>, why: string): Promise<JobRow[]>;
 
   /**
-   * Claims up to `limit` ready jobs among `scope` for this run, in the one ready order
-   * (run/ready-order.ts): jobs already sent first (`submitting`, `submitted`, `running`,
-   * `in_doubt`, in plan order), then `planned` ones by priority descending and plan order. A job
-   * is claimed once per run: the runner drives what it claimed and claims again until none is left.
+   * Claims up to `limit` ready jobs of the plan last recorded (syncPlan) for this run, in the one
+   * ready order (run/ready-order.ts): jobs already sent first (`submitting`, `submitted`,
+   * `running`, `in_doubt`, in plan order), then `planned` ones by priority descending and plan
+   * order. A job is claimed once per run: the runner drives what it claimed and claims again until
+   * none is left. A claim reads a window of the plan, not the plan (migration 24's jobs_ready): its
+   * cost is its window and the jobs claimed before it still to finish, whatever the plan's size.
    * With `downloads`, jobs finished and not downloaded (`done`) too, among the sent ones: a member
    * of a shared run takes over a lapsed member's downloads (run/members.ts).
    */
-  claim(limit: number, scope: ReadonlySet<string>, options?: { downloads?: boolean }): Promise<{ key: string; status: JobStatus }[]>;
+  claim(limit: number, options?: { downloads?: boolean }): Promise<{ key: string; status: JobStatus }[]>;
 
   // ── a job's moves ─────────────────────────────────────────────────────────────────────────────
   /** Opens an attempt and moves the job to `submitting` with its request and reservation, durably: the POST may go once this settles. */

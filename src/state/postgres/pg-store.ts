@@ -153,11 +153,11 @@ export class PgStore implements Store {
     return this.changingJobs(this.alone((tx, scope) => recoverInterrupted(tx, scope, keys, why), true, (rows) => rows.length > 0));
   }
 
-  async claim(limit: number, scope: ReadonlySet<string>, options: { downloads?: boolean } = {}): Promise<{ key: string; status: JobStatus }[]> {
+  async claim(limit: number, options: { downloads?: boolean } = {}): Promise<{ key: string; status: JobStatus }[]> {
     // A store acting for no run claims as run 0: claims then count once per store, as a run's do.
     const manifest = this.scope;
     // Quiet: a claim marks the rows for its run (claim_run), which no job state or money shows.
-    const { claimed, rows } = await this.alone((tx, op) => claimReady(tx, withManifest(op), this.clock, op.runId ?? 0, limit, scope, options.downloads), false, never);
+    const { claimed, rows } = await this.alone((tx, op) => claimReady(tx, withManifest(op), this.clock, op.runId ?? 0, limit, options.downloads), false, never);
     // The runner reads each job it claimed next: held, those reads cost nothing.
     this.held.committed(manifest, rows, []);
     return claimed;

@@ -4,28 +4,35 @@ import { statement } from './statements.js';
 
 /** The statuses a claim hands out (with `downloads`, `done` too): a job to send, reconcile or track. */
 export const CLAIMED_STATUSES = `'planned', 'submitting', 'submitted', 'running', 'in_doubt'`;
-
-/** The ready jobs of a manifest not claimed by a run, in ready order (see claimReady). */
-const claimable = (statuses: string) => `SELECT key, status FROM jobs
-  WHERE manifest = ? AND status IN (${statuses}) AND claim_run IS NOT ?
-  ORDER BY status = 'planned', CASE WHEN status = 'planned' THEN -priority ELSE 0 END, plan_order, key`;
-const CLAIMABLE = claimable(CLAIMED_STATUSES);
-const CLAIMABLE_WITH_DOWNLOADS = claimable(`${CLAIMED_STATUSES}, 'done'`);
+/**
+ * Every status the ready index holds (migration 24's jobs_ready, whose text must not change): the
+ * claimed ones and `done`. SQLite uses a partial index only for a query that names its condition
+ * as written, so both claims name it and the one without downloads leaves `done` out beside it.
+ */
+export const READY_INDEX_STATUSES = `${CLAIMED_STATUSES}, 'done'`;
 
 /**
- * Up to `limit` ready jobs of the manifest among `scope` that run `runId` has not claimed yet,
- * marked as claimed by it (jobs.claim_run, migration 18), in the one ready order
- * (run/ready-order.ts): jobs already sent first (they hold the service's capacity; among them,
- * plan order), then the planned ones by priority descending, then plan order. Inside the
- * caller's transaction, so a job is handed out once per run.
+ * The ready jobs of the manifest's plan not claimed by a run, in ready order (see claimReady):
+ * read from jobs_ready in its own order (no sort), so a claim reads as far as its window and the
+ * jobs claimed before it that are still to finish, never the whole plan.
  */
-export function claimReady(engine: StateStore, runId: number, limit: number, scope: ReadonlySet<string>, downloads = false): { key: string; status: JobStatus }[] {
-  const claimed: { key: string; status: JobStatus }[] = [];
-  for (const [key, status] of statement(engine.db, downloads ? CLAIMABLE_WITH_DOWNLOADS : CLAIMABLE, { raw: true }).iterate(engine.manifest, runId) as Iterable<[string, JobStatus]>) {
-    if (claimed.length >= limit) break;
-    if (scope.has(key)) claimed.push({ key, status });
-  }
+const claimable = (downloads: boolean) => `SELECT key, status FROM jobs
+  WHERE manifest = ? AND in_plan = 1 AND status IN (${READY_INDEX_STATUSES})${downloads ? '' : ` AND status <> 'done'`} AND claim_run IS NOT ?
+  ORDER BY status = 'planned', CASE WHEN status = 'planned' THEN -priority ELSE 0 END, plan_order, key
+  LIMIT ?`;
+const CLAIMABLE = claimable(false);
+const CLAIMABLE_WITH_DOWNLOADS = claimable(true);
+
+/**
+ * Up to `limit` ready jobs of the plan last recorded for the manifest (syncPlan's in_plan) that
+ * run `runId` has not claimed yet, marked as claimed by it (jobs.claim_run, migration 18), in the
+ * one ready order (run/ready-order.ts): jobs already sent first (they hold the service's capacity;
+ * among them, plan order), then the planned ones by priority descending, then plan order. Inside
+ * the caller's transaction, so a job is handed out once per run.
+ */
+export function claimReady(engine: StateStore, runId: number, limit: number, downloads = false): { key: string; status: JobStatus }[] {
+  const rows = statement(engine.db, downloads ? CLAIMABLE_WITH_DOWNLOADS : CLAIMABLE, { raw: true }).all(engine.manifest, runId, limit) as [string, JobStatus][];
   const mark = statement(engine.db, 'UPDATE jobs SET claim_run = ? WHERE manifest = ? AND key = ?');
-  for (const { key } of claimed) mark.run(runId, engine.manifest, key);
-  return claimed;
+  for (const [key] of rows) mark.run(runId, engine.manifest, key);
+  return rows.map(([key, status]) => ({ key, status }));
 }

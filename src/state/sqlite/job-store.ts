@@ -125,29 +125,37 @@ export class StateStore extends StoreCore {
   /**
    * Records the plan's jobs: a new key is inserted as `planned`; a known key keeps its status
    * and history (a finished job stays finished), only its estimate, request and priority are
-   * refreshed while planned.
+   * refreshed while planned. The plan's jobs are marked in it (in_plan, which claims read) and
+   * the manifest's others out of it; a mark already right is not written again.
    */
   syncPlan(manifest: string, jobs: readonly NewJob[]): { added: number; known: number } {
     this.useManifest(manifest);
     const now = this.clock.now();
     const insert = statement(this.db, 
       `INSERT INTO jobs (key, manifest, step, kind, output_name, request, path_id, status, credits_estimated,
-         priority, created_at, updated_at, planned_items, plan_order)
-       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @priority, @now, @now, @plannedItems, @order)
+         priority, created_at, updated_at, planned_items, plan_order, in_plan)
+       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @priority, @now, @now, @plannedItems, @order, 1)
        ON CONFLICT (manifest, key) DO UPDATE SET credits_estimated = excluded.credits_estimated,
          request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END, priority = excluded.priority,
-         plan_order = excluded.plan_order,
+         plan_order = excluded.plan_order, in_plan = 1,
          planned_items = CASE WHEN status = 'planned' THEN excluded.planned_items ELSE planned_items END
        WHERE status = 'planned'`,
     );
     // One scan of the manifest's statuses: a job already past `planned` is left as it is, unwritten
     // (a finished 10,000-job manifest re-runs without rewriting 10,000 rows).
     const statuses = new Map<string, string>();
-    for (const [key, status] of statement(this.db, 'SELECT key, status FROM jobs WHERE manifest = ?', { raw: true }).iterate(manifest) as Iterable<[string, string]>) {
+    const marked = new Set<string>();
+    for (const [key, status, inPlan] of statement(this.db, 'SELECT key, status, in_plan FROM jobs WHERE manifest = ?', { raw: true }).iterate(manifest) as Iterable<[string, string, number]>) {
       statuses.set(key, status);
+      if (inPlan === 1) marked.add(key);
     }
     const known = jobs.filter((job) => statuses.has(job.key));
+    const keys = new Set(jobs.map((j) => j.key));
+    const mark = statement(this.db, 'UPDATE jobs SET in_plan = ? WHERE manifest = ? AND key = ?');
     this.atomically(() => {
+      // A job past planned is not upserted: its mark is set here when it comes (back) into the plan.
+      for (const key of keys) if (!marked.has(key) && (statuses.get(key) ?? 'planned') !== 'planned') mark.run(1, manifest, key);
+      for (const key of marked) if (!keys.has(key)) mark.run(0, manifest, key);
       for (const [order, job] of jobs.entries()) {
         const status = statuses.get(job.key);
         if (status !== undefined && status !== 'planned') continue;
@@ -169,7 +177,7 @@ export class StateStore extends StoreCore {
       // An edited row's earlier job (same step and output name, another key) is superseded: its
       // spend stays in every total, shown apart (state/sqlite/money.ts). Only a job outside the
       // plan can be: when every row is of the plan (a finished manifest run again) none is looked for.
-      this.charges.supersede(new Set(jobs.map((j) => j.key)), new Set(jobs.map((j) => j.step)), statuses.size > known.length);
+      this.charges.supersede(keys, new Set(jobs.map((j) => j.step)), statuses.size > known.length);
       this.event('plan:synced', null, { manifest, jobs: jobs.length, added: jobs.length - known.length });
     });
     return { added: jobs.length - known.length, known: known.length };

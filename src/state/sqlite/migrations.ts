@@ -285,6 +285,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_of_runs ON events (manifest, run_id) WHERE job_key IS NULL;
     `,
   },
+  {
+    version: 24,
+    name: 'jobs.in_plan and jobs_ready: a claim reads a window of its plan in the ready order, not every job left',
+    // Why: a claim was told its scope as the keys of every job the run had left (up to 100,000 on
+    // every claim, sent to PostgreSQL as one array) and sorted every claimable job of the manifest
+    // to hand out a window: 60 ms a claim on SQLite and 370 ms on PostgreSQL at 100,000 jobs, a
+    // member of a shared run claiming 128 at a time nearly 800 times. The plan a run records
+    // (syncPlan) now marks its jobs (in_plan: 1 in the plan last recorded, 0 for the manifest's
+    // others), and jobs_ready holds the claimable ones of it in the one ready order
+    // (run/ready-order.ts), so a claim walks the index from its start and stops at its window.
+    // Jobs leave the index as they finish, so what it walks past is what is claimed and in flight.
+    // An existing state's jobs are in no plan until the next run records its own.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN in_plan INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX jobs_ready ON jobs (manifest, status = 'planned', CASE WHEN status = 'planned' THEN -priority ELSE 0 END, plan_order, key)
+        WHERE in_plan = 1 AND status IN ('planned', 'submitting', 'submitted', 'running', 'in_doubt', 'done');
+    `,
+    postgres: `
+      ALTER TABLE jobs ADD COLUMN in_plan INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX jobs_ready ON jobs (manifest, (status = 'planned'), (CASE WHEN status = 'planned' THEN -priority ELSE 0 END), plan_order NULLS FIRST, key COLLATE "C")
+        WHERE in_plan = 1 AND status IN ('planned', 'submitting', 'submitted', 'running', 'in_doubt', 'done');
+    `,
+  },
 ];
 
 /**

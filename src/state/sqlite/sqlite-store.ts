@@ -194,9 +194,9 @@ export class SqliteStore implements Store {
     }), durable);
   }
 
-  claim(limit: number, scope: ReadonlySet<string>, options: { downloads?: boolean } = {}): Promise<{ key: string; status: JobStatus }[]> {
+  claim(limit: number, options: { downloads?: boolean } = {}): Promise<{ key: string; status: JobStatus }[]> {
     // A store acting for no run claims as run 0: claims then count once per store, as a run's do.
-    return this.soon(() => claimReady(this.engine, this.runId ?? 0, limit, scope, options.downloads), false);
+    return this.soon(() => claimReady(this.engine, this.runId ?? 0, limit, options.downloads), false);
   }
 
   planAgain(keys: readonly string[], from: readonly JobStatus[], data: Record<string, unknown> = {}): Promise<JobRow[]> {

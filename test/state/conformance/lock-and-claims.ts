@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { LockedError } from '../../../src/errors.js';
-import { acquireLock, LockLostError, type JobStatus, type LockTaker } from '../../../src/state/index.js';
+import { acquireLock, LockLostError, type JobStatus, type LockTaker, type Store } from '../../../src/state/index.js';
 import { bring, MANIFEST, newJob, type Subject } from './harness.js';
 
 const LOCK = '/manifests/conformance.yaml';
@@ -160,45 +160,52 @@ export function lockAndClaims(subject: Subject): void {
       ['f', 'failed', 0], ['x', 'planned', 9], ['r', 'running', 0], ['p4', 'planned', 5], ['dl', 'downloaded', 0], ['sub', 'submitting', 0],
       ['rj', 'rejected', 0], ['sx', 'submitted', 0],
     ];
-    /** Every job but x and sx: out of scope. */
-    const SCOPE = new Set(PLAN.map(([key]) => key).filter((key) => key !== 'x' && key !== 'sx'));
+    /** The plan recorded again without x and sx: the run's plan, which claims hand out. */
+    const WITHOUT = new Set(['x', 'sx']);
     /** The ready order: sent jobs in plan order, then planned ones by priority descending, then plan order. */
     const READY = [
       { key: 's1', status: 'submitted' }, { key: 's2', status: 'in_doubt' }, { key: 'r', status: 'running' }, { key: 'sub', status: 'submitting' },
       { key: 'p2', status: 'planned' }, { key: 'p4', status: 'planned' }, { key: 'p1', status: 'planned' }, { key: 'p3', status: 'planned' },
     ];
+    const record = (store: Store, left: ReadonlySet<string> = new Set()) =>
+      store.syncPlan(MANIFEST, PLAN.filter(([key]) => !left.has(key)).map(([key, , priority]) => newJob(key, { priority })));
     const plan = async () => {
       const { store } = subject;
-      await store.syncPlan(MANIFEST, PLAN.map(([key, , priority]) => newJob(key, { priority })));
+      await record(store);
       for (const [key, status] of PLAN) await bring(store, key, status);
+      await record(store, WITHOUT);
     };
 
-    test('claim answers the ready jobs within scope: sent ones first in plan order, then planned by priority descending, then plan order', async () => {
+    test('claim answers the ready jobs of the plan last recorded: sent ones first in plan order, then planned by priority descending, then plan order', async () => {
       await plan();
-      expect(await subject.store.claim(100, SCOPE)).toEqual(READY);
+      expect(await subject.store.claim(100)).toEqual(READY);
     });
 
     test('each job is claimed at most once per run: a second claim answers the rest, then nothing', async () => {
       const { store } = subject;
       await plan();
-      expect(await store.claim(3, SCOPE)).toEqual(READY.slice(0, 3));
-      expect(await store.claim(3, SCOPE)).toEqual(READY.slice(3, 6));
-      expect(await store.claim(3, SCOPE)).toEqual(READY.slice(6));
-      expect(await store.claim(3, SCOPE)).toEqual([]);
+      expect(await store.claim(3)).toEqual(READY.slice(0, 3));
+      expect(await store.claim(3)).toEqual(READY.slice(3, 6));
+      expect(await store.claim(3)).toEqual(READY.slice(6));
+      expect(await store.claim(3)).toEqual([]);
     });
 
-    test('a job done, downloaded, failed or rejected is never claimed, nor one outside the scope; that one stays claimable', async () => {
+    test('a job done, downloaded, failed or rejected is never claimed, nor one the plan last recorded left out (planned or sent); recorded in the plan again, it is', async () => {
       const { store } = subject;
       await plan();
-      const claimed = (await store.claim(100, new Set(PLAN.map(([key]) => key).filter((key) => key !== 'x')))).map((c) => c.key);
-      for (const key of ['d', 'dl', 'f', 'rj', 'x']) expect(claimed).not.toContain(key);
-      expect(claimed).toContain('sx');
-      expect(await store.claim(100, new Set(['x', 'p1']))).toEqual([{ key: 'x', status: 'planned' }]);
+      const claimed = (await store.claim(100)).map((c) => c.key);
+      for (const key of ['d', 'dl', 'f', 'rj', 'x', 'sx']) expect(claimed).not.toContain(key);
+      await record(store);
+      expect(await store.claim(100)).toEqual([{ key: 'sx', status: 'submitted' }, { key: 'x', status: 'planned' }]);
+      await record(store, new Set(['x']));
+      expect((await store.job('x'))?.status).toBe('planned');
+      await store.startRun('h', 1, null);
+      expect((await store.claim(100)).map((c) => c.key)).not.toContain('x');
     });
 
     test('with downloads, a job finished and not downloaded (done) is claimed too, among the sent ones; never a downloaded one', async () => {
       await plan();
-      const claimed = await subject.store.claim(100, SCOPE, { downloads: true });
+      const claimed = await subject.store.claim(100, { downloads: true });
       expect(claimed.map((c) => c.key)).toEqual(['s1', 'd', 's2', 'r', 'sub', 'p2', 'p4', 'p1', 'p3']);
       expect(claimed.map((c) => c.key)).not.toContain('dl');
     });
@@ -207,33 +214,33 @@ export function lockAndClaims(subject: Subject): void {
       const { store } = subject;
       await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')]);
       await store.startRun('h', 1, null);
-      expect(await store.claim(1, new Set(['a', 'b']))).toEqual([{ key: 'a', status: 'planned' }]);
+      expect(await store.claim(1)).toEqual([{ key: 'a', status: 'planned' }]);
       await bring(store, 'a', 'submitted');
-      expect(await store.claim(10, new Set(['a', 'b']))).toEqual([{ key: 'b', status: 'planned' }]);
-      expect(await store.claim(10, new Set(['a', 'b']))).toEqual([]);
+      expect(await store.claim(10)).toEqual([{ key: 'b', status: 'planned' }]);
+      expect(await store.claim(10)).toEqual([]);
     });
 
     test('another run claims them again, once', async () => {
       const { store } = subject;
       await plan();
       await store.startRun('h', 1, null);
-      expect(await store.claim(100, SCOPE)).toEqual(READY);
-      expect(await store.claim(100, SCOPE)).toEqual([]);
+      expect(await store.claim(100)).toEqual(READY);
+      expect(await store.claim(100)).toEqual([]);
       const second = await store.startRun('h', 2, null);
       expect(store.runId).toBe(second);
-      expect(await store.claim(100, SCOPE)).toEqual(READY);
-      expect(await store.claim(100, SCOPE)).toEqual([]);
+      expect(await store.claim(100)).toEqual(READY);
+      expect(await store.claim(100)).toEqual([]);
     });
 
     test('claims belong to the run, not the store object: another store acting for the run (forRun) claims the rest', async () => {
       const { store } = subject;
       await plan();
       const runId = await store.startRun('h', 1, null);
-      expect(await store.claim(3, SCOPE)).toEqual(READY.slice(0, 3));
+      expect(await store.claim(3)).toEqual(READY.slice(0, 3));
       const other = (await subject.beside()).forRun(runId);
       expect(other.runId).toBe(runId);
-      expect(await other.claim(100, SCOPE)).toEqual(READY.slice(3));
-      expect(await store.claim(100, SCOPE)).toEqual([]);
+      expect(await other.claim(100)).toEqual(READY.slice(3));
+      expect(await store.claim(100)).toEqual([]);
     });
   });
 }

@@ -237,7 +237,7 @@ export function readers(subject: Subject): void {
     test('a claim, a lock beat or a recovery that found nothing leave the answers as they were; a forgotten job is gone from the next read', async () => {
       const { store, places } = await underLockWithOneDone();
       const before = await store.money(places);
-      await store.claim(10, new Set(['b']));
+      await store.claim(10);
       await store.beatLock(MANIFEST, 't1');
       expect(await store.recoverInterrupted(new Set(['a', 'b']), 'crash')).toEqual([]);
       expect(await store.money(places)).toEqual(before);

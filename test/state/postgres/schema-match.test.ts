@@ -9,7 +9,7 @@ import { freshPgDatabase, type PgDatabase } from '../../helpers/pg-database.js';
 
 /**
  * Both stores hold the same schema: every table with the same columns (name, type, NOT NULL,
- * primary key) and the same indexes (name, columns, unique, partial) — what lets one mapper read
+ * primary key) and the same indexes (name, columns — an expression's as '' —, unique, partial) — what lets one mapper read
  * both stores' rows, `state copy` move a state between them, and the conformance suite compare
  * them exactly. Types compare by family: SQLite's INTEGER is PostgreSQL's bigint, REAL its double
  * precision, TEXT its text.
@@ -66,17 +66,20 @@ async function postgresSchema(): Promise<{ columns: Column[]; indexes: Index[] }
     FROM information_schema.columns c WHERE c.table_schema = 'public'`);
   const indexes = await client.query<{ name: string; table: string; columns: string; unique: boolean; partial: string | null }>(`
     SELECT i.relname AS name, t.relname AS table,
-      (SELECT string_agg(a.attname, ', ' ORDER BY k.n) FROM unnest(x.indkey) WITH ORDINALITY k(attnum, n)
-        JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum) AS columns,
+      (SELECT string_agg(coalesce(a.attname, ''), ', ' ORDER BY k.n) FROM unnest(x.indkey) WITH ORDINALITY k(attnum, n)
+        LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum) AS columns,
       x.indisunique AS unique, pg_get_expr(x.indpred, x.indrelid) AS partial
     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
     JOIN pg_namespace n ON n.oid = t.relnamespace
     WHERE n.nspname = 'public' AND NOT x.indisprimary ORDER BY i.relname`);
   return {
     columns: sortColumns(columns.rows.map((c) => ({ table: c.table, column: c.column, type: FAMILY[c.type] ?? c.type, notNull: c.not_null, primaryKey: c.primary_key }))),
-    indexes: indexes.rows.map((i) => ({ ...i, partial: i.partial?.replace(/[()]|::text/g, '').toLowerCase() ?? null })),
+    indexes: indexes.rows.map((i) => ({ ...i, partial: i.partial === null ? null : inAsSqliteSaysIt(i.partial.replace(/[()]|::text/g, '').toLowerCase()) })),
   };
 }
+
+/** PostgreSQL keeps `x IN (a, b)` as `x = ANY (ARRAY[a, b])`: said back as written. */
+const inAsSqliteSaysIt = (condition: string) => condition.replace(/ = any array\[([^\]]*)\]/g, ' in ($1)');
 
 function sortColumns(columns: Column[]): Column[] {
   return columns.sort((a, b) => a.table.localeCompare(b.table) || a.column.localeCompare(b.column));
