@@ -1,4 +1,5 @@
 import { supersededJobs } from '../charge-rules.js';
+import { CLAIMABLE } from '../sqlite/claims.js';
 import type { NewJob } from '../job-change.js';
 import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
 import { eventsCte, type OpScope } from './pg-events.js';
@@ -9,8 +10,8 @@ import { Sql } from './pg-sql.js';
  * `planned`; a known key keeps its status and history, only its estimate, request and priority
  * refreshed while planned. An edited row's earlier job (same step and output name, another key) is
  * superseded: its spend stays in every total, shown apart; a job back in the plan counts as its own again.
- * The plan's jobs are marked in it (in_plan, which claims read), the manifest's others out of it;
- * a mark already right is not written again.
+ * The plan's jobs that can be claimed are marked in it (in_plan, which claims read), the manifest's
+ * others out of it; a mark already right is not written again.
  */
 export async function syncPlan(tx: StoreTx, scope: OpScope & { manifest: string }, jobs: readonly NewJob[]): Promise<{ added: number; known: number }> {
   const { manifest } = scope;
@@ -46,9 +47,11 @@ export async function syncPlan(tx: StoreTx, scope: OpScope & { manifest: string 
       WHERE jobs.status = 'planned'`);
   }
   const keys = new Set(jobs.map((j) => j.key));
-  // A job past planned is not upserted: its mark is set here when it comes (back) into the plan.
-  const entering = recorded.filter((r) => r.in_plan !== 1 && r.status !== 'planned' && keys.has(r.key)).map((r) => r.key);
-  const leaving = recorded.filter((r) => r.in_plan === 1 && !keys.has(r.key)).map((r) => r.key);
+  // The marks' rule is SQLite's (sqlite/claims.ts markPlan): a job that can be claimed is marked
+  // if and only if it is of the plan; one past planned is not upserted, so it is marked here.
+  const claimable = recorded.filter((r) => CLAIMABLE.has(r.status));
+  const entering = claimable.filter((r) => r.in_plan !== 1 && r.status !== 'planned' && keys.has(r.key)).map((r) => r.key);
+  const leaving = claimable.filter((r) => r.in_plan === 1 && !keys.has(r.key)).map((r) => r.key);
   if (entering.length > 0) sql.with('entering', `UPDATE jobs SET in_plan = 1 WHERE manifest = ${m} AND key = ANY(${sql.$(entering, 'text[]')})`);
   if (leaving.length > 0) sql.with('leaving', `UPDATE jobs SET in_plan = 0 WHERE manifest = ${m} AND key = ANY(${sql.$(leaving, 'text[]')})`);
   const places = [...recorded.map((r) => [r.key, r.step, r.output_name] as [string, string, string | null]), ...jobs.map((j) => [j.key, j.step, j.outputName ?? null] as [string, string, string | null])];

@@ -1,9 +1,13 @@
+import type Database from 'better-sqlite3';
 import type { JobStatus } from '../job-status.js';
 import type { StateStore } from './job-store.js';
 import { statement } from './statements.js';
 
+const CLAIMED: readonly JobStatus[] = ['planned', 'submitting', 'submitted', 'running', 'in_doubt'];
 /** The statuses a claim hands out (with `downloads`, `done` too): a job to send, reconcile or track. */
-export const CLAIMED_STATUSES = `'planned', 'submitting', 'submitted', 'running', 'in_doubt'`;
+export const CLAIMED_STATUSES = CLAIMED.map((status) => `'${status}'`).join(', ');
+/** The statuses of the jobs a claim can hand out: the ready index's (below). */
+export const CLAIMABLE: ReadonlySet<string> = new Set<string>([...CLAIMED, 'done']);
 /**
  * Every status the ready index holds (migration 24's jobs_ready, whose text must not change): the
  * claimed ones and `done`. SQLite uses a partial index only for a query that names its condition
@@ -20,7 +24,7 @@ const claimable = (downloads: boolean) => `SELECT key, status FROM jobs
   WHERE manifest = ? AND in_plan = 1 AND status IN (${READY_INDEX_STATUSES})${downloads ? '' : ` AND status <> 'done'`} AND claim_run IS NOT ?
   ORDER BY status = 'planned', CASE WHEN status = 'planned' THEN -priority ELSE 0 END, plan_order, key
   LIMIT ?`;
-const CLAIMABLE = claimable(false);
+const CLAIMABLE_ONLY = claimable(false);
 const CLAIMABLE_WITH_DOWNLOADS = claimable(true);
 
 /**
@@ -31,8 +35,27 @@ const CLAIMABLE_WITH_DOWNLOADS = claimable(true);
  * the caller's transaction, so a job is handed out once per run.
  */
 export function claimReady(engine: StateStore, runId: number, limit: number, downloads = false): { key: string; status: JobStatus }[] {
-  const rows = statement(engine.db, downloads ? CLAIMABLE_WITH_DOWNLOADS : CLAIMABLE, { raw: true }).all(engine.manifest, runId, limit) as [string, JobStatus][];
+  const rows = statement(engine.db, downloads ? CLAIMABLE_WITH_DOWNLOADS : CLAIMABLE_ONLY, { raw: true }).all(engine.manifest, runId, limit) as [string, JobStatus][];
   const mark = statement(engine.db, 'UPDATE jobs SET claim_run = ? WHERE manifest = ? AND key = ?');
   for (const [key] of rows) mark.run(runId, engine.manifest, key);
   return rows.map(([key, status]) => ({ key, status }));
+}
+
+/**
+ * The plan's marks (in_plan), where a claim reads them: a job that can be claimed (jobs_ready's
+ * statuses) is marked in the plan if and only if it is of it. A planned job of the plan is marked
+ * by its upsert (syncPlan); one sent is marked here, and one of the index no longer in the plan
+ * unmarked. A finished job's mark is left as it is: no claim reads it, and the next plan recorded
+ * sets it before the job can be claimed again (`retry` plans it again before its run records the
+ * plan). Why the marks are read from the claimable jobs alone: in_plan is stored after a job's
+ * request and answer, so reading it from every row read every answer's pages (a finished
+ * 20,000-job manifest took twice as long to re-run). Inside syncPlan's transaction.
+ */
+export function markPlan(db: Database.Database, manifest: string, keys: ReadonlySet<string>, statuses: ReadonlyMap<string, string>): void {
+  const marked = new Set(statement(db, `SELECT key FROM jobs WHERE manifest = ? AND in_plan = 1 AND status IN (${READY_INDEX_STATUSES})`, { pluck: true }).all(manifest) as string[]);
+  const mark = statement(db, 'UPDATE jobs SET in_plan = ? WHERE manifest = ? AND key = ?');
+  for (const [key, status] of statuses) {
+    if (status !== 'planned' && CLAIMABLE.has(status) && keys.has(key) && !marked.has(key)) mark.run(1, manifest, key);
+  }
+  for (const key of marked) if (!keys.has(key)) mark.run(0, manifest, key);
 }

@@ -8,6 +8,7 @@ import { JOB_ROWS, lastReadOf, STATE_COLUMNS, stateFromValues, toAttempt, toJobR
 import type { JobStatus } from '../job-status.js';
 import { openStateDb } from './open-db.js';
 import { statement } from './statements.js';
+import { markPlan } from './claims.js';
 import { identityOf } from './state-identity.js';
 import type { StateIdentity } from '../outputs-owner.js';
 import { WriteBatch } from './write-batch.js';
@@ -126,7 +127,7 @@ export class StateStore extends StoreCore {
    * Records the plan's jobs: a new key is inserted as `planned`; a known key keeps its status
    * and history (a finished job stays finished), only its estimate, request and priority are
    * refreshed while planned. The plan's jobs are marked in it (in_plan, which claims read) and
-   * the manifest's others out of it; a mark already right is not written again.
+   * the manifest's others out of it (claims.ts markPlan); a mark already right is not written again.
    */
   syncPlan(manifest: string, jobs: readonly NewJob[]): { added: number; known: number } {
     this.useManifest(manifest);
@@ -144,18 +145,13 @@ export class StateStore extends StoreCore {
     // One scan of the manifest's statuses: a job already past `planned` is left as it is, unwritten
     // (a finished 10,000-job manifest re-runs without rewriting 10,000 rows).
     const statuses = new Map<string, string>();
-    const marked = new Set<string>();
-    for (const [key, status, inPlan] of statement(this.db, 'SELECT key, status, in_plan FROM jobs WHERE manifest = ?', { raw: true }).iterate(manifest) as Iterable<[string, string, number]>) {
+    for (const [key, status] of statement(this.db, 'SELECT key, status FROM jobs WHERE manifest = ?', { raw: true }).iterate(manifest) as Iterable<[string, string]>) {
       statuses.set(key, status);
-      if (inPlan === 1) marked.add(key);
     }
     const known = jobs.filter((job) => statuses.has(job.key));
     const keys = new Set(jobs.map((j) => j.key));
-    const mark = statement(this.db, 'UPDATE jobs SET in_plan = ? WHERE manifest = ? AND key = ?');
     this.atomically(() => {
-      // A job past planned is not upserted: its mark is set here when it comes (back) into the plan.
-      for (const key of keys) if (!marked.has(key) && (statuses.get(key) ?? 'planned') !== 'planned') mark.run(1, manifest, key);
-      for (const key of marked) if (!keys.has(key)) mark.run(0, manifest, key);
+      markPlan(this.db, manifest, keys, statuses);
       for (const [order, job] of jobs.entries()) {
         const status = statuses.get(job.key);
         if (status !== undefined && status !== 'planned') continue;
