@@ -1,5 +1,5 @@
 import { supersededJobs } from '../charge-rules.js';
-import { CLAIMABLE } from '../sqlite/claims.js';
+import { planMarks } from '../plan-marks.js';
 import type { NewJob } from '../job-change.js';
 import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
 import { eventsCte, type OpScope } from './pg-events.js';
@@ -47,11 +47,7 @@ export async function syncPlan(tx: StoreTx, scope: OpScope & { manifest: string 
       WHERE jobs.status = 'planned'`);
   }
   const keys = new Set(jobs.map((j) => j.key));
-  // The marks' rule is SQLite's (sqlite/claims.ts markPlan): a job that can be claimed is marked
-  // if and only if it is of the plan; one past planned is not upserted, so it is marked here.
-  const claimable = recorded.filter((r) => CLAIMABLE.has(r.status));
-  const entering = claimable.filter((r) => r.in_plan !== 1 && r.status !== 'planned' && keys.has(r.key)).map((r) => r.key);
-  const leaving = claimable.filter((r) => r.in_plan === 1 && !keys.has(r.key)).map((r) => r.key);
+  const { entering, leaving } = planMarks(recorded.map((r) => ({ key: r.key, status: r.status, marked: r.in_plan === 1 })), keys);
   if (entering.length > 0) sql.with('entering', `UPDATE jobs SET in_plan = 1 WHERE manifest = ${m} AND key = ANY(${sql.$(entering, 'text[]')})`);
   if (leaving.length > 0) sql.with('leaving', `UPDATE jobs SET in_plan = 0 WHERE manifest = ${m} AND key = ANY(${sql.$(leaving, 'text[]')})`);
   const places = [...recorded.map((r) => [r.key, r.step, r.output_name] as [string, string, string | null]), ...jobs.map((j) => [j.key, j.step, j.outputName ?? null] as [string, string, string | null])];

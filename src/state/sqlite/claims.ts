@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { JobStatus } from '../job-status.js';
 import type { StateStore } from './job-store.js';
+import { planMarks } from '../plan-marks.js';
 import { statement } from './statements.js';
 
 const CLAIMED: readonly JobStatus[] = ['planned', 'submitting', 'submitted', 'running', 'in_doubt'];
@@ -42,20 +43,19 @@ export function claimReady(engine: StateStore, runId: number, limit: number, dow
 }
 
 /**
- * The plan's marks (in_plan), where a claim reads them: a job that can be claimed (jobs_ready's
- * statuses) is marked in the plan if and only if it is of it. A planned job of the plan is marked
- * by its upsert (syncPlan); one sent is marked here, and one of the index no longer in the plan
- * unmarked. A finished job's mark is left as it is: no claim reads it, and the next plan recorded
- * sets it before the job can be claimed again (`retry` plans it again before its run records the
- * plan). Why the marks are read from the claimable jobs alone: in_plan is stored after a job's
- * request and answer, so reading it from every row read every answer's pages (a finished
- * 20,000-job manifest took twice as long to re-run). Inside syncPlan's transaction.
+ * The plan's marks (in_plan), by the one rule of plan-marks.ts, inside syncPlan's transaction.
+ * Why the marks are read from the claimable jobs alone (the rule asks for no other): in_plan is
+ * stored after a job's request and answer, so reading it from every row read every answer's pages
+ * (a finished 20,000-job manifest took twice as long to re-run).
  */
 export function markPlan(db: Database.Database, manifest: string, keys: ReadonlySet<string>, statuses: ReadonlyMap<string, string>): void {
   const marked = new Set(statement(db, `SELECT key FROM jobs WHERE manifest = ? AND in_plan = 1 AND status IN (${READY_INDEX_STATUSES})`, { pluck: true }).all(manifest) as string[]);
+  // One job at a time, not a list of 100,000: the only ones the rule keeps are the few to write.
+  const recorded = function* () {
+    for (const [key, status] of statuses) yield { key, status, marked: marked.has(key) };
+  };
+  const { entering, leaving } = planMarks(recorded(), keys);
   const mark = statement(db, 'UPDATE jobs SET in_plan = ? WHERE manifest = ? AND key = ?');
-  for (const [key, status] of statuses) {
-    if (status !== 'planned' && CLAIMABLE.has(status) && keys.has(key) && !marked.has(key)) mark.run(1, manifest, key);
-  }
-  for (const key of marked) if (!keys.has(key)) mark.run(0, manifest, key);
+  for (const key of entering) mark.run(1, manifest, key);
+  for (const key of leaving) mark.run(0, manifest, key);
 }
