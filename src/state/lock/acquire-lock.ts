@@ -48,9 +48,9 @@ export async function joinLiveRun(store: Store, options: LockOptions, terms: str
 /**
  * The holder's side. Policy: every heartbeat checks the lock is still ours (by token); if another
  * run broke it (our heartbeat looked stale), `onLost` tells the run to stop at once — two runs of
- * one manifest must never work side by side — and nothing more is written to the lock. A beat is
- * a write like any other (it waits its turn with the run's writes); one still on its way when the
- * next is due is not doubled.
+ * one manifest must never work side by side — and nothing more is written to the lock. A beat does
+ * not wait behind the run's writes (a backlog must not outlast the lease: PgStore.beatLock says
+ * why); one still on its way when the next is due is not doubled.
  */
 function holdLock(
   store: Store,

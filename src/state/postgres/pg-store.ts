@@ -270,10 +270,18 @@ export class PgStore implements Store {
     this.fence.took(taker.name, taker.token);
   }
 
-  /** A no-op once the store is closed (the heartbeat's last tick may fall after the close). */
+  /**
+   * A no-op once the store is closed (the heartbeat's last tick may fall after the close).
+   *
+   * Why outside the write queue: a beat queued behind a backlog of waves (a member recording
+   * thousands of answers) could wait past its own lease, and the member was taken over while alive.
+   * A beat orders against nothing of ours: it touches only the lock row, and a fenced wave holds
+   * that row FOR SHARE (pg-wave.ts), so the beat waits for at most that one transaction.
+   */
   async beatLock(name: string, token: string): Promise<boolean> {
     if (this.closed) return true;
-    const ours = await this.alone((tx, scope) => beatLock(tx, scope, this.clock, name, token), false, never);
+    const scope = this.opScope({ manifest: this.scope, runId: this.run });
+    const ours = await this.inTx((tx) => beatLock(tx, scope, this.clock, name, token), false, never);
     if (!ours) this.held.release(name);
     return ours;
   }
