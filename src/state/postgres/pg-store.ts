@@ -280,8 +280,7 @@ export class PgStore implements Store {
    */
   async beatLock(name: string, token: string): Promise<boolean> {
     if (this.closed) return true;
-    const scope = this.opScope({ manifest: this.scope, runId: this.run });
-    const ours = await this.inTx((tx) => beatLock(tx, scope, this.clock, name, token), false, never);
+    const ours = await this.inTx((tx) => beatLock(tx, this.opScope(this.current()), this.clock, name, token), false, never);
     if (!ours) this.held.release(name);
     return ours;
   }
@@ -449,11 +448,16 @@ export class PgStore implements Store {
 
   /** An operation in a transaction of its own, at its place among the queued writes; `changed` as inTx. */
   private alone<T>(body: (tx: StoreTx, scope: OpScope) => Promise<T>, durable = false, changed: (value: T) => boolean = always): Promise<T> {
-    const scope = { manifest: this.scope, runId: this.run };
+    const scope = this.current();
     return this.queue.alone(() => this.inTx((tx) => body(tx, this.opScope(scope)), durable, changed));
   }
 
   private wave<T>(op: WaveOp<T>, durable: boolean): Promise<T> {
-    return this.queue.wave(op, { manifest: this.scope, runId: this.run }, durable);
+    return this.queue.wave(op, this.current(), durable);
+  }
+
+  /** The manifest and run current as a write is asked for (what it is made for, however late it runs). */
+  private current(): WriteScope {
+    return { manifest: this.scope, runId: this.run };
   }
 }
