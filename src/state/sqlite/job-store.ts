@@ -224,9 +224,15 @@ export class StateStore extends StoreCore {
     return states;
   }
 
+  /**
+   * The manifest's jobs of these statuses, by key. Why `ORDER BY +key`: with `key` itself SQLite
+   * chose the (manifest, key) index for the order and read every job of the manifest to find the
+   * few of a status (every run's start looks for `submitting` ones: 0.2–0.7 s at 100,000 jobs);
+   * `+key` leaves it the (manifest, status) index, and a sort of what it finds.
+   */
   jobsWithStatus(statuses: readonly JobStatus[]): JobRow[] {
     const marks = statuses.map(() => '?').join(', ');
-    const raws = statement(this.db, `${JOB_ROWS} WHERE manifest = ? AND status IN (${marks}) ORDER BY key`).all(this.manifest, ...statuses);
+    const raws = statement(this.db, `${JOB_ROWS} WHERE manifest = ? AND status IN (${marks}) ORDER BY +key`).all(this.manifest, ...statuses);
     return (raws as RawJobRow[]).map(toJobRow);
   }
 
