@@ -34,7 +34,9 @@ export async function planWithState(manifest: Manifest, options: StatePlanOption
   const { statePath, service, live, embedded, ...rest } = options;
   const state = stateAt(statePath);
   const styles = live ?? (embedded ? SANDBOX_STYLES : service === undefined ? undefined : cachedStyles(await state.cachedCatalogue(serviceKey(service), STYLES_CATALOGUE)));
-  return planManifest(manifest, { ...rest, ...(styles ? { styles } : {}), plannedItems: await state.plannedItems(manifest.identity) });
+  // What `style_ids: all` jobs were sent with: read only for a manifest of HTML ads (a read of every job's row, 0.15 s at 100,000).
+  const plannedItems = manifest.steps.some((step) => step.kind === 'html_ads') ? await state.plannedItems(manifest.identity) : undefined;
+  return planManifest(manifest, { ...rest, ...(styles ? { styles } : {}), ...(plannedItems ? { plannedItems } : {}) });
 }
 
 /** The embedded sandbox's catalogue: it is that sandbox's live one (and needs no network). */

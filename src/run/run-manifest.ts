@@ -159,10 +159,13 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   checkOutputs(input.sandbox ? `${manifest.outputsDir}${SANDBOX_OUTPUTS_SUFFIX}` : manifest.outputsDir, await stateAt(statePath).identity(manifest.identity));
   // A standalone sandbox is asked its speed (and refused if it is none) before anything is sent.
   const sandbox = input.sandbox && (await resolveSandbox(input.sandbox));
-  const statuses = await stateAt(statePath).jobStatuses(manifest.identity);
   const saved = input.planFile === undefined ? undefined : await readSavedPlan(input.planFile);
   // A saved plan of some steps is run as it was saved: its steps are the selection.
   const steps = saved && saved.steps.length < manifest.steps.length ? saved.steps : input.steps;
+  // Each job's status, read only where planning asks it: a selection, a saved plan, HTML ads (is one still to send?).
+  // Any other run would read every job's row for nothing (0.24 s at 100,000 jobs).
+  const asked = saved !== undefined || (steps?.length ?? 0) > 0 || manifest.steps.some((step) => step.kind === 'html_ads');
+  const statuses = asked ? await stateAt(statePath).jobStatuses(manifest.identity) : new Map<string, string>();
   const { whole: manifestPlan, plan } = await planForRun({
     manifest, clock: input.clock ?? systemClock, progress: input.progress, statusOf: (key) => statuses.get(key),
     // The service whose catalogue counts: the standalone sandbox's, the real one's; the embedded sandbox's is its own.
