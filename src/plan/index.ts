@@ -1,6 +1,6 @@
 /** The planner: a manifest's jobs, keyed, priced, bound and ordered — pure, no I/O. */
 export { planManifest, SANDBOX_OUTPUTS_SUFFIX, type PlanOptions } from './plan-manifest.js';
-export { usesAllStyles } from './style-catalogue.js';
+export { makesHtmlAds, usesAllStyles } from './style-catalogue.js';
 export { actionOf, changedFields, renderActions, type ActionsView, type PlanAction } from './plan-actions.js';
 export { fingerprintOf, planFileLines, type SavedPlan } from './saved-plan.js';
 export { cutShort, PlanFileProblem, SavedPlanCheck, savedPlanHeader } from './saved-plan-check.js';

@@ -26,6 +26,9 @@ export interface StyleOptions {
   plannedItems?: ReadonlyMap<string, readonly (readonly string[])[]>;
 }
 
+/** Whether the manifest makes HTML ads: only then do the catalogue of styles and what its sent ads were planned with matter. */
+export const makesHtmlAds = (manifest: Manifest): boolean => manifest.steps.some((step) => step.kind === 'html_ads');
+
 /** Whether the manifest asks for `style_ids: all` anywhere: planning it needs a catalogue. */
 export function usesAllStyles(manifest: Manifest): boolean {
   const expansion = expandManifest(manifest);

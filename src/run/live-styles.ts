@@ -1,7 +1,7 @@
 import type { ServiceClient } from '../api/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { Manifest } from '../manifest/types.js';
-import { usesAllStyles, type Plan } from '../plan/index.js';
+import { makesHtmlAds, usesAllStyles, type Plan } from '../plan/index.js';
 import { stateAt } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import { planWithState, serviceKey, STYLES_CATALOGUE, stylesOf, type StatePlanOptions } from './plan-with-state.js';
@@ -42,7 +42,7 @@ export interface RunPlans {
 export async function planForRun(input: LiveStylesInput): Promise<RunPlans> {
   const { manifest, client: connect, clock, progress, statusOf, select, ...options } = input;
   const plans = (whole: Plan): RunPlans => ({ whole, plan: select(whole) });
-  if (options.embedded || options.service === undefined || !manifest.steps.some((step) => step.kind === 'html_ads')) return plans(await planWithState(manifest, options));
+  if (options.embedded || options.service === undefined || !makesHtmlAds(manifest)) return plans(await planWithState(manifest, options));
   let planned: RunPlans | undefined;
   let planError: unknown;
   try {

@@ -1,6 +1,6 @@
 import type { StyleCatalogue } from '../manifest/index.js';
 import type { Manifest } from '../manifest/types.js';
-import { planManifest, type Plan, type PlanOptions } from '../plan/index.js';
+import { makesHtmlAds, planManifest, type Plan, type PlanOptions } from '../plan/index.js';
 import { HTML_AD_STYLES } from '../sandbox/catalogues/html-ad-styles.js';
 import { stateAt, type CachedCatalogue } from '../state/index.js';
 import { utcIso } from '../util/time-format.js';
@@ -35,7 +35,7 @@ export async function planWithState(manifest: Manifest, options: StatePlanOption
   const state = stateAt(statePath);
   const styles = live ?? (embedded ? SANDBOX_STYLES : service === undefined ? undefined : cachedStyles(await state.cachedCatalogue(serviceKey(service), STYLES_CATALOGUE)));
   // What `style_ids: all` jobs were sent with: read only for a manifest of HTML ads (a read of every job's row, 0.15 s at 100,000).
-  const plannedItems = manifest.steps.some((step) => step.kind === 'html_ads') ? await state.plannedItems(manifest.identity) : undefined;
+  const plannedItems = makesHtmlAds(manifest) ? await state.plannedItems(manifest.identity) : undefined;
   return planManifest(manifest, { ...rest, ...(styles ? { styles } : {}), ...(plannedItems ? { plannedItems } : {}) });
 }
 

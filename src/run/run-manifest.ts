@@ -2,7 +2,7 @@ import { thisHost } from '../util/host-name.js';
 import { clientFromEnv, type ServiceClient } from '../api/index.js';
 import { LocalFaultError, LockedError, StateBusyError, UsageError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
-import { assertBudget, budgetView, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
+import { assertBudget, budgetView, makesHtmlAds, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
 import { acquireLock, acquireLockWaiting, joinLiveRun, markRunFolder, seeRunFolder, RunTermsError, type HeldLock, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
@@ -164,7 +164,7 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   const steps = saved && saved.steps.length < manifest.steps.length ? saved.steps : input.steps;
   // Each job's status, read only where planning asks it: a selection, a saved plan, HTML ads (is one still to send?).
   // Any other run would read every job's row for nothing (0.24 s at 100,000 jobs).
-  const asked = saved !== undefined || (steps?.length ?? 0) > 0 || manifest.steps.some((step) => step.kind === 'html_ads');
+  const asked = saved !== undefined || (steps?.length ?? 0) > 0 || makesHtmlAds(manifest);
   const statuses = asked ? await stateAt(statePath).jobStatuses(manifest.identity) : new Map<string, string>();
   const { whole: manifestPlan, plan } = await planForRun({
     manifest, clock: input.clock ?? systemClock, progress: input.progress, statusOf: (key) => statuses.get(key),
