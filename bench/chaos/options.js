@@ -75,6 +75,14 @@ export function parseOptions(argv) {
     /** The runner's starting request rate. @default 500 */
     rate: values.rate ? number('rate', values.rate, { min: 1 }) : 500,
     killWindow: window,
+    /**
+     * A run going longer is hung: SIGKILLed, and the soak fails as not coming to an end. Why 3
+     * minutes for --quick: its longest run, a settling run in webhook mode waiting out jobs in
+     * doubt, takes about 50 s on two busy cores; a hang must fail the soak with its report written
+     * well inside the test's bound (test/e2e/chaos.test.ts), not leave the test without one.
+     * @default 10 minutes (quick: 3)
+     */
+    runTimeoutMs: (values.quick ? 3 : 10) * 60_000,
     /** Re-runs without kills allowed before the soak fails as not settling. @default 12 */
     maxReruns: values['max-reruns'] ? number('max-reruns', values['max-reruns'], { whole: true, min: 1 }) : 12,
     /**

@@ -177,7 +177,7 @@ function runnerFor(options, ws, mode) {
     const hooks = port ? ['--webhook-listen', `127.0.0.1:${port}`, '--webhook-public-url', `http://127.0.0.1:${port}`] : [];
     const extra = { ...(point ? { REELPIPE_TEST_KILL_AT: point } : {}), ...(options.hosts > 1 ? { REELPIPE_HOST: `chaos-${host + 1}` } : {}) };
     const stderrFile = path.join(ws.dir, 'logs', `run-${String(n).padStart(3, '0')}${options.hosts > 1 ? `-host-${host + 1}` : ''}.stderr`);
-    return runOnce({ cli: CLI, args: [...args, ...hooks], cwd: ws.dir, env: { ...env, ...extra }, stderrFile, killAfterMs, during, pause });
+    return runOnce({ cli: CLI, args: [...args, ...hooks], cwd: ws.dir, env: { ...env, ...extra }, stderrFile, killAfterMs, during, pause, timeoutMs: options.runTimeoutMs });
   };
 }
 

@@ -36,19 +36,29 @@ interface Soak {
 interface Report { held: boolean; soaks: Soak[] }
 
 let dir: string;
-let report: Report;
+let report: Report | undefined;
 let stdout: string;
 
-const chaos = (args: string[]) => execa('node', [CHAOS, ...args], { cwd: REPO_ROOT, reject: false, timeout: 280_000 });
+/**
+ * Why these bounds: a quick soak kills a run hung past 3 minutes and fails with its report
+ * written (bench/chaos/options.js, runTimeoutMs); one mode's soak takes 30–60 s on two busy cores,
+ * so both modes and one hung run still end inside `BOTH_MODES_MS` — and a harness killed past it
+ * fails the test with its own output, never a missing file.
+ */
+const ONE_MODE_MS = 300_000;
+const BOTH_MODES_MS = 420_000;
+const chaos = (args: string[], timeout: number) => execa('node', [CHAOS, ...args], { cwd: REPO_ROOT, reject: false, timeout });
 const readReport = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
 const rowOf = (soak: Soak, name: string) => soak.rows.find((r) => r.name === name)!;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-chaos-test-'));
-  const run = await chaos(['--quick', '--both', '--store', 'sqlite', '--keep', '--json', join(dir, 'chaos.json')]);
-  stdout = `${run.stdout}\n${run.stderr.slice(-3000)}`;
-  report = readReport(join(dir, 'chaos.json'));
-}, 300_000);
+  const json = join(dir, 'chaos.json');
+  const run = await chaos(['--quick', '--both', '--store', 'sqlite', '--keep', '--json', json], BOTH_MODES_MS);
+  stdout = `${run.timedOut ? `the harness was killed after ${BOTH_MODES_MS / 1000} s\n` : ''}${run.stdout}\n${run.stderr.slice(-3000)}`;
+  // No report when the harness itself broke or was killed: each test then shows its output.
+  report = existsSync(json) ? readReport(json) : undefined;
+}, BOTH_MODES_MS + 20_000);
 
 afterAll(() => {
   for (const soak of report?.soaks ?? []) if (soak.dir) rmSync(soak.dir, { recursive: true, force: true });
@@ -68,13 +78,13 @@ function expectEveryInvariantHeld(soak: Soak | undefined, output: string): void 
 
 describe('the quick chaos soak', () => {
   test.each(['polling', 'webhooks'])('%s mode: every invariant holds, after real kills of the runner and the sandbox', (mode) => {
-    const soak = report.soaks.find((s) => s.mode === mode);
-    expect(soak?.store).toBe('sqlite');
+    const soak = report?.soaks.find((s) => s.mode === mode);
+    expect(soak?.store, stdout).toBe('sqlite');
     expectEveryInvariantHeld(soak, stdout);
   });
 
   test('the soak exits 0 and says every invariant held', () => {
-    expect(report.held, stdout).toBe(true);
+    expect(report?.held, stdout).toBe(true);
     expect(stdout).toContain('every invariant held');
   });
 });
@@ -88,12 +98,12 @@ describe('the quick chaos soak on PostgreSQL', () => {
     for (const mode of MODES) {
       const db = await freshPgDatabase();
       const json = join(dir, `chaos-postgres-${mode}.json`);
-      const run = await chaos(['--quick', ...(mode === 'webhooks' ? ['--webhooks'] : []), '--state', db.url, '--json', json]);
-      const output = `${run.stdout}\n${run.stderr.slice(-3000)}`;
+      const run = await chaos(['--quick', ...(mode === 'webhooks' ? ['--webhooks'] : []), '--state', db.url, '--json', json], ONE_MODE_MS);
+      const output = `${run.timedOut ? `the harness was killed after ${ONE_MODE_MS / 1000} s\n` : ''}${run.stdout}\n${run.stderr.slice(-3000)}`;
       // No report when the harness itself broke (no server, a crash): the test then shows its output.
       soaks.set(mode, { db, output, report: existsSync(json) ? readReport(json) : undefined });
     }
-  }, 600_000);
+  }, 2 * ONE_MODE_MS + 20_000);
 
   afterAll(async () => {
     for (const { db, report: pgReport } of soaks.values()) {
@@ -115,8 +125,9 @@ describe('the quick chaos soak on PostgreSQL', () => {
 
 describe('the checks catch what they guard', () => {
   test('a tampered workspace: a file altered, a charge miscounted, a job reopened, a body created twice, a cap passed — each fails', async () => {
-    const soak = report.soaks.find((s) => s.mode === 'polling')!;
-    const work = soak.dir!;
+    const soak = report?.soaks.find((s) => s.mode === 'polling');
+    expect(soak?.dir, stdout).toBeTruthy();
+    const work = soak!.dir!;
     const db = new Database(join(work, 'state', 'reelpipe.db'));
     let touched: { file: string; charged: string; reopened: string };
     try {
@@ -147,7 +158,7 @@ describe('the checks catch what they guard', () => {
       await sandbox.close();
     }
 
-    const run = await chaos(['--recheck', work, '--max-credits', '100', '--json', join(dir, 'recheck.json')]);
+    const run = await chaos(['--recheck', work, '--max-credits', '100', '--json', join(dir, 'recheck.json')], 100_000);
     expect(run.exitCode, run.stdout).toBe(1);
     const [judged] = readReport(join(dir, 'recheck.json')).soaks;
     const verdicts = Object.fromEntries(judged!.rows.map((r) => [r.name, r.verdict]));
@@ -158,6 +169,6 @@ describe('the checks catch what they guard', () => {
     expect(credits.unexplained).toHaveLength(1);
     expect(rowOf(judged!, 'duplicate creations').figures).toMatch(/^1 /);
     expect(rowOf(judged!, 'jobs lost').detail.open).toEqual([touched.reopened]);
-    expect(rowOf(judged!, 'final exit code as documented').detail).toMatchObject({ expected: [4, 3], actual: soak.log.finalCode });
+    expect(rowOf(judged!, 'final exit code as documented').detail).toMatchObject({ expected: [4, 3], actual: soak!.log.finalCode });
   }, 120_000);
 });
