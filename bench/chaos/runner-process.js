@@ -6,17 +6,14 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-/** A run still going after this long is hung: it is killed and the soak fails loudly (options.js: runTimeoutMs). */
-export const RUN_TIMEOUT_MS = 10 * 60_000;
-
 /**
  * Runs `args` (after `node CLI`) and resolves with { code, signal, killed, hung, ms, during }.
- * `killAfterMs`: SIGKILL the run then, if it is still going. `timeoutMs`: the run is hung past it (@default RUN_TIMEOUT_MS). `pause`: { afterMs, forMs } SIGSTOPs it then, and SIGCONTs it forMs later.
+ * `killAfterMs`: SIGKILL the run then, if it is still going. `timeoutMs`: a run still going then is hung: it is killed and the soak fails loudly (options.js: runTimeoutMs). `pause`: { afterMs, forMs } SIGSTOPs it then, and SIGCONTs it forMs later.
  * `during`: { NAME: { afterMs, action } } runs each `action()` that long after the start while the
  * run is still going (the sandbox's own kill, the database's restart), or right after the run
  * ends if it ended first; each promise is awaited before resolving, its result as `during.NAME`.
  */
-export async function runOnce({ cli, args, cwd, env, stderrFile, killAfterMs, during = {}, pause, timeoutMs = RUN_TIMEOUT_MS }) {
+export async function runOnce({ cli, args, cwd, env, stderrFile, killAfterMs, during = {}, pause, timeoutMs }) {
   const err = openSync(stderrFile, 'w');
   const started = performance.now();
   const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'ignore', err] });

@@ -49,15 +49,18 @@ const ONE_MODE_MS = 300_000;
 const BOTH_MODES_MS = 420_000;
 const chaos = (args: string[], timeout: number) => execa('node', [CHAOS, ...args], { cwd: REPO_ROOT, reject: false, timeout });
 const readReport = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
+
+/** One soak by the harness: what it printed, and its report — none when the harness broke or was killed (each test then shows the output). */
+async function soakWith(args: string[], json: string, timeout: number): Promise<{ output: string; report: Report | undefined }> {
+  const run = await chaos([...args, '--json', json], timeout);
+  const output = `${run.timedOut ? `the harness was killed after ${timeout / 1000} s\n` : ''}${run.stdout}\n${run.stderr.slice(-3000)}`;
+  return { output, report: existsSync(json) ? readReport(json) : undefined };
+}
 const rowOf = (soak: Soak, name: string) => soak.rows.find((r) => r.name === name)!;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-chaos-test-'));
-  const json = join(dir, 'chaos.json');
-  const run = await chaos(['--quick', '--both', '--store', 'sqlite', '--keep', '--json', json], BOTH_MODES_MS);
-  stdout = `${run.timedOut ? `the harness was killed after ${BOTH_MODES_MS / 1000} s\n` : ''}${run.stdout}\n${run.stderr.slice(-3000)}`;
-  // No report when the harness itself broke or was killed: each test then shows its output.
-  report = existsSync(json) ? readReport(json) : undefined;
+  ({ output: stdout, report } = await soakWith(['--quick', '--both', '--store', 'sqlite', '--keep'], join(dir, 'chaos.json'), BOTH_MODES_MS));
 }, BOTH_MODES_MS + 20_000);
 
 afterAll(() => {
@@ -97,11 +100,8 @@ describe('the quick chaos soak on PostgreSQL', () => {
   beforeAll(async () => {
     for (const mode of MODES) {
       const db = await freshPgDatabase();
-      const json = join(dir, `chaos-postgres-${mode}.json`);
-      const run = await chaos(['--quick', ...(mode === 'webhooks' ? ['--webhooks'] : []), '--state', db.url, '--json', json], ONE_MODE_MS);
-      const output = `${run.timedOut ? `the harness was killed after ${ONE_MODE_MS / 1000} s\n` : ''}${run.stdout}\n${run.stderr.slice(-3000)}`;
-      // No report when the harness itself broke (no server, a crash): the test then shows its output.
-      soaks.set(mode, { db, output, report: existsSync(json) ? readReport(json) : undefined });
+      const soak = await soakWith(['--quick', ...(mode === 'webhooks' ? ['--webhooks'] : []), '--state', db.url], join(dir, `chaos-postgres-${mode}.json`), ONE_MODE_MS);
+      soaks.set(mode, { db, ...soak });
     }
   }, 2 * ONE_MODE_MS + 20_000);
 
