@@ -6,7 +6,7 @@ import { DEFAULT_LENGTHS, mediaSeconds } from '../media-length.js';
 import { SAMPLE_MP4 } from '../outputs/media.js';
 import { adCloneCredits } from '../prices.js';
 import type { Job } from '../store.js';
-import { downloadUrl, findJob, jobBasics, newestFirst, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * Ad clones: pending → in_queue → running → done | failed | rejected. The pending step is instant,
@@ -50,6 +50,6 @@ export const registerAdClone: Registrar = (router, core) => {
     return json(201, cloneView(core, job));
   }, { creates: true });
 
-  router.add('GET', '/api/ads_clone/', () => json(200, newestFirst(core.store.list('ad_clone')).map((job) => cloneView(core, job))));
+  router.add('GET', '/api/ads_clone/', () => json(200, core.store.list('ad_clone').map((job) => cloneView(core, job))));
   router.add('GET', '/api/ads_clone/{id}/', (ctx) => json(200, cloneView(core, findJob(core, 'ad_clone', ctx, 'AdClone'))));
 };

@@ -6,7 +6,7 @@ import { json } from '../http/reply.js';
 import { DEFAULT_LENGTHS, mediaSeconds } from '../media-length.js';
 import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import type { Job } from '../store.js';
-import { downloadUrl, findJob, jobBasics, listFilter, newestFirst, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, listFilter, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * AI Shorts and AI Editing: pending → in_queue (no free render slot) → running → done | failed
@@ -74,8 +74,7 @@ export const registerAiVideos: Registrar = (router, core) => {
     return json(201, videoView(core, job));
   }, { creates: true });
   router.add('GET', '/api/ai_shorts/', (ctx) => {
-    const keep = listFilter(ctx.query);
-    return json(200, newestFirst(core.store.list('ai_short').filter(keep)).map((job) => videoView(core, job)));
+    return json(200, core.store.list('ai_short', listFilter(ctx.query)).map((job) => videoView(core, job)));
   });
   router.add('GET', '/api/ai_shorts/{id}/', (ctx) => json(200, videoView(core, findJob(core, 'ai_short', ctx, 'AIShort'))));
 

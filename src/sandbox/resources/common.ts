@@ -4,7 +4,7 @@ import { drfErrors } from '../http/drf-errors.js';
 import { fieldError, notFound } from '../http/reply.js';
 import type { RequestContext, Router } from '../http/router.js';
 import { contentTypeOf, type CdnFile } from '../outputs/cdn.js';
-import type { Family, Job } from '../store.js';
+import type { Family, Job, ListWindow } from '../store.js';
 
 /** A resource family's routes. */
 export type Registrar = (router: Router, core: SandboxCore) => void;
@@ -63,7 +63,7 @@ export const subsetWebhook =
  * `ids` (comma separated, 1 to 100 UUIDs) and the creation window of list operations. A timestamp
  * without an offset is UTC (spec, Endpoints note 1).
  */
-export function listFilter(query: URLSearchParams): (job: Job) => boolean {
+export function listFilter(query: URLSearchParams): ListWindow {
   const raw = {
     ids: query.has('ids') ? query.get('ids')!.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     created_after: query.get('created_after') ?? undefined,
@@ -74,7 +74,7 @@ export function listFilter(query: URLSearchParams): (job: Job) => boolean {
   const after = parsed.data.created_after === undefined ? -Infinity : parseInstant('created_after', parsed.data.created_after);
   const before = parsed.data.created_before === undefined ? Infinity : parseInstant('created_before', parsed.data.created_before);
   const ids = parsed.data.ids && new Set(parsed.data.ids.map((id) => id.toLowerCase()));
-  return (job) => (!ids || ids.has(job.id)) && job.createdAt >= after && job.createdAt < before;
+  return ids ? { ids, after, before } : { after, before };
 }
 
 /** DRF's accepted date-times: a date, optionally `T` or a space and a time, optionally a zone. */
@@ -95,6 +95,3 @@ function parseInstant(field: string, text: string): number {
   }
   return ms;
 }
-
-/** Lists come newest first, as a bare array. */
-export const newestFirst = (jobs: Job[]) => [...jobs].sort((a, b) => b.createdAt - a.createdAt);

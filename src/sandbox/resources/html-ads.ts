@@ -7,7 +7,7 @@ import { badField, fieldError, json } from '../http/reply.js';
 import { adBytes, imagesFor, notionalImageBytes, renderHtmlAd, type AdImage, type AdInput } from '../outputs/html-ad.js';
 import { coloursFor, makePng } from '../outputs/media.js';
 import type { Job } from '../store.js';
-import { downloadUrl, findJob, jobBasics, listFilter, newestFirst, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, listFilter, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * HTML interactive ads: pending → running → done | failed. One self-contained HTML file per style,
@@ -138,8 +138,7 @@ export const registerHtmlAds: Registrar = (router, core) => {
   }, { creates: true });
 
   router.add('GET', '/api/html_interactive_ads/', (ctx) => {
-    const keep = listFilter(ctx.query);
-    return json(200, newestFirst(core.store.list('html_ads').filter(keep)).map((job) => adsView(core, job)));
+    return json(200, core.store.list('html_ads', listFilter(ctx.query)).map((job) => adsView(core, job)));
   });
   router.add('GET', '/api/html_interactive_ads/{id}/', (ctx) =>
     json(200, adsView(core, findJob(core, 'html_ads', ctx, 'HtmlInteractiveAd'))));

@@ -6,7 +6,7 @@ import type { DrfErrors } from '../http/drf-errors.js';
 import { fieldError, json } from '../http/reply.js';
 import { coloursFor, makePng, SAMPLE_MP4 } from '../outputs/media.js';
 import type { Job } from '../store.js';
-import { downloadUrl, findJob, jobBasics, listFilter, newestFirst, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
+import { downloadUrl, findJob, jobBasics, listFilter, outputUrl, putOutput, subsetWebhook, type Registrar } from './common.js';
 
 /**
  * AI Avatar v2 (lipsync): pending → in_queue → running → done | failed | rejected. The video lasts
@@ -77,8 +77,7 @@ export const registerLipsync: Registrar = (router, core) => {
   }, { creates: true });
 
   router.add('GET', '/api/lipsyncs_v2/', (ctx) => {
-    const keep = listFilter(ctx.query);
-    return json(200, newestFirst(core.store.list('lipsync').filter(keep)).map((job) => lipsyncView(core, job)));
+    return json(200, core.store.list('lipsync', listFilter(ctx.query)).map((job) => lipsyncView(core, job)));
   });
   router.add('GET', '/api/lipsyncs_v2/{id}/', (ctx) => json(200, lipsyncView(core, findJob(core, 'lipsync', ctx, 'LipsyncV2'))));
 };
