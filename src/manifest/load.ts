@@ -185,7 +185,8 @@ function inlineRows(rows: Record<string, unknown>[], step: ManifestStep, at: Loc
     const { line, column } = at(['steps', step.index, 'for_each', 'rows', row, field], '');
     return line === undefined ? undefined : { line, column: column ?? 1 };
   };
-  return { source: 'rows', file: first.file ?? '', rows, lines: rows.map((_, i) => where(i).line ?? 0), text: false, locate };
+  const lines = rows.map((_, i) => where(i).line ?? 0);
+  return { source: 'rows', file: first.file ?? '', count: rows.length, row: (i) => rows[i] ?? {}, line: (i) => lines[i] ?? 0, text: false, locate };
 }
 
 /** `{{ row.X }}` over a CSV needs the column X (or a step default for it); without it, the step's requests wait. */

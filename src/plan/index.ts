@@ -1,5 +1,5 @@
 /** The planner: a manifest's jobs, keyed, priced, bound and ordered — pure, no I/O. */
-export { planManifest, SANDBOX_OUTPUTS_SUFFIX, type PlanOptions } from './plan-manifest.js';
+export { planManifest, planStream, SANDBOX_OUTPUTS_SUFFIX, type PlanHead, type PlanOptions, type PlanStream } from './plan-manifest.js';
 export { makesHtmlAds, usesAllStyles } from './style-catalogue.js';
 export { actionOf, changedFields, renderActions, type ActionsView, type PlanAction } from './plan-actions.js';
 export { fingerprintOf, planFileLines, type SavedPlan } from './saved-plan.js';
@@ -11,7 +11,8 @@ export { renderPlanTable, NEW, type PlanTableOptions, type StatusOf } from './re
 export { planToJson, planJsonChunks, type PlanJsonFrame, type RecordedJob, type RecordOf } from './plan-json.js';
 export { estimateCredits, ESTIMATORS } from './estimate.js';
 export { jobKey, canonicalJson } from './job-key.js';
-export { jobIndex, type JobIndex } from './job-index.js';
+export { findJob, jobIndex, jobsWhere, keysOf, listed, listOf, scopedJobs, type JobIndex } from './job-index.js';
 export { formatCredits, plural } from '../util/format.js';
 export { sanitiseStem } from './output-names.js';
-export type { Plan, PlannedJob, StepPlan, CreditEstimate, CreditTotal, JobRef } from './types.js';
+export type { ListedPlan, Plan, PlanJobs, PlannedJob, StepPlan, CreditEstimate, CreditTotal, JobRef } from './types.js';
+export { PlanIndex } from './plan-index.js';

@@ -1,5 +1,6 @@
 import type { ManifestStep, StepInstance } from '../manifest/index.js';
-import type { PlannedJob } from './types.js';
+import type { RowSet } from '../manifest/read/rows.js';
+import { PackedStrings } from '../util/packed-strings.js';
 
 /**
  * Job labels: a name a person recognises, shown beside the key in every view (plan, summary,
@@ -22,12 +23,18 @@ const KEY_NAMES = /^(id|key|sku|slug|code|ref|handle|name|title)$/i;
 /** A longer value is prose, not a key. */
 const MAX_KEY_CHARS = 40;
 
-export type Labeller = (instance: StepInstance, origin: string | undefined, upstream: PlannedJob | undefined) => string;
+/** What a job of a `for_each: { step }` step is made over: a job of that step, by its key and label. */
+export interface Upstream {
+  key: string;
+  label: string;
+}
+
+export type Labeller = (instance: StepInstance, origin: string | undefined, upstream: Upstream | undefined) => string;
 
 /** The labelling rule of one step (its key column chosen once, only when rule 2 needs it). */
 export function labellerFor(step: ManifestStep): Labeller {
   if (step.nameTemplate) return (instance) => instance.name || step.id;
-  const key = step.rows ? keyColumn(step.rows.rows, step.rows.columns) : undefined;
+  const key = step.rows ? keyColumn(step.rows) : undefined;
   return (instance, origin, upstream) => {
     const parts = [step.id];
     if (upstream) parts.push(upstream.label);
@@ -40,39 +47,21 @@ export function labellerFor(step: ManifestStep): Labeller {
 }
 
 /** The column whose values tell every row apart: a key-like name first, then any, in header order. */
-export function keyColumn(rows: readonly Record<string, unknown>[], columns?: readonly string[]): string | undefined {
-  const all = columns ?? Object.keys(rows[0] ?? {});
+export function keyColumn(rows: RowSet): string | undefined {
+  const all = rows.columns ?? Object.keys(rows.count > 0 ? rows.row(0) : {});
   const ordered = [...all.filter((c) => KEY_NAMES.test(c)), ...all.filter((c) => !KEY_NAMES.test(c))];
   return ordered.find((column) => identifies(rows, column));
 }
 
-function identifies(rows: readonly Record<string, unknown>[], column: string): boolean {
-  const seen = new Set<string>();
-  for (const row of rows) {
-    const value = row[column];
+/** Whether every row has a short value of its own in `column` (the values seen held as one packed set, not a Set of strings). */
+function identifies(rows: RowSet, column: string): boolean {
+  const seen = new PackedStrings();
+  for (let i = 0; i < rows.count; i++) {
+    const value = rows.row(i)[column];
     if (value === undefined || value === null || value === '' || typeof value === 'object') return false;
     const text = String(value);
-    if (text.length > MAX_KEY_CHARS || seen.has(text)) return false;
+    if (text.length > MAX_KEY_CHARS || seen.find(text) >= 0) return false;
     seen.add(text);
   }
-  return rows.length > 0;
-}
-
-/** Makes every label unique within the plan: a repeat gets ` (2)`, ` (3)`… in plan order. */
-export function uniqueLabels(jobs: readonly PlannedJob[]): void {
-  const taken = new Set<string>();
-  const repeats = new Map<string, number>();
-  for (const job of jobs) {
-    if (!taken.has(job.label)) {
-      taken.add(job.label);
-      continue;
-    }
-    let n = repeats.get(job.label) ?? 1;
-    let label: string;
-    do label = `${job.label} (${++n})`;
-    while (taken.has(label));
-    repeats.set(job.label, n);
-    taken.add(label);
-    job.label = label;
-  }
+  return rows.count > 0;
 }

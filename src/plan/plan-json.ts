@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { overrunOf } from '../report/credits.js';
-import { totalsOf, type TotalledJob } from '../report/job-totals.js';
+import { JobTotalsSum, type TotalledJob } from '../report/job-totals.js';
 import type { StateWord } from '../state/vocabulary.js';
 import { NEW } from './render-table.js';
 import type { CreditTotal, Plan, PlannedJob } from './types.js';
@@ -57,7 +57,9 @@ export interface PlanJsonFrame {
  */
 export function planToJson(plan: Plan, recordOf?: RecordOf, frame: PlanJsonFrame = {}): object {
   const sums = stepsAndTotals(plan, recordOf);
-  return { ...head(plan, frame, sums.steps), jobs: plan.jobs.map((job) => jobJson(plan, job, recordOf)), ...tail(plan, frame, sums.totals) };
+  const jobs: object[] = [];
+  for (const job of plan.jobs) jobs.push(jobJson(plan, job, recordOf));
+  return { ...head(plan, frame, sums.steps), jobs, ...tail(plan, frame, sums.totals) };
 }
 
 /** Why a size: big enough that 100,000 jobs are a few hundred writes, small enough to stay flat. */
@@ -65,15 +67,17 @@ const CHUNK_CHARS = 64 * 1024;
 
 /**
  * The text of `JSON.stringify(planToJson(plan), null, 2)` and a newline, in chunks, one job at a
- * time: a 100,000-job plan never exists as one string (nor as a second copy of every job).
+ * time: a 100,000-job plan never exists as one string (nor as a second copy of every job). Two
+ * passes over the jobs: the sums the head carries, then the jobs.
  */
 export function* planJsonChunks(plan: Plan, recordOf?: RecordOf, frame: PlanJsonFrame = {}): Generator<string> {
   const sums = stepsAndTotals(plan, recordOf);
   // The head without its closing "\n}", then the jobs, then the tail without its opening "{".
   let buffer = `${JSON.stringify(head(plan, frame, sums.steps), null, 2).slice(0, -2)},\n  "jobs": [`;
-  for (let i = 0; i < plan.jobs.length; i++) {
-    const job = JSON.stringify(jobJson(plan, plan.jobs[i] as PlannedJob, recordOf), null, 2);
-    buffer += `${i === 0 ? '' : ','}\n    ${job.replaceAll('\n', '\n    ')}`;
+  let i = 0;
+  for (const planned of plan.jobs) {
+    const job = JSON.stringify(jobJson(plan, planned, recordOf), null, 2);
+    buffer += `${i++ === 0 ? '' : ','}\n    ${job.replaceAll('\n', '\n    ')}`;
     if (buffer.length >= CHUNK_CHARS) {
       yield buffer;
       buffer = '';
@@ -87,8 +91,8 @@ const range = (credits: CreditTotal | null) => ({ creditsLow: credits?.low ?? nu
 
 /** Each step's totals and the plan's, as status --json gives them (one pass over the jobs), with the plan's own fields. */
 function stepsAndTotals(plan: Plan, recordOf?: RecordOf) {
-  const byStep = new Map<string, TotalledJob[]>(plan.steps.map((step) => [step.id, []]));
-  const all: TotalledJob[] = [];
+  const byStep = new Map(plan.steps.map((step) => [step.id, new JobTotalsSum()]));
+  const all = new JobTotalsSum();
   for (const job of plan.jobs) {
     const record = recordOf?.(job.key);
     const totalled: TotalledJob = {
@@ -97,14 +101,14 @@ function stepsAndTotals(plan: Plan, recordOf?: RecordOf) {
       creditsUsed: record ? record.creditsUsed : 0,
       overHighEstimate: overrunOf(job, record?.creditsCharged) !== null,
     };
-    byStep.get(job.step)?.push(totalled);
-    all.push(totalled);
+    byStep.get(job.step)?.add(totalled);
+    all.add(totalled);
   }
   return {
     steps: plan.steps.map(({ id, kind, mode, credits, needs, download, priority, retries }) => ({
-      id, kind, ...(mode ? { mode } : {}), ...totalsOf(byStep.get(id) ?? []), ...range(credits), needs, download, priority, retries,
+      id, kind, ...(mode ? { mode } : {}), ...(byStep.get(id) ?? new JobTotalsSum()).totals(), ...range(credits), needs, download, priority, retries,
     })),
-    totals: { ...totalsOf(all), ...range(plan.totals.credits) },
+    totals: { ...all.totals(), ...range(plan.totals.credits) },
   };
 }
 

@@ -1,19 +1,32 @@
 import { InvalidInputError } from '../errors.js';
-import { ALL_STYLES, expandManifest, releaseExpansion, type Manifest, type ManifestStep, type StepInstance } from '../manifest/index.js';
-import { estimateCredits } from './estimate.js';
-import { jobKey } from './job-key.js';
-import { labellerFor, uniqueLabels, type Labeller } from './job-labels.js';
-import { outputNames } from './output-names.js';
-import { addCredits, knownOrNull, ZERO } from './totals.js';
-import type { CreditEstimate, JobRef, Plan, PlannedJob, StepPlan } from './types.js';
-import { checkStyles, expandAll, type StyleOptions } from './style-catalogue.js';
+import { ALL_STYLES, expandManifest, type Manifest, type ManifestStep } from '../manifest/index.js';
 import { locatedIn } from '../manifest/read/yaml-source.js';
 import { count, raise } from '../manifest/syntax/limits.js';
+import type { Upstream } from './job-labels.js';
+import { sanitiseStem } from './output-names.js';
+import { PlanIndex } from './plan-index.js';
+import { DuplicateKeys, fromKey, LabelRepeats, NameCounts } from './plan-repeats.js';
+import { stepJobs, stepsRead } from './step-jobs.js';
+import { addCredits, knownOrNull, ZERO } from './totals.js';
+import type { CreditTotal, ListedPlan, Plan, PlannedJob, StepPlan } from './types.js';
+import { checkStyles, type StyleOptions } from './style-catalogue.js';
 
 /**
- * The planner: a loaded manifest in, every job it implies out — keyed, priced and bound to the
- * upstream jobs its references read. Pure: no clock, no network, no disk; the same manifest always
- * gives the same plan.
+ * The planner, as a stream: a loaded manifest in, every job it implies out — keyed, priced and
+ * bound to the upstream jobs its references read — one job at a time. Pure: no clock, no network,
+ * no disk; the same manifest always gives the same plan.
+ *
+ * Two passes over the manifest's instances (each made afresh from its rows, stepInstances):
+ *   1. the head (`planStream` itself): each job's key, output name and step into the plan's
+ *      compact index (plan-index.ts), each step's count and credits, the plan's totals, its
+ *      duplicates and warnings, the output names two jobs would share and the labels repeated;
+ *   2. the jobs (`jobs()`, as often as asked): each job made whole again, in plan order, with the
+ *      key and output name the head gave it.
+ * What a job is made of in pass 2 that pass 1 also decided is read from pass 1's index (keys,
+ * names) or its few exceptions (a repeated label's new text), never decided twice. What a pass
+ * holds per job is the index; pass 1 also holds, until it ends, a table of the output names and
+ * labels seen (to find the repeats). A step that another step reads `for_each` keeps its jobs'
+ * keys and labels for the plan's life (the jobs of the step over it name them).
  */
 export interface PlanOptions extends StyleOptions {
   /** Overrides the manifest's budget.max_credits (the `--max-credits` flag). @default manifest budget */
@@ -29,30 +42,54 @@ export interface PlanOptions extends StyleOptions {
 /** The suffix of a sandbox run's outputs folder (see PlanOptions.sandbox). */
 export const SANDBOX_OUTPUTS_SUFFIX = '.sandbox';
 
-export function planManifest(manifest: Manifest, options: PlanOptions = {}): Plan {
+/** A plan without its jobs: what is decided over the whole plan. */
+export type PlanHead = Omit<Plan, 'jobs'>;
+
+/** A streamed plan: its jobs made afresh at each pass, and the index of their keys, output names and steps. */
+export interface PlanStream extends Plan {
+  /** Each job's key, output name and step, by its place in the plan. */
+  index: PlanIndex;
+}
+
+export function planStream(manifest: Manifest, options: PlanOptions = {}): PlanStream {
   const expansion = expandManifest(manifest);
   if (expansion.issues.length > 0) throw new InvalidInputError(expansion.issues, `${manifest.displayFile}: invalid manifest`);
   const byId = new Map(manifest.steps.map((s) => [s.id, s]));
+  const ordered = expansion.order.map((id) => byId.get(id) as ManifestStep);
   const warnings = [...manifest.warnings];
-  checkStyles(manifest, expansion, options, warnings);
-  const jobsByStep = new Map<string, PlannedJob[]>();
+  checkStyles(manifest, options, warnings);
+  const index = new PlanIndex(expansion.order);
+  const kept = new Map<string, Upstream[]>();
+  const read = stepsRead(ordered);
+  const names = new NameCounts(index);
+  const labels = new LabelRepeats();
   const steps: StepPlan[] = [];
   const duplicates: Plan['duplicates'] = [];
-  for (const id of expansion.order) {
-    const step = byId.get(id) as ManifestStep;
-    const jobs = planStep(step, expansion.instances.get(id) ?? [], jobsByStep, warnings, options);
-    if (jobs.length > manifest.limits.jobsPerStep) throw overLimit(manifest, step, jobs.length);
-    // Before any later step binds a reference to these keys.
-    duplicates.push(...markDuplicates(jobs));
-    jobsByStep.set(id, jobs);
-    steps.push(stepPlan(step, jobs, manifest.retries));
+  for (const [number, step] of ordered.entries()) {
+    const keys = new DuplicateKeys(step.id, index);
+    const upstream: Upstream[] | undefined = read.has(step.id) ? [] : undefined;
+    let [credits, unknownJobs, jobs] = [ZERO, 0, 0];
+    for (const made of stepJobs(manifest, step, kept, warnings, { ...options, keys: true })) {
+      const key = keys.unique(made.key);
+      const name = sanitiseStem(made.name ?? '') || fromKey(key);
+      const place = index.add(key, name, number);
+      names.add(place);
+      labels.add(made.label, place);
+      upstream?.push({ key, label: made.label });
+      if (made.credits) credits = addCredits(credits, made.credits);
+      else unknownJobs++;
+      jobs++;
+    }
+    if (jobs > manifest.limits.jobsPerStep) throw overLimit(manifest, step, jobs);
+    if (upstream) kept.set(step.id, upstream);
+    duplicates.push(...keys.repeats());
+    steps.push(stepPlan(step, jobs, knownOrNull(credits, jobs, unknownJobs), unknownJobs, manifest.retries));
   }
-  const jobs = expansion.order.flatMap((id) => jobsByStep.get(id) ?? []);
   for (const d of duplicates) warnings.push(`${d.count} identical jobs in step ${d.step} (${d.key}): each is made; keys ${d.key}, ${d.key}~2, …`);
-  warnings.push(...outputNames(jobs));
-  uniqueLabels(jobs);
-  releaseExpansion(manifest);
-  return {
+  warnings.push(...names.resolve());
+  index.trim();
+  const renamed = labels.renamed();
+  const head: PlanHead = {
     name: manifest.name,
     manifestPath: manifest.file,
     manifestId: manifest.identity,
@@ -61,75 +98,36 @@ export function planManifest(manifest: Manifest, options: PlanOptions = {}): Pla
     kindConcurrency: manifest.kindConcurrency,
     budget: { maxCredits: options.maxCredits ?? manifest.budget.maxCredits },
     steps,
-    jobs,
     totals: totalsOf(steps),
     duplicates,
     warnings,
   };
-}
-
-function planStep(step: ManifestStep, instances: StepInstance[], done: Map<string, PlannedJob[]>, warnings: string[], options: StyleOptions): PlannedJob[] {
-  const shared = sharedEstimates();
-  const references = uniqueReferences(step);
-  const upstream = step.forEachStep ? (done.get(step.forEachStep) ?? []) : [undefined];
-  let ignoredEstimate = false;
-  const label = labellerFor(step);
-  const jobs: PlannedJob[] = [];
-  for (const item of upstream) {
-    for (const instance of instances) {
-      const refs: JobRef[] = references.length === 0 ? NO_REFS : references.map((r) => ({
-        placeholder: r.text,
-        jobKey: (r.ns === 'item' ? item?.key : done.get(r.name)?.[0]?.key) ?? '',
-        field: r.field.join('.'),
-      }));
-      for (const one of allStylesExpanded(step, instance, refs, options, warnings)) {
-        const computed = estimateCredits(step.kind, one.request);
-        ignoredEstimate ||= computed !== null && step.estimate !== undefined;
-        const job = plannedJob(step, one, refs, shared(computed ?? declared(step)), label, item);
-        if (one !== instance) job.expandedFrom = one.expandedFrom;
-        jobs.push(job);
+  function* pass(): Generator<PlannedJob> {
+    let place = 0;
+    for (const step of ordered) {
+      for (const made of stepJobs(manifest, step, kept, [], { ...options, keys: false })) {
+        const job: PlannedJob = {
+          key: index.key(place), step: step.id, kind: step.kind, request: made.request, refs: made.refs, credits: made.credits,
+          outputName: index.outputName(place), download: step.download, label: renamed.get(place) ?? made.label, priority: step.priority,
+        };
+        if (step.mode) job.mode = step.mode;
+        if (made.pathId !== undefined) job.pathId = made.pathId;
+        if (made.origin) job.origin = made.origin;
+        if (made.row) job.row = made.row;
+        if (made.matrix) job.matrix = made.matrix;
+        if (made.expandedFrom !== undefined) job.expandedFrom = made.expandedFrom;
+        place++;
+        yield job;
       }
     }
   }
-  if (ignoredEstimate) warnings.push(`step ${step.id}: estimate_credits ignored, the spec prices ${step.kind}`);
-  return jobs;
+  return { ...head, jobs: { length: index.size, [Symbol.iterator]: pass }, index };
 }
 
-function plannedJob(
-  step: ManifestStep,
-  instance: StepInstance,
-  refs: JobRef[],
-  credits: CreditEstimate | null,
-  label: Labeller,
-  upstream: PlannedJob | undefined,
-): PlannedJob {
-  const key = jobKey({ step: step.id, kind: step.kind, mode: step.mode, pathId: instance.pathId, request: instance.request, refs });
-  const origin = instance.origin && `${instance.origin.file}:${instance.origin.line}`;
-  const job: PlannedJob = {
-    key, step: step.id, kind: step.kind, request: instance.request, refs, credits, outputName: instance.name ?? '', download: step.download,
-    label: label(instance, origin, upstream), priority: step.priority,
-  };
-  if (step.mode) job.mode = step.mode;
-  if (instance.pathId !== undefined) job.pathId = instance.pathId;
-  if (origin) job.origin = origin;
-  if (instance.row) job.row = instance.row;
-  if (instance.matrix) job.matrix = instance.matrix;
-  return job;
-}
-
-/**
- * An HTML ad instance of `style_ids: all` as one instance per list of styles the catalogue gives
- * (plan/style-catalogue.ts), each knowing the key of the request it came from (kept with its job,
- * so a later catalogue leaves it as it was sent); any other instance as it is.
- */
-function allStylesExpanded(step: ManifestStep, instance: StepInstance, refs: JobRef[], options: StyleOptions, warnings: string[]): (StepInstance & { expandedFrom?: string })[] {
-  if (step.kind !== 'html_ads' || instance.request.style_ids !== ALL_STYLES || !options.styles) return [instance];
-  const from = jobKey({ step: step.id, kind: step.kind, mode: step.mode, pathId: instance.pathId, request: instance.request, refs });
-  const { groups, added, removed } = expandAll(options.styles, options.plannedItems?.get(from) ?? []);
-  const where = instance.origin ? ` (${instance.origin.file}:${instance.origin.line})` : '';
-  if (added.length) warnings.push(`step ${step.id}${where}: style_ids: all — ${added.length} style${added.length === 1 ? '' : 's'} added to ${options.styles.said} since its ads were sent (${added.join(', ')}): a new job makes them`);
-  if (removed.length) warnings.push(`step ${step.id}${where}: style_ids: all — ${removed.length} style${removed.length === 1 ? '' : 's'} no longer offered by ${options.styles.said} (${removed.join(', ')}): their ads stay as they were made`);
-  return groups.map((group) => ({ ...instance, request: { ...instance.request, style_ids: group }, expandedFrom: from }));
+/** A plan whose jobs are all held, in plan order: for the commands and tests that read them as a list. */
+export function planManifest(manifest: Manifest, options: PlanOptions = {}): ListedPlan {
+  const { jobs, index: _index, ...head } = planStream(manifest, options);
+  return { ...head, jobs: [...jobs] };
 }
 
 /**
@@ -141,43 +139,9 @@ function overLimit(manifest: Manifest, step: ManifestStep, jobs: number): Invali
   return new InvalidInputError([issue], `${manifest.displayFile}: invalid manifest`);
 }
 
-/**
- * One frozen object for each distinct estimate of a step: its jobs mostly cost the same (every
- * AI Short of one length), and a 100,000-job plan need not hold 100,000 equal estimates.
- */
-function sharedEstimates(): (estimate: CreditEstimate | null) => CreditEstimate | null {
-  const seen = new Map<string, CreditEstimate>();
-  return (estimate) => {
-    if (estimate === null) return null;
-    const id = `${estimate.low}|${estimate.expected}|${estimate.high}|${estimate.exact}`;
-    let one = seen.get(id);
-    if (!one) seen.set(id, (one = Object.freeze(estimate)));
-    return one;
-  };
-}
-
-/** Shared by every job without references: a 100,000-job plan need not hold 100,000 empty arrays. */
-const NO_REFS: JobRef[] = [];
-
-const declared = (step: ManifestStep): CreditEstimate | null => (step.estimate ? { ...step.estimate, exact: false } : null);
-
-function uniqueReferences(step: ManifestStep) {
-  const seen = new Map<string, ManifestStep['template']['placeholders'][number]['placeholder']>();
-  for (const { placeholder } of step.template.placeholders) {
-    if (placeholder.ns === 'steps' || placeholder.ns === 'item') seen.set(placeholder.text, placeholder);
-  }
-  return [...seen.values()];
-}
-
-function stepPlan(step: ManifestStep, jobs: PlannedJob[], retries: number): StepPlan {
-  let credits = ZERO;
-  let unknownJobs = 0;
-  for (const job of jobs) {
-    if (job.credits) credits = addCredits(credits, job.credits);
-    else unknownJobs++;
-  }
+function stepPlan(step: ManifestStep, jobs: number, credits: CreditTotal | null, unknownJobs: number, retries: number): StepPlan {
   const plan: StepPlan = {
-    id: step.id, kind: step.kind, jobs: jobs.length, credits: knownOrNull(credits, jobs.length, unknownJobs), unknownJobs, needs: step.needs, download: step.download,
+    id: step.id, kind: step.kind, jobs, credits, unknownJobs, needs: step.needs, download: step.download,
     priority: step.priority, retries: step.retries ?? retries,
   };
   if (step.mode) plan.mode = step.mode;
@@ -190,23 +154,4 @@ export function totalsOf(steps: readonly StepPlan[]): Plan['totals'] {
   const unknownJobs = steps.reduce((n, s) => n + s.unknownJobs, 0);
   const credits = steps.reduce((sum, s) => (s.credits ? addCredits(sum, s.credits) : sum), ZERO);
   return { jobs, credits: knownOrNull(credits, jobs, unknownJobs), unknownJobs };
-}
-
-/**
- * Identical jobs (same step, same request) are not merged: a user may want two takes of the same
- * script. Each keeps a distinct key — KEY, KEY~2, KEY~3 in plan order — and the set is reported.
- */
-function markDuplicates(jobs: readonly PlannedJob[]): Plan['duplicates'] {
-  const seen = new Set<string>();
-  const repeats = new Map<string, number>();
-  for (const job of jobs) {
-    if (!seen.has(job.key)) {
-      seen.add(job.key);
-      continue;
-    }
-    const n = (repeats.get(job.key) ?? 1) + 1;
-    repeats.set(job.key, n);
-    job.key = `${job.key}~${n}`;
-  }
-  return [...repeats].map(([key, count]) => ({ key, step: jobs[0]?.step ?? '', count }));
 }

@@ -4,7 +4,8 @@ import { formatCredits, plural } from '../util/format.js';
 import { table } from '../util/table.js';
 import { creditChart } from './credit-chart.js';
 import { renderActions, type ActionsView } from './plan-actions.js';
-import type { CreditTotal, Plan, StepPlan } from './types.js';
+import { scopedJobs } from './job-index.js';
+import type { CreditTotal, Plan } from './types.js';
 
 /**
  * `reelpipe plan` as people read it: one line per step (jobs, credits low/expected/high, how the
@@ -34,7 +35,8 @@ export function renderPlanTable(plan: Plan, options: PlanTableOptions = {}): str
   const prioritised = plan.steps.some((s) => s.priority !== 0);
   const priority = <T>(cell: T): T[] => (prioritised ? [cell] : []);
   const header = ['STEP', 'KIND', 'JOBS', 'LOW', 'EXPECTED', 'HIGH', ...priority('PRIORITY'), 'STATUS'];
-  const rows = plan.steps.map((s) => [s.id, s.kind + (s.mode ? ` (${s.mode})` : ''), String(s.jobs), ...creditCells(s), ...priority(String(s.priority)), statusCell(plan, s, statusOf)]);
+  const statuses = statusCounts(plan, statusOf);
+  const rows = plan.steps.map((s) => [s.id, s.kind + (s.mode ? ` (${s.mode})` : ''), String(s.jobs), ...creditCells(s), ...priority(String(s.priority)), statusCell(statuses.get(s.id))]);
   const total = ['TOTAL', '', String(plan.totals.jobs), ...creditCells(plan.totals), ...priority(''), ''];
   const lines = [
     `Plan ${plan.name} — ${plural(plan.totals.jobs, 'job')} in ${plural(plan.steps.length, 'step')}`,
@@ -67,13 +69,18 @@ function creditCells({ credits, unknownJobs }: Counted): string[] {
   return [credits.low, credits.expected, credits.high].map((n) => formatCredits(n) + mark);
 }
 
-function statusCell(plan: Plan, step: StepPlan, statusOf?: StatusOf): string {
-  const counts = new Map<string, number>();
-  for (const job of plan.jobs) {
-    if (job.step !== step.id) continue;
-    const status = statusOf?.(job.key) ?? NEW;
-    counts.set(status, (counts.get(status) ?? 0) + 1);
+/** How many jobs of each step stand in each state, in one pass over the plan's keys (a streamed plan's index: no job made). */
+function statusCounts(plan: Plan, statusOf?: StatusOf): Map<string, Map<string, number>> {
+  const byStep = new Map(plan.steps.map((step) => [step.id, new Map<string, number>()]));
+  for (const { key, step } of scopedJobs(plan)) {
+    const counts = byStep.get(step);
+    const status = statusOf?.(key) ?? NEW;
+    counts?.set(status, (counts.get(status) ?? 0) + 1);
   }
+  return byStep;
+}
+
+function statusCell(counts: ReadonlyMap<string, number> = new Map()): string {
   // In the vocabulary's order, as every view lists states; a word it lacks goes last.
   const rank = (word: string) => ((STATE_WORDS as readonly string[]).indexOf(word) + STATE_WORDS.length + 1) % (STATE_WORDS.length + 1);
   return [...counts].sort(([a], [b]) => rank(a) - rank(b)).map(([status, n]) => `${n} ${status}`).join(', ');

@@ -2,7 +2,8 @@ import { plural } from '../util/format.js';
 import { jobIndex, type JobIndex } from './job-index.js';
 import type { PlanAction } from './plan-actions.js';
 import { digestOf, PLAN_FORMAT, type PlanFingerprint, type SavedPlan } from './saved-plan.js';
-import type { Plan } from './types.js';
+import type { PlanIndex } from './plan-index.js';
+import type { Plan, PlannedJob } from './types.js';
 
 /** A plan file that cannot be used as one: the message says where and why. */
 export class PlanFileProblem extends Error {}
@@ -40,7 +41,7 @@ const KEPT = 2;
  */
 export class SavedPlanCheck {
   private readonly said: Uint8Array;
-  private readonly places: JobIndex<Plan['jobs'][number]>;
+  private readonly places: JobIndex<PlannedJob>;
   private readonly gone: string[] = [];
   private goneCount = 0;
   private digest = '';
@@ -52,7 +53,7 @@ export class SavedPlanCheck {
   constructor(
     private readonly file: string,
     private readonly header: SavedPlan,
-    private readonly plan: Pick<Plan, 'jobs'>,
+    private readonly plan: Pick<Plan, 'jobs'> & { index?: PlanIndex },
     private readonly max = 20,
   ) {
     this.said = new Uint8Array(plan.jobs.length);
@@ -94,13 +95,14 @@ export class SavedPlanCheck {
     if (!this.started || !this.ended) throw cutShort(this.file, this.lines);
     const added: string[] = [];
     let count = this.goneCount;
-    this.plan.jobs.forEach((job, place) => {
-      const said = this.said[place];
+    let place = 0;
+    for (const job of this.plan.jobs) {
+      const said = this.said[place++];
       const why = said === UNSEEN ? 'not in the saved plan' : said === KEPT && actionNow(job.key) !== 'keep' ? 'the plan left it alone, but it would now be sent (and paid for) again' : null;
-      if (why === null) return;
+      if (why === null) continue;
       count++;
       if (added.length < this.max) added.push(`+ ${job.label} (${job.key}): ${why}`);
-    });
+    }
     // The plan's jobs first, in its order, then the saved plan's jobs no longer yielded, in the file's.
     const shown = [...added, ...this.gone].slice(0, this.max);
     return count > this.max ? [...shown, `… and ${count - this.max} more`] : shown;

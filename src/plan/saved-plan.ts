@@ -1,5 +1,6 @@
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { Manifest } from '../manifest/types.js';
+import type { RowSet } from '../manifest/read/rows.js';
 import { canonicalJson } from './job-key.js';
 import type { PlanAction } from './plan-actions.js';
 import type { Plan } from './types.js';
@@ -43,8 +44,15 @@ export const digestOf = (text: string): string => hash('sha256', text).slice(0, 
 /** The manifest's fingerprint: what it says (parsed) and each step's rows. Pure. */
 export function fingerprintOf(manifest: Manifest): PlanFingerprint {
   const data: Record<string, string> = {};
-  for (const step of manifest.steps) if (step.rows) data[step.id] = digestOf(canonicalJson(step.rows.rows));
+  for (const step of manifest.steps) if (step.rows) data[step.id] = rowsDigest(step.rows);
   return { manifest: digestOf(canonicalJson(manifest.source.data)), data };
+}
+
+/** digestOf(canonicalJson(every row as a list)), hashed a row at a time: the rows are never one string. */
+function rowsDigest(rows: RowSet): string {
+  const digest = createHash('sha256').update('[');
+  for (let i = 0; i < rows.count; i++) digest.update(`${i > 0 ? ',' : ''}${canonicalJson(rows.row(i))}`);
+  return digest.update(']').digest('hex').slice(0, 16);
 }
 
 /** The plan file's lines, each ending in a newline, one job at a time. */

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { ALL_STYLES, catalogueIssues, chunks, expandManifest, type Expansion, type Manifest, type StyleCatalogue } from '../manifest/index.js';
+import { ALL_STYLES, catalogueIssues, chunks, stepInstances, type Manifest, type ManifestStep, type StyleCatalogue } from '../manifest/index.js';
 import { locatedIn } from '../manifest/read/yaml-source.js';
 
 /**
@@ -31,15 +31,21 @@ export const makesHtmlAds = (manifest: Manifest): boolean => manifest.steps.some
 
 /** Whether the manifest asks for `style_ids: all` anywhere: planning it needs a catalogue. */
 export function usesAllStyles(manifest: Manifest): boolean {
-  const expansion = expandManifest(manifest);
-  return manifest.steps.some((step) => step.kind === 'html_ads' && (expansion.instances.get(step.id) ?? []).some((i) => i.request.style_ids === ALL_STYLES));
+  return manifest.steps.some((step) => asksAllStyles(manifest, step));
+}
+
+/** Whether an HTML ad step's instances ask for `style_ids: all` (each instance made again, none kept). */
+function asksAllStyles(manifest: Manifest, step: ManifestStep): boolean {
+  if (step.kind !== 'html_ads') return false;
+  for (const instance of stepInstances(manifest, step)) if (instance.request.style_ids === ALL_STYLES) return true;
+  return false;
 }
 
 /** Refuses what the catalogue given cannot vouch for, and says what is left unchecked. */
-export function checkStyles(manifest: Manifest, expansion: Expansion, options: StyleOptions, warnings: string[]): void {
+export function checkStyles(manifest: Manifest, options: StyleOptions, warnings: string[]): void {
   const htmlSteps = manifest.steps.filter((step) => step.kind === 'html_ads');
   if (htmlSteps.length === 0) return;
-  const usesAll = htmlSteps.filter((step) => (expansion.instances.get(step.id) ?? []).some((i) => i.request.style_ids === ALL_STYLES));
+  const usesAll = htmlSteps.filter((step) => asksAllStyles(manifest, step));
   if (!options.styles) {
     if (usesAll.length > 0) {
       const at = locatedIn(manifest.source);

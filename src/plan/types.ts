@@ -74,6 +74,11 @@ export interface StepPlan {
   retries: number;
 }
 
+/** A plan's jobs: as many passes over them as asked, each in plan order, and how many there are. */
+export interface PlanJobs extends Iterable<PlannedJob> {
+  readonly length: number;
+}
+
 export interface Plan {
   name: string;
   /** The manifest file's real path (where it was read from this time). */
@@ -86,11 +91,20 @@ export interface Plan {
   budget: { maxCredits: number | null };
   /** In topological order. */
   steps: StepPlan[];
-  /** In dependency order: every job after the jobs it references. */
-  jobs: PlannedJob[];
+  /**
+   * In dependency order: every job after the jobs it references. A streamed plan (planStream)
+   * makes them afresh at each pass, holding none: read them in one pass where the plan may be
+   * large, never by place.
+   */
+  jobs: PlanJobs;
   /** credits: null when every job is of unknown cost (unknown is never counted as 0). */
   totals: { jobs: number; credits: CreditTotal | null; unknownJobs: number };
   /** Identical jobs: kept (as KEY, KEY~2, …), and reported here. */
   duplicates: { key: string; step: string; count: number }[];
   warnings: string[];
+}
+
+/** A plan whose jobs are all held, as a list (planManifest): for the commands and tests of small plans that read jobs by place. */
+export interface ListedPlan extends Plan {
+  jobs: PlannedJob[];
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { RETRY_DEFAULTS } from '../api/index.js';
 import { canonicalJson } from '../plan/job-key.js';
+import { jobIndex } from '../plan/job-index.js';
 import type { Plan } from '../plan/types.js';
 import { adapterFor } from '../run/adapters/index.js';
 import { getsAttemptWebhook } from '../run/submit/submit-job.js';
@@ -40,8 +41,9 @@ export interface DoubtEntry {
  */
 export async function buildDoubtReport(plan: Plan, dbPath: string, manifestShown: string): Promise<DoubtEntry[]> {
   const entries: DoubtEntry[] = [];
+  const labels = jobIndex(plan);
   for (const { row, attempt } of await stateAt(dbPath).inDoubt(plan.manifestId)) {
-    const job = plan.jobs.find((j) => j.key === row.key);
+    const job = labels.get(row.key);
     const { webhook_url: _hook, ...asked } = attempt?.request ?? row.request;
     const label = job?.label ?? row.key;
     entries.push({

@@ -1,3 +1,5 @@
+import { scopedJobs } from '../plan/job-index.js';
+import type { PlanIndex } from '../plan/plan-index.js';
 import type { Plan } from '../plan/types.js';
 import { slotOf as slot, stateAt, type CreditPair, type MoneySums, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
 import { attemptFacts, type AttemptFact } from './attempt-facts.js';
@@ -57,9 +59,17 @@ export interface EarlierVersion {
   outputs: readonly RecordedOutput[];
 }
 
+/**
+ * Each job's facts, by key: a job of the plan the state never recorded is `not submitted` (one
+ * shared value; only the recorded and the changed are held, so a plan of 1,000,000 new jobs holds none).
+ */
+export interface JobFactsOf {
+  get(key: string): JobFacts;
+}
+
 /** Every job's facts, and the manifest's money over every charge it ever had (state/sqlite/money.ts). */
 export interface FactsRead {
-  facts: Map<string, JobFacts>;
+  facts: JobFactsOf;
   money: MoneyTotals;
   /** What each run was charged, summed in the same pass as `money` (MoneySums.runs). */
   runs: Map<number, CreditPair>;
@@ -74,17 +84,15 @@ export interface FactsRead {
  * `known`: what a run read from this database at its end, after its last write: the plan's rows
  * (not read again when they cover every job of the plan) and the money of the plan's jobs.
  */
-export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'>, known: { rows?: readonly Row[] | undefined; money?: MoneySums | undefined } = {}): Promise<FactsRead> {
-  const facts = new Map<string, JobFacts>();
+export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId' | 'jobs'> & { index?: PlanIndex }, known: { rows?: readonly Row[] | undefined; money?: MoneySums | undefined } = {}): Promise<FactsRead> {
+  const held = new Map<string, JobFacts>();
+  const facts: JobFactsOf = { get: (key) => held.get(key) ?? UNRECORDED };
   let rows = new Map<string, Row>();
   for (const row of known.rows ?? []) rows.set(row.key, row);
   // A plan job missing from them may be `changed`, which only the other rows of the database say.
-  const wanted = { rows: !(known.rows && plan.jobs.every((job) => rows.has(job.key))), money: !known.money };
-  const read = await stateAt(dbPath).facts(plan.manifestId, plan.jobs, wanted);
-  if (!read) {
-    for (const job of plan.jobs) facts.set(job.key, UNRECORDED);
-    return { facts, money: NO_MONEY, runs: new Map() };
-  }
+  const wanted = { rows: !(known.rows && everyKey(plan, (key) => rows.has(key))), money: !known.money };
+  const read = await stateAt(dbPath).facts(plan.manifestId, scopedJobs(plan), wanted);
+  if (!read) return { facts, money: NO_MONEY, runs: new Map() };
   // The rows read, as they came when the caller gave none (not copied, 100,000 of them).
   if (read.rows && rows.size === 0) rows = read.rows;
   else for (const [key, row] of read.rows ?? []) rows.set(key, row);
@@ -94,10 +102,11 @@ export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId'
   // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
   const usedBy = (key: string) => (money.byJob.has(key) ? (money.byJob.get(key) as number | null) : 0);
   const versionOf = (key: string): EarlierVersion => ({ key, creditsUsed: usedBy(key), outputs: outputs.get(key) ?? NONE });
-  for (const job of plan.jobs) {
+  // The plan's keys, steps and output names (from a streamed plan's index: no job made).
+  for (const job of scopedJobs(plan)) {
     const row = rows.get(job.key);
     if (!row) {
-      facts.set(job.key, slots?.has(slot(job.step, job.outputName)) ? CHANGED : UNRECORDED);
+      if (slots?.has(slot(job.step, job.outputName))) held.set(job.key, CHANGED);
       continue;
     }
     const files = outputs.get(job.key) ?? NONE;
@@ -105,7 +114,7 @@ export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId'
     const versions = earlier.get(job.key);
     const tries = attempts.get(job.key);
     const tried = tries ? attemptFacts(tries, row.status) : NO_ATTEMPTS;
-    facts.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), versions ? versions.map(versionOf) : NO_VERSIONS, tried));
+    held.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), versions ? versions.map(versionOf) : NO_VERSIONS, tried));
   }
   return { facts, money: money.totals, runs: money.runs };
 }
@@ -175,4 +184,10 @@ function recorded(
 export function usedCredits(row: Pick<JobRow, 'status' | 'creditsUsed' | 'creditsPrior'>): number | null {
   if (row.status === 'planned' || row.status === 'rejected') return round(row.creditsPrior);
   return row.creditsUsed === null ? null : round(row.creditsUsed + row.creditsPrior);
+}
+
+/** Whether `test` holds for every job's key (read from the plan's index when it has one: no job made). */
+function everyKey(plan: { jobs: Plan['jobs']; index?: PlanIndex }, test: (key: string) => boolean): boolean {
+  for (const { key } of scopedJobs(plan)) if (!test(key)) return false;
+  return true;
 }

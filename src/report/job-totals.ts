@@ -1,5 +1,5 @@
-import { countWords, type StateWord } from '../state/vocabulary.js';
-import { knownOrNull, sumCredits } from './credits.js';
+import type { StateWord } from '../state/vocabulary.js';
+import { knownOrNull, type CreditSum } from './credits.js';
 
 /** What a totals line counts of one job: `status --json`'s job fields of the same names. */
 export interface TotalledJob {
@@ -27,15 +27,38 @@ export interface JobTotals {
 }
 
 export function totalsOf(jobs: readonly TotalledJob[]): JobTotals {
-  const estimated = sumCredits(jobs.map((j) => j.creditsEstimated));
-  const used = sumCredits(jobs.map((j) => j.creditsUsed));
-  return {
-    jobs: jobs.length,
-    counts: countWords(jobs.map((j) => j.state)),
-    creditsEstimated: knownOrNull(estimated),
-    creditsUsed: knownOrNull(used),
-    unknownEstimates: estimated.unknownJobs,
-    unknownUsed: used.unknownJobs,
-    overHighEstimate: jobs.filter((j) => j.overHighEstimate).length,
-  };
+  const sum = new JobTotalsSum();
+  for (const job of jobs) sum.add(job);
+  return sum.totals();
+}
+
+/** The same totals, a job at a time: a streamed plan's jobs are summed as they pass, none kept. */
+export class JobTotalsSum {
+  private jobs = 0;
+  private readonly counts: Partial<Record<StateWord, number>> = {};
+  private sums = { estimated: 0, used: 0, unknownEstimates: 0, unknownUsed: 0, overHigh: 0 };
+
+  add(job: TotalledJob): void {
+    this.jobs++;
+    this.counts[job.state] = (this.counts[job.state] ?? 0) + 1;
+    if (job.creditsEstimated === null) this.sums.unknownEstimates++;
+    else this.sums.estimated += job.creditsEstimated;
+    if (job.creditsUsed === null) this.sums.unknownUsed++;
+    else this.sums.used += job.creditsUsed;
+    if (job.overHighEstimate) this.sums.overHigh++;
+  }
+
+  totals(): JobTotals {
+    const sum = (known: number, unknownJobs: number): CreditSum => ({ known: Math.round(known * 100) / 100, unknownJobs, jobs: this.jobs });
+    const [estimated, used] = [sum(this.sums.estimated, this.sums.unknownEstimates), sum(this.sums.used, this.sums.unknownUsed)];
+    return {
+      jobs: this.jobs,
+      counts: { ...this.counts },
+      creditsEstimated: knownOrNull(estimated),
+      creditsUsed: knownOrNull(used),
+      unknownEstimates: estimated.unknownJobs,
+      unknownUsed: used.unknownJobs,
+      overHighEstimate: this.sums.overHigh,
+    };
+  }
 }

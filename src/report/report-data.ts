@@ -120,9 +120,10 @@ export async function buildReportData({ plan, statePath, runId, now = Date.now()
   // The run read by default is the newest that started: what the header's last work is told of first.
   const lastWork = await readLastWork(statePath, plan.manifestId, runId === undefined ? member : null);
   const hostOfRun = new Map(members.map((m) => [m.runId, m.host]));
-  const jobs = plan.jobs.map((job): ReportJob => {
+  const jobs: ReportJob[] = [];
+  for (const job of plan.jobs) {
     const f = facts.get(job.key) as JobFacts;
-    return {
+    jobs.push({
       key: job.key, label: job.label, step: job.step, kind: job.kind, origin: job.origin ?? null,
       row: job.row ?? null, matrix: job.matrix ?? null, words: jobWords(job),
       state: f.state, status: f.status, remoteId: f.remoteId,
@@ -137,8 +138,8 @@ export async function buildReportData({ plan, statePath, runId, now = Date.now()
       history: f.history.map((v) => ({ key: v.key, used: v.creditsUsed, outputs: v.outputs.map(reportOutput) })),
       attempts: f.attempts,
       host: hostOfRun.get(f.attempts.at(-1)?.runId ?? -1) ?? null,
-    };
-  });
+    });
+  }
   const steps = plan.steps.map((s): StepSummary => {
     const mine = jobs.filter((j) => j.step === s.id);
     return { id: s.id, kind: s.kind, ...summarise(mine, s.credits, s.unknownJobs), medianSeconds: medianSeconds(mine) };

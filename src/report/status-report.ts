@@ -5,7 +5,7 @@ import { formatCredits, plural } from '../util/format.js';
 import { apartParts } from '../plan/budget.js';
 import { overrunOf, pairText } from './credits.js';
 import { totalsOf, type JobTotals } from './job-totals.js';
-import { readJobFacts, type JobFacts } from './job-facts.js';
+import { readJobFacts, type JobFactsOf } from './job-facts.js';
 import type { AttemptFact } from './attempt-facts.js';
 import { hookOutcomeText, readHookFacts, type HookFacts } from './hook-facts.js';
 import { readRunHistory } from './run-history.js';
@@ -114,9 +114,10 @@ export async function buildStatusReport(plan: Plan, dbPath: string): Promise<Sta
   const hooks = await readHookFacts(dbPath, plan.manifestId);
   const waiting = waitingOnDoubt(plan, facts);
   const hosts = new Map((await readRunHistory(dbPath, plan.manifestId, HOSTS_FROM_RUNS, true)).runs.map((run) => [run.id, run.host]));
-  const jobs: JobStatusLine[] = plan.jobs.map((job) => {
+  const jobs: JobStatusLine[] = [];
+  for (const job of plan.jobs) {
     const f = facts.get(job.key);
-    return {
+    jobs.push({
       key: job.key,
       label: job.label,
       step: job.step,
@@ -144,8 +145,8 @@ export async function buildStatusReport(plan: Plan, dbPath: string): Promise<Sta
       history: (f?.history ?? []).map((v) => ({ key: v.key, creditsUsed: v.creditsUsed, outputs: v.outputs.map((o) => resolve(plan.outputsDir, o.path)) })),
       priority: job.priority,
       attempts: (f?.attempts ?? []).map((a) => ({ ...a, at: iso(a.at) as string })),
-    };
-  });
+    });
+  }
   const steps = plan.steps.map((step) => ({ id: step.id, kind: step.kind, ...totalsOf(jobs.filter((j) => j.step === step.id)) }));
   const totals: StatusTotals = {
     ...totalsOf(jobs),
@@ -158,11 +159,12 @@ export async function buildStatusReport(plan: Plan, dbPath: string): Promise<Sta
 }
 
 /** The jobs in doubt each job not submitted waits on, as the run's exit code sees them (run/standing.ts). */
-function waitingOnDoubt(plan: Plan, facts: ReadonlyMap<string, JobFacts>): Map<string, readonly string[]> {
-  const rows = plan.jobs.flatMap((job) => {
+function waitingOnDoubt(plan: Plan, facts: JobFactsOf): Map<string, readonly string[]> {
+  const rows: { key: string; status: JobStatus; remoteId: string | null; failedReason: string | null }[] = [];
+  for (const job of plan.jobs) {
     const f = facts.get(job.key);
-    return f?.status ? [{ key: job.key, status: f.status, remoteId: f.remoteId, failedReason: f.failedReason }] : [];
-  });
+    if (f?.status) rows.push({ key: job.key, status: f.status, remoteId: f.remoteId, failedReason: f.failedReason });
+  }
   if (!rows.some((row) => row.status === 'in_doubt')) return new Map();
   return new Map(standingOf(plan, rows, dependencies(plan)).waitingOnDoubt.map((w) => [w.key, w.on]));
 }

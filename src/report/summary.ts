@@ -1,3 +1,4 @@
+import { jobIndex } from '../plan/job-index.js';
 import type { Plan } from '../plan/types.js';
 import type { RunResult } from '../run/execute-plan.js';
 import { formatCredits } from '../util/format.js';
@@ -17,7 +18,7 @@ const STOP_MESSAGE_MAX = 1000;
  */
 export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number): string {
   const rows = result.jobs;
-  const byKey = new Map(plan.jobs.map((j) => [j.key, j]));
+  const byKey = jobIndex(plan);
   const named = (key: string) => `${byKey.get(key)?.label ?? key} (${key})`;
   const lines = [
     `${plan.name}: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} — ${countsText(wordCountsOf(result.counts)) || 'nothing to do'}`,

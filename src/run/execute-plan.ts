@@ -1,8 +1,8 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { CREATING_CONNECTIONS, type ServiceClient } from '../api/index.js';
 import { OutputFolders } from '../download/index.js';
-import { jobIndex } from '../plan/job-index.js';
-import type { Plan, PlannedJob } from '../plan/types.js';
+import { jobIndex, listed, scopedJobs } from '../plan/job-index.js';
+import type { ListedPlan, Plan, PlannedJob } from '../plan/types.js';
 import { statusCode, statusOfCode } from '../state/job-status.js';
 import type { JobStatus, NewJob, Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -72,7 +72,7 @@ export interface ReceiverLink {
 export type { RunCredits, RunResult } from './run-result.js';
 
 /** The plan's jobs as the state database first records them. */
-export function toNewJobs(plan: Plan): NewJob[] {
+export function toNewJobs(plan: ListedPlan): NewJob[] {
   return plan.jobs.map((job) => ({
     key: job.key,
     step: job.step,
@@ -91,7 +91,8 @@ export function toNewJobs(plan: Plan): NewJob[] {
  * done, then drives every job (dependencies first, within the concurrency limits) and returns
  * what happened. Never throws for a job's failure; the caller turns the result into an exit code.
  */
-export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): Promise<RunResult> {
+export async function executePlan(whole: Plan, deps: RunDeps, options: ResolvedRunOptions): Promise<RunResult> {
+  const plan = listed(whole);
   // Recording the plan also scopes the store to this manifest: every read below is of its jobs.
   await deps.store.syncPlan(plan.manifestId, toNewJobs(plan));
   // Every job's state and files as the run starts, read in two light queries: the budget ledger
@@ -202,7 +203,7 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
  * Every job's row as the run starts, into ctx.start (each let go once its job is driven). In a
  * function of its own: a list of them held in executePlan's frame would live as long as the run.
  */
-async function readStart(ctx: RunContext, plan: Plan): Promise<void> {
+async function readStart(ctx: RunContext, plan: ListedPlan): Promise<void> {
   const planned = new Set(plan.jobs.map((j) => j.key));
   for (const row of await ctx.store.jobStates()) if (planned.has(row.key)) ctx.start.rows.set(row.key, row);
   // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
@@ -263,7 +264,7 @@ const hostOf = (url: string) => {
 };
 
 /** Jobs still in doubt whose attempt a webhook delivery has named since. */
-async function namedByLateDeliveries(ctx: RunContext, plan: Plan): Promise<PlannedJob[]> {
+async function namedByLateDeliveries(ctx: RunContext, plan: ListedPlan): Promise<PlannedJob[]> {
   if (!ctx.webhooks) return [];
   return (await ctx.store.inDoubtNamedByDelivery()).flatMap((key) => {
     const job = ctx.planned.get(key);
@@ -284,7 +285,7 @@ const NO_LEASE: RunContext['lease'] = { valid: () => true, fresh: async () => tr
 
 /** The budget ledger at the run's start: every charge the manifest ever had counts (state/sqlite/money.ts). */
 async function ledgerFor(store: Store, plan: Plan, options: ResolvedRunOptions): Promise<BudgetLedger> {
-  const { totals } = await store.money(plan.jobs);
+  const { totals } = await store.money(scopedJobs(plan));
   return new BudgetLedger({ cap: options.maxCredits, spent: totals.counted, held: totals.held });
 }
 

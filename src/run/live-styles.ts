@@ -1,7 +1,7 @@
 import type { ServiceClient } from '../api/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { Manifest } from '../manifest/types.js';
-import { makesHtmlAds, usesAllStyles, type Plan } from '../plan/index.js';
+import { findJob, makesHtmlAds, usesAllStyles, type Plan } from '../plan/index.js';
 import { stateAt } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import { planWithState, serviceKey, STYLES_CATALOGUE, stylesOf, type StatePlanOptions } from './plan-with-state.js';
@@ -53,9 +53,9 @@ export async function planForRun(input: LiveStylesInput): Promise<RunPlans> {
     planError = error;
   }
   // Only what this run may send decides: a refused --step, or a selection without HTML ads, reads nothing.
-  const toSend = planned?.plan.jobs.some((job) => job.kind === 'html_ads' && (statusOf(job.key) ?? 'planned') === 'planned');
+  const toSend = planned && findJob(planned.plan.jobs, (job) => job.kind === 'html_ads' && (statusOf(job.key) ?? 'planned') === 'planned') !== undefined;
   // `all` reads the live list on every run: a style the service added since is a new job to make.
-  const usesAll = planned?.plan.jobs.some((job) => job.expandedFrom !== undefined);
+  const usesAll = planned && findJob(planned.plan.jobs, (job) => job.expandedFrom !== undefined) !== undefined;
   if (planned && !toSend && !usesAll) return planned;
   let body: unknown;
   try {

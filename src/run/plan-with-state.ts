@@ -1,6 +1,6 @@
 import type { StyleCatalogue } from '../manifest/index.js';
 import type { Manifest } from '../manifest/types.js';
-import { makesHtmlAds, planManifest, type Plan, type PlanOptions } from '../plan/index.js';
+import { makesHtmlAds, planStream, type PlanOptions, type PlanStream } from '../plan/index.js';
 import { HTML_AD_STYLES } from '../sandbox/catalogues/html-ad-styles.js';
 import { stateAt, type CachedCatalogue } from '../state/index.js';
 import { utcIso } from '../util/time-format.js';
@@ -30,13 +30,13 @@ export interface StatePlanOptions extends Omit<PlanOptions, 'styles' | 'plannedI
 /** The name the HTML ad styles catalogue is cached under (`reelpipe catalogue styles`). */
 export const STYLES_CATALOGUE = 'styles';
 
-export async function planWithState(manifest: Manifest, options: StatePlanOptions): Promise<Plan> {
+export async function planWithState(manifest: Manifest, options: StatePlanOptions): Promise<PlanStream> {
   const { statePath, service, live, embedded, ...rest } = options;
   const state = stateAt(statePath);
   const styles = live ?? (embedded ? SANDBOX_STYLES : service === undefined ? undefined : cachedStyles(await state.cachedCatalogue(serviceKey(service), STYLES_CATALOGUE)));
   // What `style_ids: all` jobs were sent with: read only for a manifest of HTML ads (a read of every job's row, 0.15 s at 100,000).
   const plannedItems = makesHtmlAds(manifest) ? await state.plannedItems(manifest.identity) : undefined;
-  return planManifest(manifest, { ...rest, ...(styles ? { styles } : {}), ...(plannedItems ? { plannedItems } : {}) });
+  return planStream(manifest, { ...rest, ...(styles ? { styles } : {}), ...(plannedItems ? { plannedItems } : {}) });
 }
 
 /** The embedded sandbox's catalogue: it is that sandbox's live one (and needs no network). */

@@ -2,7 +2,7 @@ import { thisHost } from '../util/host-name.js';
 import { clientFromEnv, type ServiceClient } from '../api/index.js';
 import { LocalFaultError, LockedError, StateBusyError, UsageError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
-import { assertBudget, budgetView, makesHtmlAds, SANDBOX_OUTPUTS_SUFFIX, type Plan } from '../plan/index.js';
+import { assertBudget, budgetView, jobIndex, jobsWhere, keysOf, makesHtmlAds, SANDBOX_OUTPUTS_SUFFIX, scopedJobs, type Plan } from '../plan/index.js';
 import { acquireLock, acquireLockWaiting, joinLiveRun, markRunFolder, seeRunFolder, RunTermsError, type HeldLock, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
@@ -127,9 +127,9 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     const deps = await startLocked(input, plan, options, held);
     driving = true;
     const result = await executePlan(plan, deps, options);
-    const labels = new Map(plan.jobs.map((job) => [job.key, job.label]));
+    const labels = jobIndex(plan);
     // A member that does not end a shared run exits 0 unless it stopped itself: the one that ends it reports the run's outcome.
-    const error = result.endsRun || result.stop !== null ? runOutcome(result, input.manifestFile, (key) => labels.get(key)) : undefined;
+    const error = result.endsRun || result.stop !== null ? runOutcome(result, input.manifestFile, (key) => labels.get(key)?.label) : undefined;
     await finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
     return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
   } catch (error) {
@@ -187,7 +187,7 @@ async function checkBeforeStart(input: RunManifestInput): Promise<{ manifest: Ma
   // weighed against what the database says is spent or held — the same verdict `plan` prints.
   // Without a cap the verdict is "no cap" whatever was spent: nothing to read for it.
   // The jobs' money is read only where it decides something: a cap to weigh.
-  const recorded = options.maxCredits === null ? undefined : await stateAt(statePath).jobMoney(manifestPlan.manifestId, manifestPlan.jobs);
+  const recorded = options.maxCredits === null ? undefined : await stateAt(statePath).jobMoney(manifestPlan.manifestId, scopedJobs(manifestPlan));
   assertBudget(plan, budgetView(plan, options.maxCredits, recorded));
   if (options.webhook) for (const message of ownWebhookUrlWarnings(manifest, plan)) input.progress.emit('run:note', { message });
   return { manifest, manifestPlan, plan, statePath, options, sandbox };
@@ -276,8 +276,8 @@ async function lockOrJoin(store: Store, joinable: boolean, maxCredits: number | 
       if (maxCredits !== null) throw new LockedError(`${error.message}; this run would join it, but the manifest has its own credit cap, which members on several hosts cannot share: set the account's cap instead (reelpipe account set --state URL --max-credits N) and run without max_credits`);
       const joined = await joinLiveRun(store, options, terms).catch(async (refusal: unknown) => {
         if (!(refusal instanceof RunTermsError)) throw refusal;
-        const known = new Set((await store.jobs(plan.jobs.map((job) => job.key))).map((row) => row.key));
-        const unknown = plan.jobs.filter((job) => !known.has(job.key)).map((job) => job.label);
+        const known = new Set((await store.jobs([...keysOf(plan)])).map((row) => row.key));
+        const unknown = jobsWhere(plan.jobs, (job) => !known.has(job.key)).map((job) => job.label);
         throw new UsageError(`${refusal.message}: ${termsDifference(terms, refusal.run.terms, unknown)}. Nothing was sent: run every member with the same manifest, data and options`);
       });
       if (joined) return joined;

@@ -1,3 +1,4 @@
+import { jobIndex, scopedJobs } from '../plan/job-index.js';
 import type { Plan } from '../plan/types.js';
 import type { JobItemRow, JobState, JobStatus, MoneySums } from '../state/index.js';
 import { adapterFor } from './adapters/index.js';
@@ -67,12 +68,12 @@ export interface RunCredits {
 
 /** What the run did, read back from the state database (the truth), not from what the run remembers. */
 export async function summarise(ctx: RunContext, plan: Plan, reads: number, needs: Map<string, readonly string[]>): Promise<Omit<RunResult, 'endsRun'>> {
-  const planned = new Set(plan.jobs.map((j) => j.key));
-  const rows = (await ctx.store.jobStates()).filter((row) => planned.has(row.key));
+  const planned = jobIndex(plan);
+  const rows = (await ctx.store.jobStates()).filter((row) => planned.ordinal(row.key) !== undefined);
   const counts: Partial<Record<JobStatus, number>> = {};
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
   const standing = standingOf(plan, rows, needs);
-  const money = await ctx.store.money(plan.jobs);
+  const money = await ctx.store.money(scopedJobs(plan));
   return {
     counts,
     standing,

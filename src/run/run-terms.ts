@@ -1,4 +1,5 @@
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { keysOf } from '../plan/job-index.js';
 import type { Plan } from '../plan/types.js';
 import { plural } from '../util/format.js';
 import type { ResolvedRunOptions } from './run-options.js';
@@ -19,7 +20,7 @@ interface Terms {
 
 export function runTerms(plan: Plan, options: Pick<ResolvedRunOptions, 'maxCredits' | 'retries'>): string {
   const terms: Terms = {
-    jobs: hash('sha256', plan.jobs.map((job) => job.key).join('\n')).slice(0, 16),
+    jobs: keysDigest(plan),
     count: plan.jobs.length,
     steps: plan.steps.map((step) => step.id),
     maxCredits: options.maxCredits,
@@ -44,4 +45,15 @@ export function termsDifference(mine: string, theirs: string, unknown: readonly 
   if (a.maxCredits !== b.maxCredits) said.push(`its credit cap is ${a.maxCredits ?? 'none'}, the run's ${b.maxCredits ?? 'none'}`);
   if (a.retries !== b.retries) said.push(`its --retries is ${a.retries ?? 'each step\'s'}, the run's ${b.retries ?? 'each step\'s'}`);
   return said.join('; ');
+}
+
+/** The hash of the plan's keys joined by line breaks, a key at a time (read from its index when it has one). */
+function keysDigest(plan: Plan): string {
+  const digest = createHash('sha256');
+  let first = true;
+  for (const key of keysOf(plan)) {
+    digest.update(first ? key : `\n${key}`);
+    first = false;
+  }
+  return digest.digest('hex').slice(0, 16);
 }

@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
+import { jobIndex, jobsWhere } from '../plan/job-index.js';
 import { totalsOf } from '../plan/plan-manifest.js';
-import type { Plan } from '../plan/types.js';
+import type { ListedPlan, Plan } from '../plan/types.js';
 import { dependencies } from './dependencies.js';
 
 /** Statuses whose result a dependent job can be built from: finished at the service. */
@@ -16,14 +17,15 @@ const FINISHED = new Set(['done', 'downloaded', 'partly_failed']);
  * refuse rather than pull those steps in: pulling them in would submit — and pay for — jobs the
  * operator did not name; the refusal costs nothing and says which `--step` flags to add.
  */
-export function selectSteps(plan: Plan, ids: readonly string[], statusOf: (key: string) => string | undefined): Plan {
+export function selectSteps(plan: Plan, ids: readonly string[], statusOf: (key: string) => string | undefined): ListedPlan {
   const known = new Set(plan.steps.map((s) => s.id));
   const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw new UsageError(`--step ${unknown.join(', ')}: no such step; the manifest's steps are ${[...known].join(', ')}`);
   }
   const chosen = new Set(ids);
-  const stepOf = new Map(plan.jobs.map((job) => [job.key, job.step]));
+  const places = jobIndex(plan);
+  const stepOf = { get: (key: string) => places.get(key)?.step };
   const missing = new Map<string, Set<string>>();
   const needs = dependencies(plan);
   for (const job of plan.jobs) {
@@ -36,8 +38,10 @@ export function selectSteps(plan: Plan, ids: readonly string[], statusOf: (key: 
   }
   if (missing.size > 0) throw new UsageError(refusal(missing));
   const steps = plan.steps.filter((s) => chosen.has(s.id));
-  const jobs = plan.jobs.filter((j) => chosen.has(j.step));
-  return { ...plan, steps, jobs, totals: totalsOf(steps), duplicates: plan.duplicates.filter((d) => chosen.has(d.step)) };
+  const jobs = jobsWhere(plan.jobs, (j) => chosen.has(j.step));
+  // Not the whole plan's index (a streamed plan's): its places are not the selection's.
+  const { index: _index, ...whole } = plan as Plan & { index?: unknown };
+  return { ...whole, steps, jobs, totals: totalsOf(steps), duplicates: plan.duplicates.filter((d) => chosen.has(d.step)) };
 }
 
 function refusal(missing: Map<string, Set<string>>): string {

@@ -1,4 +1,5 @@
 import type { MemberRow } from './member-rows.js';
+import type { PlanJobs } from './plan-scope.js';
 import type { Clock } from '../util/clock.js';
 import type { AttemptRow, JobRow } from './job-row.js';
 import type { StateIdentity } from './outputs-owner.js';
@@ -12,7 +13,6 @@ import type { RunWork } from './sqlite/run-work.js';
 import { isPostgresAddress } from './postgres/pg-url.js';
 import { sqliteReader } from './sqlite/sqlite-reader.js';
 
-type PlanJobs = readonly { key: string; step: string; outputName: string | null }[];
 
 /**
  * What adoptIdentity did with the rows an older reelpipe keyed by a manifest's real path:

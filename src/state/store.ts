@@ -1,3 +1,4 @@
+import type { PlanJobs } from './plan-scope.js';
 import type { StepKind } from '../step-kinds.js';
 import type { Clock } from '../util/clock.js';
 import type { JobChange, NewJob } from './job-change.js';
@@ -206,7 +207,7 @@ export interface Store {
   /** The items of every job of the manifest that has some. */
   allItems(): Promise<Map<string, JobItemRow[]>>;
   /** The manifest's money over every charge it ever had, each of `jobs` with its own figure, and what each run was charged for the remote jobs it sent. */
-  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): Promise<MoneySums>;
+  money(jobs: PlanJobs): Promise<MoneySums>;
   /** How many times this run retried the job automatically. */
   retriesInRun(key: string): Promise<number>;
   /** Which of `ids` (of `kind`) were ever recorded for any job or attempt: never adopted again. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { load, problems } from './helpers/temp-tree.js';
+import { eachRow } from '../../src/manifest/read/rows.js';
 
 /**
  * A CSV that cannot be read is reported as sentences: the file, the line and column, what is
@@ -58,6 +59,6 @@ describe('a broken CSV, said as a sentence', () => {
 
   test('line breaks inside a quoted value are not line endings: CRLF records with an LF in a cell load', async () => {
     const manifest = await load({ 'manifest.yaml': MANIFEST, 's.csv': 'sku,script\r\na,"two\nlines"\r\nb,one\r\n' });
-    expect(manifest.steps[0]?.rows?.rows).toEqual([{ sku: 'a', script: 'two\nlines' }, { sku: 'b', script: 'one' }]);
+    expect([...eachRow(manifest.steps[0]!.rows!)]).toEqual([{ sku: 'a', script: 'two\nlines' }, { sku: 'b', script: 'one' }]);
   });
 });

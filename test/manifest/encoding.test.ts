@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { load, tempTree } from './helpers/temp-tree.js';
+import { eachRow } from '../../src/manifest/read/rows.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import type { InvalidInputError } from '../../src/errors.js';
 import { formatIssue } from '../../src/errors.js';
@@ -60,7 +61,7 @@ describe('data files in another encoding are refused at the line where it shows'
 
   test('UTF-8 with a byte order mark, and accented letters in UTF-8, are read as they are', async () => {
     const manifest = await load({ 'manifest.yaml': `\uFEFF${csv}`, 's.csv': '\uFEFFsku,script\nA1,Café crème — 10 €\n' });
-    expect(manifest.steps[0]?.rows?.rows).toEqual([{ sku: 'A1', script: 'Café crème — 10 €' }]);
+    expect([...eachRow(manifest.steps[0]!.rows!)]).toEqual([{ sku: 'A1', script: 'Café crème — 10 €' }]);
   });
 
   test('every problem names its file: a Latin-1 CSV next to a sound one', async () => {

@@ -1,13 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { expandManifest } from '../../src/manifest/index.js';
+import { stepInstances, type Manifest, type StepInstance } from '../../src/manifest/index.js';
 import { planManifest } from '../../src/plan/index.js';
 import { load, manifestWith } from './helpers/temp-tree.js';
 
 /** What a manifest expands into: one request body per row × matrix combination. */
 const requests = async (files: Record<string, string | object>, env: NodeJS.ProcessEnv = {}) => {
-  const manifest = await load(files, env);
-  return Object.fromEntries([...expandManifest(manifest).instances].map(([id, list]) => [id, list]));
+  return instancesOf(await load(files, env));
 };
+
+/** Each step's instances, made as the planner makes them. */
+const instancesOf = (manifest: Manifest): Record<string, StepInstance[]> => Object.fromEntries(manifest.steps.map((step) => [step.id, [...stepInstances(manifest, step)]]));
 
 const short = (extra: object = {}) => ({ id: 'shorts', kind: 'ai_short', with: { script: 'Hi', aspect_ratio: '9x16', style: 'Cinematic' }, ...extra });
 
@@ -50,7 +52,7 @@ describe('rows', () => {
     step.with.script = 'Brand {{ env.BRAND }}';
     const manifest = await load({ 'manifest.yaml': manifestWith([step]) }, { BRAND: 'Acme', OTHER_SECRET: 's3cret' });
     expect(manifest.env).toEqual({ BRAND: 'Acme' });
-    expect(expandManifest(manifest).instances.get('shorts')?.[0]?.request.script).toBe('Brand Acme');
+    expect(instancesOf(manifest).shorts?.[0]?.request.script).toBe('Brand Acme');
   });
 });
 
@@ -108,9 +110,9 @@ describe('kind-specific expansion', () => {
       { id: 'render', kind: 'custom_template', mode: 'render', for_each: { step: 'preview' }, with: { id: '{{ item.id }}' } },
     ];
     const manifest = await load({ 'manifest.yaml': manifestWith(steps) });
-    const out = expandManifest(manifest).instances;
-    expect(out.get('preview')?.[0]?.request).toEqual({ template_id: 'tpl-1', variables: { headline: 'Hi' } });
-    expect(out.get('render')?.[0]).toMatchObject({ pathId: '{{ item.id }}', request: {} });
+    const out = instancesOf(manifest);
+    expect(out.preview?.[0]?.request).toEqual({ template_id: 'tpl-1', variables: { headline: 'Hi' } });
+    expect(out.render?.[0]).toMatchObject({ pathId: '{{ item.id }}', request: {} });
     expect(manifest.steps.map((s) => s.needs)).toEqual([[], ['preview']]);
   });
 

@@ -45,6 +45,7 @@ describe('the key column of a row set', () => {
     ['none when every column repeats or is prose', [{ a: 'x', b: 'y'.repeat(50) }, { a: 'x', b: 'z'.repeat(50) }], ['a', 'b'], undefined],
     ['none for a key-like column with an empty value', [{ id: '' }, { id: '2' }], ['id'], undefined],
   ])('is %s', (_, rows, columns, expected) => {
-    expect(keyColumn(rows, columns)).toBe(expected);
+    const set = { source: 'rows' as const, file: 'm.yaml', columns, count: rows.length, row: (i: number) => rows[i] as Record<string, unknown>, line: () => 0, text: true };
+    expect(keyColumn(set)).toBe(expected);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { fingerprintOf, planFileLines, planManifest, PlanFileProblem, SavedPlanCheck, savedPlanHeader, type Plan } from '../../src/plan/index.js';
+import { fingerprintOf, planFileLines, planManifest, PlanFileProblem, SavedPlanCheck, savedPlanHeader, type ListedPlan } from '../../src/plan/index.js';
 import type { PlanAction } from '../../src/plan/plan-actions.js';
 import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
 
@@ -11,7 +11,7 @@ const short = { kind: 'ai_short', id: 'shorts', name: 'short-{{ row.sku }}', for
 const rows = (...scripts: string[]) => `sku,script\n${scripts.map((s, i) => `S${i + 1},${s}`).join('\n')}\n`;
 
 /** The plan of `csv`, and its saved file's lines; `keep`: the places of the jobs it was to leave alone. */
-async function planOf(csv: string, keep: readonly number[] = []): Promise<{ plan: Plan; lines: string[] }> {
+async function planOf(csv: string, keep: readonly number[] = []): Promise<{ plan: ListedPlan; lines: string[] }> {
   const manifest = await load({ 'manifest.yaml': manifestWith([short]), 'rows.csv': csv });
   const plan = planManifest(manifest);
   const action = (key: string): PlanAction => (keep.includes(plan.jobs.findIndex((j) => j.key === key)) ? 'keep' : 'create');
@@ -19,7 +19,7 @@ async function planOf(csv: string, keep: readonly number[] = []): Promise<{ plan
 }
 
 /** Feeds `lines` (the file's, its first line read before) to a check against `plan`; its differences, or the problem it found. */
-function check(plan: Plan, lines: readonly string[], actionNow: (key: string) => PlanAction = () => 'create', max?: number): string[] | string {
+function check(plan: ListedPlan, lines: readonly string[], actionNow: (key: string) => PlanAction = () => 'create', max?: number): string[] | string {
   try {
     const first = lines.findIndex((l) => l.trim() !== '');
     const checking = new SavedPlanCheck('p.ndjson', savedPlanHeader(lines[first] as string, 'p.ndjson', first + 1), plan, max);

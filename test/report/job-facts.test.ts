@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { planManifest, type Plan } from '../../src/plan/index.js';
+import { planManifest, type ListedPlan } from '../../src/plan/index.js';
 import { readJobFacts } from '../../src/report/job-facts.js';
 import { toNewJobs } from '../../src/run/execute-plan.js';
 import { openStore, type JobState } from '../../src/state/index.js';
@@ -14,7 +14,7 @@ const planOf = async (a: string, b: string) => {
 };
 
 /** A state where the plan's jobs were recorded and A's finished at a cost of 5; the store to record more with. */
-async function recorded(plan: Plan) {
+async function recorded(plan: ListedPlan) {
   const statePath = join(plan.outputsDir, '..', 'state', 'reelpipe.db');
   const store = (await openStore(statePath, new ManualClock(Date.UTC(2026, 10, 27)))).useManifest(plan.manifestId);
   await store.syncPlan(plan.manifestId, toNewJobs(plan));
@@ -25,7 +25,7 @@ async function recorded(plan: Plan) {
   return { statePath, store };
 }
 
-const states = async (statePath: string, plan: Plan, rows?: readonly JobState[]) => {
+const states = async (statePath: string, plan: ListedPlan, rows?: readonly JobState[]) => {
   const { facts } = await readJobFacts(statePath, plan, { rows });
   return plan.jobs.map((job) => [job.label, facts.get(job.key)?.state, facts.get(job.key)?.history.map((v) => [v.key, v.creditsUsed])]);
 };

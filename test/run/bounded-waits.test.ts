@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { planManifest, type Plan } from '../../src/plan/index.js';
+import { planManifest, type ListedPlan } from '../../src/plan/index.js';
 import { executePlan } from '../../src/run/execute-plan.js';
 import { runOutcome } from '../../src/run/outcome.js';
 import { RunEvents } from '../../src/run/run-events.js';
@@ -30,7 +30,7 @@ afterEach(async () => {
 
 const ID = '11111111-2222-4333-8444-555555555555';
 
-async function submittedShort(): Promise<Plan> {
+async function submittedShort(): Promise<ListedPlan> {
   writeFileSync(join(dir, 'm.yaml'), `
 version: 1
 name: one
@@ -49,7 +49,7 @@ steps:
   return plan;
 }
 
-const run = (plan: Plan, url: string, events: RunEvents, extra: RunOptions = {}) => {
+const run = (plan: ListedPlan, url: string, events: RunEvents, extra: RunOptions = {}) => {
   const client = createClient({ baseUrl: url, apiId: 'test-id', apiKey: 'test-key', retry: { maxAttempts: 1 } });
   closers.push(() => client.close());
   return executePlan(plan, { store, client, events }, resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001, ...extra }, { concurrency: 1, maxCredits: null }));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { planManifest, type Plan } from '../../src/plan/index.js';
+import { planManifest, type ListedPlan } from '../../src/plan/index.js';
 import { executePlan } from '../../src/run/execute-plan.js';
 import { runOutcome } from '../../src/run/outcome.js';
 import { resolveRunOptions } from '../../src/run/run-options.js';
@@ -31,13 +31,13 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function planOf(yaml: string): Promise<Plan> {
+async function planOf(yaml: string): Promise<ListedPlan> {
   writeFileSync(join(dir, 'm.yaml'), yaml);
   return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
 }
 
 const ID = '11111111-2222-4333-8444-555555555555';
-const options = (plan: Plan) => resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001 }, { concurrency: plan.concurrency, maxCredits: null });
+const options = (plan: ListedPlan) => resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001 }, { concurrency: plan.concurrency, maxCredits: null });
 
 describe('a webhook hint while a read is on the wire', () => {
   test('starts no second read, and a downloaded job never goes back to done', async () => {

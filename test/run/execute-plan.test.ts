@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createClient, type ServiceClient } from '../../src/api/index.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { planManifest, type Plan } from '../../src/plan/index.js';
+import { planManifest, type ListedPlan } from '../../src/plan/index.js';
 import { executePlan } from '../../src/run/execute-plan.js';
 import { RunEvents } from '../../src/run/run-events.js';
 import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js';
@@ -29,7 +29,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function planOf(yaml: string): Promise<Plan> {
+async function planOf(yaml: string): Promise<ListedPlan> {
   writeFileSync(join(dir, 'm.yaml'), yaml);
   return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
 }
@@ -40,7 +40,7 @@ function clientFor(url: string): ServiceClient {
   return client;
 }
 
-const options = (plan: Plan, extra: RunOptions = {}) =>
+const options = (plan: ListedPlan, extra: RunOptions = {}) =>
   resolveRunOptions({ ratePerSecond: 1000, ...extra }, { concurrency: plan.concurrency, maxCredits: plan.budget.maxCredits });
 
 const SHORT = `

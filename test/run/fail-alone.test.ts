@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createClient, type ServiceClient } from '../../src/api/index.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { planManifest, type Plan } from '../../src/plan/index.js';
+import { planManifest, type ListedPlan } from '../../src/plan/index.js';
 import { stoppingText } from '../../src/report/progress/lines.js';
 import { executePlan } from '../../src/run/execute-plan.js';
 import type { KillHook, KillPoint } from '../../src/run/kill-hook.js';
@@ -43,7 +43,7 @@ steps:
     with: { script: "{{ row.t }}", style: 3D, aspect_ratio: 9x16 }
 `;
 
-async function planOf(yaml: string): Promise<Plan> {
+async function planOf(yaml: string): Promise<ListedPlan> {
   writeFileSync(join(dir, 'm.yaml'), yaml);
   return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
 }
@@ -58,7 +58,7 @@ function throwOnce(point: KillPoint, code?: string): KillHook {
   };
 }
 
-const run = (plan: Plan, kill?: KillHook) =>
+const run = (plan: ListedPlan, kill?: KillHook) =>
   executePlan(plan, { store, client, ...(kill ? { kill } : {}) }, resolveRunOptions({ ratePerSecond: 1000, timeScale: 1 / 2000 }, { concurrency: 3, maxCredits: null }));
 
 describe('an unexpected error ends only its own job', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ServiceClient } from '../../src/api/index.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { planManifest, type Plan } from '../../src/plan/index.js';
+import { planManifest, type ListedPlan } from '../../src/plan/index.js';
 import { executePlan, type RunDeps } from '../../src/run/execute-plan.js';
 import { resolveRunOptions } from '../../src/run/run-options.js';
 import type { Store } from '../../src/state/index.js';
@@ -32,12 +32,12 @@ steps:
 const ACCENT = '11111111-2222-4333-8444-555555555555';
 const ANSWER = { name: 'Narrator', accents: [{ id: ACCENT, accent_name: 'Narrator' }] };
 
-async function planOf(yaml: string): Promise<Plan> {
+async function planOf(yaml: string): Promise<ListedPlan> {
   writeFileSync(join(dir, 'm.yaml'), yaml);
   return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
 }
 
-const run = (plan: Plan, deps: Partial<RunDeps> = {}) =>
+const run = (plan: ListedPlan, deps: Partial<RunDeps> = {}) =>
   executePlan(plan, { store, client, ...deps }, resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001 }, { concurrency: 1, maxCredits: null }));
 
 describe('a kind finished at creation whose answer could not be recorded', () => {
@@ -74,7 +74,7 @@ describe('a kind finished at creation whose answer could not be recorded', () =>
 
 describe('the tracker never polls a kind it cannot read', () => {
   /** A voice left `submitted` by an older reelpipe (its recorded id adopted, its answer lost). */
-  async function submittedVoice(plan: Plan, result: Record<string, unknown> | null): Promise<string> {
+  async function submittedVoice(plan: ListedPlan, result: Record<string, unknown> | null): Promise<string> {
     const job = plan.jobs[0]!;
     await store.syncPlan(plan.manifestId, [{ key: job.key, step: job.step, kind: job.kind, request: job.request, creditsEstimated: 5 }]);
     await store.recordIntent({ key: job.key, request: job.request, hookToken: null, pathId: null, creditsReserved: 5 });

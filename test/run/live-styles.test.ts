@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { clientFromEnv } from '../../src/api/index.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { loadManifest } from '../../src/manifest/index.js';
+import { listed } from '../../src/plan/index.js';
 import { toNewJobs } from '../../src/run/execute-plan.js';
 import { planForRun } from '../../src/run/live-styles.js';
 import { planWithState } from '../../src/run/plan-with-state.js';
@@ -47,7 +48,7 @@ steps:
   return loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir });
 }
 
-const plan = async (styles: string) => planWithState(await manifestWith(styles), { statePath, service: SERVICE });
+const plan = async (styles: string) => listed(await planWithState(await manifestWith(styles), { statePath, service: SERVICE }));
 
 describe('offline, with no catalogue known', () => {
   test('ids nobody has seen are priced, 10 credits an ad, and said to be checked before spending', async () => {
@@ -114,7 +115,7 @@ describe('a run reads the live catalogue before anything is sent', () => {
   const run = async (styles: string, env: NodeJS.ProcessEnv, statuses = new Map<string, string>()) => (await planForRun({
     manifest: await manifestWith(styles), client: () => clientFromEnv(env), clock, progress: new RunEvents(), statusOf: (key) => statuses.get(key), statePath, service: env.REELPIPE_BASE_URL,
     select: (whole) => whole,
-  })).plan;
+  }).then(({ plan }) => listed(plan)));
 
   test('an id the service no longer offers refuses the run (nothing sent), and the live list is kept for offline commands', async () => {
     const env = await liveService(['spin-wheel']);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ServiceClient } from '../../src/api/index.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { planManifest, type Plan, type PlannedJob } from '../../src/plan/index.js';
+import { planManifest, type ListedPlan, type PlannedJob } from '../../src/plan/index.js';
 import { executePlan } from '../../src/run/execute-plan.js';
 import { resolveRunOptions, type RunOptions } from '../../src/run/run-options.js';
 import { UnfinishedError } from '../../src/errors.js';
@@ -36,12 +36,12 @@ steps:
 const OLD = 'aaaaaaaa-0000-4000-8000-000000000001';
 const NEW = 'bbbbbbbb-0000-4000-8000-000000000002';
 
-async function planOf(yaml: string): Promise<Plan> {
+async function planOf(yaml: string): Promise<ListedPlan> {
   writeFileSync(join(dir, 'm.yaml'), yaml);
   return planManifest(await loadManifest(join(dir, 'm.yaml'), { env: {}, cwd: dir }));
 }
 
-const run = (plan: Plan, extra: RunOptions = {}) =>
+const run = (plan: ListedPlan, extra: RunOptions = {}) =>
   executePlan(plan, { store, client }, resolveRunOptions({ ratePerSecond: 1000, timeScale: 0.0001, ...extra }, { concurrency: 1, maxCredits: null }));
 
 /** As an earlier run leaves it: the intent committed, the POST's answer never recorded. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { loadManifest } from '../../src/manifest/index.js';
-import { planManifest, type Plan } from '../../src/plan/index.js';
+import { planManifest, type ListedPlan } from '../../src/plan/index.js';
 import { selectSteps } from '../../src/run/select-steps.js';
 
 /** product → playables (a reference); shorts alone; clips needs shorts (a `needs`). */
@@ -30,7 +30,7 @@ steps:
 `;
 
 let dir: string;
-let plan: Plan;
+let plan: ListedPlan;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-select-'));
   writeFileSync(join(dir, 'm.yaml'), MANIFEST);

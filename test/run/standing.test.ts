@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadManifest } from '../../src/manifest/index.js';
-import { planManifest, type Plan } from '../../src/plan/index.js';
+import { planManifest, type ListedPlan } from '../../src/plan/index.js';
 import { dependencies } from '../../src/run/dependencies.js';
 import { standingOf } from '../../src/run/standing.js';
 import type { JobRow } from '../../src/state/index.js';
 import { CHAIN_MANIFEST } from '../helpers/chain-manifest.js';
 
 let dir: string;
-let plan: Plan;
+let plan: ListedPlan;
 let keys: { short: string; teaser5: string; teaser10: string; final: string };
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reelpipe-standing-'));

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { findJob } from '../../plan/job-index.js';
 import type { Plan } from '../../plan/types.js';
 import type { JobRow } from '../../state/index.js';
 import { stateWord } from '../../state/vocabulary.js';
@@ -59,7 +60,7 @@ async function planOf(file: string, io: CliIo, flags: StateFlags): Promise<Plan 
 /** A key the database knows, or a label (or key) of the plan. */
 function keyOf(job: string, plan: Plan | undefined, recorded: (key: string) => boolean): string {
   if (recorded(job)) return job;
-  const planned = plan?.jobs.find((j) => j.label === job || j.key === job);
+  const planned = plan && findJob(plan.jobs, (j) => j.label === job || j.key === job);
   if (planned) return planned.key;
   const how = plan ? 'a key or a label of this manifest' : 'a key (the manifest does not load, so labels cannot be read)';
   throw new UsageError(`${job}: no such job; give ${how}, as \`reelpipe status\` shows them`);
@@ -75,7 +76,7 @@ function refusedText(job: string, row: JobRow, file: string): string {
 
 function forgottenText(job: string, row: JobRow, plan: Plan | undefined): string {
   const spent = (row.creditsUsed ?? 0) + row.creditsPrior;
-  const planned = plan?.jobs.find((j) => j.key === row.key);
+  const planned = plan && findJob(plan.jobs, (j) => j.key === row.key);
   const estimate = planned?.credits?.expected;
   const again = estimate === undefined ? 'at its price' : `about ${formatCredits(estimate)} credits`;
   // In the words every view uses (docs/report.md#states): the database's `downloaded` is `done`.

@@ -80,15 +80,15 @@ async function planAndState(file: string, io: CliIo, flags: PlanFlags) {
  * still to pay for. SQLite loads only here.
  */
 async function stateOf(plan: Plan, io: CliIo, flags: PlanFlags) {
-  const [{ checkOutputs, stateAt }, { readJobFacts }] = await Promise.all([
-    import('../../state/index.js'), import('../../report/job-facts.js'),
+  const [{ checkOutputs, stateAt }, { readJobFacts }, { scopedJobs }] = await Promise.all([
+    import('../../state/index.js'), import('../../report/job-facts.js'), import('../../plan/job-index.js'),
   ]);
   const dbPath = await statePathOf(plan.manifestPath, io, flags);
   const state = stateAt(dbPath);
   checkOutputs(plan.outputsDir, await state.identity(plan.manifestId));
   return {
-    dbPath, facts: (await readJobFacts(dbPath, plan)).facts, money: await state.jobMoney(plan.manifestId, plan.jobs),
-    earlier: await state.earlierRequests(plan.manifestId, plan.jobs),
+    dbPath, facts: (await readJobFacts(dbPath, plan)).facts, money: await state.jobMoney(plan.manifestId, scopedJobs(plan)),
+    earlier: await state.earlierRequests(plan.manifestId, scopedJobs(plan)),
   };
 }
 

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { jobsWhere } from '../../plan/job-index.js';
 import type { Plan } from '../../plan/types.js';
 import type { JobStatus, Store } from '../../state/index.js';
 import type { RegisterCommand } from './index.js';
@@ -23,7 +24,7 @@ const RETRIED: readonly JobStatus[] = ['failed', 'rejected', 'partly_failed'];
  */
 export async function planFailedAgain(store: Store, plan: Plan, step?: string): Promise<number> {
   checkStep(plan, step);
-  const again = await store.planAgain(plan.jobs.filter((j) => step === undefined || j.step === step).map((j) => j.key), RETRIED);
+  const again = await store.planAgain(jobsWhere(plan.jobs, (j) => step === undefined || j.step === step).map((j) => j.key), RETRIED);
   return again.length;
 }
 

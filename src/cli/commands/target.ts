@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
 import type { Manifest } from '../../manifest/index.js';
+import { findJob, jobsWhere } from '../../plan/job-index.js';
 import type { Plan, PlannedJob } from '../../plan/index.js';
 import type { CliIo } from '../io.js';
 import { inSandbox, statePathOf, type StateFlags } from '../state-flags.js';
@@ -32,8 +33,8 @@ export async function planFromState(manifest: Manifest, io: CliIo, flags: StateF
 
 /** The planned job named by its key or its label (labels are unique within a manifest). */
 export function jobNamed(plan: Plan, name: string): PlannedJob {
-  const job = plan.jobs.find((j) => j.key === name) ?? plan.jobs.find((j) => j.label === name);
+  const job = findJob(plan.jobs, (j) => j.key === name) ?? findJob(plan.jobs, (j) => j.label === name);
   if (job) return job;
-  const near = plan.jobs.filter((j) => j.label.includes(name) || j.key.startsWith(name)).slice(0, 5).map((j) => `${j.label} (${j.key})`);
+  const near = jobsWhere(plan.jobs, (j) => j.label.includes(name) || j.key.startsWith(name)).slice(0, 5).map((j) => `${j.label} (${j.key})`);
   throw new UsageError(`no job of ${plan.name} is called "${name}": give its key or its label${near.length ? `; did you mean ${near.join(', ')}?` : ''}`);
 }

@@ -13,8 +13,10 @@ import { topologicalOrder } from '../check/graph.js';
 /**
  * Expansion: each step's rows × matrix combinations become concrete request bodies, each checked
  * by the client's request schema (references replaced by stand-ins for the check, kept as
- * placeholders in the body). Pure, and memoised per manifest: loadManifest expands to validate,
- * and planManifest reuses that work instead of doing it twice.
+ * placeholders in the body). Pure. Nothing per instance is kept: loadManifest checks every
+ * instance once (expandSteps, memoised per manifest as counts and issues), and the planner makes
+ * them again, one at a time, with `stepInstances` — why: the instances of a 1,000,000-row manifest,
+ * held between the two, were most of what planning it held (issue 24).
  */
 export interface StepInstance {
   /** The body; `{{ steps… }}` / `{{ item… }}` references left in place. */
@@ -25,7 +27,7 @@ export interface StepInstance {
   name?: string;
   /** Where the row came from, for messages. */
   origin?: { file: string; line: number };
-  /** The row itself (the RowSet's object, by reference, never a copy): labels and results.csv. */
+  /** The row itself (as its RowSet gives it): labels and results.csv. */
   row?: Record<string, unknown>;
   /** The matrix combination (shared with the step's list, by reference). */
   matrix?: Combination;
@@ -34,7 +36,6 @@ export interface StepInstance {
 export interface Expansion {
   /** Step ids in topological order. */
   order: string[];
-  instances: Map<string, StepInstance[]>;
   /** Jobs per step: instances, times the upstream's jobs for `for_each: { step }`. */
   jobCounts: Map<string, number>;
   issues: InputIssue[];
@@ -51,30 +52,20 @@ export function expandManifest(manifest: Manifest): Expansion {
   return expansion;
 }
 
-/**
- * Lets the manifest's expansion go once the plan is made of it: the manifest lives as long as the
- * run, and its every instance (with its origin) would live with it, unread (a later expansion of
- * the same manifest is made afresh).
- */
-export function releaseExpansion(manifest: Manifest): void {
-  memo.delete(manifest);
-}
-
 /** What expansion reads of a manifest: some of its steps, the environment they use, the YAML, the limits. */
 export type Scope = Pick<Manifest, 'steps' | 'env' | 'source' | 'limits'>;
 
 /**
- * Expands the given steps alone (loadManifest checks the sound steps of a manifest that has other
- * problems this way). Steps in a cycle are left out of `order` and not expanded. A step's jobs are
- * counted by multiplication before it is expanded: one above a job limit stops the expansion
- * there, and it and the steps after it are left out of `order`.
+ * Checks the given steps' instances (loadManifest checks the sound steps of a manifest that has
+ * other problems this way). Steps in a cycle are left out of `order` and not expanded. A step's
+ * jobs are counted by multiplication before it is expanded: one above a job limit stops the
+ * expansion there, and it and the steps after it are left out of `order`.
  */
 export function expandSteps(manifest: Scope): Expansion {
   const sink = new IssueSink();
   const warnings: string[] = [];
   const byId = new Map(manifest.steps.map((s) => [s.id, s]));
   const { order } = topologicalOrder(manifest.steps);
-  const instances = new Map<string, StepInstance[]>();
   const jobCounts = new Map<string, number>();
   const budget = new JobBudget(manifest, jobCounts);
   for (const [position, id] of order.entries()) {
@@ -82,23 +73,32 @@ export function expandSteps(manifest: Scope): Expansion {
     const upstream = step.forEachStep ? (jobCounts.get(step.forEachStep) ?? 0) : 1;
     let over = budget.check(step, contextCount(step) * upstream, upstream);
     if (!over) {
-      const list = expandStep(manifest, step, sink);
-      instances.set(id, list);
-      over = budget.check(step, list.length * upstream, upstream, true);
+      let instances = 0;
+      for (const _ of instancesOf(manifest, step, sink)) instances++;
+      over = budget.check(step, instances * upstream, upstream, true);
     }
     if (over) {
       sink.add(over);
-      return { order: order.slice(0, position), instances, jobCounts, issues: sink.issues, warnings };
+      return { order: order.slice(0, position), jobCounts, issues: sink.issues, warnings };
     }
     budget.add(step);
     if (jobCounts.get(id) === 0) warnings.push(`step ${id} has no jobs${step.rows ? ` (${step.rows.file} has no rows)` : ''}`);
   }
   for (const step of manifest.steps) checkSingleJobReferences(manifest, step, jobCounts, sink);
-  return { order, instances, jobCounts, issues: sink.issues, warnings };
+  return { order, jobCounts, issues: sink.issues, warnings };
+}
+
+/**
+ * The instances of a step of a checked manifest (loadManifest found no problem in it), made one at
+ * a time in row × matrix order, without checking them again: the same instances, in the same order,
+ * as the check passed.
+ */
+export function stepInstances(manifest: Scope, step: ManifestStep): Generator<StepInstance> {
+  return instancesOf(manifest, step, null);
 }
 
 /** Row × matrix combinations: the jobs of a step before `for_each: { step }` and style splits multiply them. */
-const contextCount = (step: ManifestStep) => (step.rows?.rows.length ?? 1) * (step.matrix?.length ?? 1);
+const contextCount = (step: ManifestStep) => (step.rows?.count ?? 1) * (step.matrix?.length ?? 1);
 
 /** Collects issues once each: the same bad literal repeats on every row, but is one problem. */
 class IssueSink {
@@ -120,36 +120,44 @@ function* contextsOf(step: ManifestStep): Generator<Context> {
     for (const combo of combos) yield { combo };
     return;
   }
-  for (let rowIndex = 0; rowIndex < step.rows.rows.length; rowIndex++) {
-    for (const combo of combos) yield { row: step.rows.rows[rowIndex], rowIndex, combo };
+  for (let rowIndex = 0; rowIndex < step.rows.count; rowIndex++) {
+    const row = step.rows.row(rowIndex);
+    for (const combo of combos) yield { row, rowIndex, combo };
   }
 }
 
-function expandStep(manifest: Scope, step: ManifestStep, sink: IssueSink): StepInstance[] {
+/**
+ * The step's instances, in row × matrix order. With `sink`, each is checked (a missing value, the
+ * style ids, the request schema) and only the sound ones are yielded, every problem going to the
+ * sink; without it (a checked manifest), none is checked.
+ */
+function* instancesOf(manifest: Scope, step: ManifestStep, sink: IssueSink | null): Generator<StepInstance> {
   const schema = requestSchemaFor(step.kind, step.mode);
   const pathId = takesPathId(step.kind, step.mode);
-  const out: StepInstance[] = [];
   for (const ctx of contextsOf(step)) {
     const origin = originOf(step, ctx);
     const missing: Placeholder[] = [];
     const lookup = lookupFor(step, manifest.env, ctx, missing);
     const request = render(step.template.root, { lookup, references: 'keep' }) as Record<string, unknown>;
+    const bodies = step.kind === 'html_ads' ? splitStyleIds(request) : [request];
+    if (!sink) {
+      for (const body of bodies) yield instanceOf(step, body, pathId, lookup, origin, ctx);
+      continue;
+    }
     if (missing.length > 0) {
       for (const p of missing) sink.add(missingValue(manifest, step, ctx, p, origin));
       continue;
     }
     const styles = step.kind === 'html_ads' ? styleIdIssues(request) : [];
     for (const issue of styles) sink.add(locate(manifest, step, issue, origin, ctx));
-    const bodies = step.kind === 'html_ads' ? splitStyleIds(request) : [request];
     const checks = (step.template.hasReferences ? standInBodies(step, lookup) : bodies).map(step.kind === 'html_ads' ? checkableStyles : (b) => b);
-    bodies.forEach((body, i) => {
+    for (const [i, body] of bodies.entries()) {
       const result = schema.safeParse(checks[i], { reportInput: true });
       if (!result.success) {
         for (const r of readableIssues(result.error.issues, schema)) sink.add(locate(manifest, step, r, origin, ctx));
-      } else if (styles.length === 0) out.push(instanceOf(step, body, pathId, lookup, origin, ctx));
-    });
+      } else if (styles.length === 0) yield instanceOf(step, body, pathId, lookup, origin, ctx);
+    }
   }
-  return out;
 }
 
 function standInBodies(step: ManifestStep, lookup: RenderContext['lookup']): Record<string, unknown>[] {
@@ -200,7 +208,7 @@ function lookupFor(step: ManifestStep, env: Record<string, string>, ctx: Context
 
 function originOf(step: ManifestStep, ctx: Context): StepInstance['origin'] {
   if (!step.rows || ctx.rowIndex === undefined) return undefined;
-  return { file: step.rows.file, line: step.rows.lines[ctx.rowIndex] ?? 0 };
+  return { file: step.rows.file, line: step.rows.line(ctx.rowIndex) };
 }
 
 function missingValue(manifest: Scope, step: ManifestStep, ctx: Context, p: Placeholder, origin: StepInstance['origin']): InputIssue {
@@ -221,10 +229,9 @@ function missingValue(manifest: Scope, step: ManifestStep, ctx: Context, p: Plac
  */
 export function catalogueIssues(manifest: Manifest, catalogue: StyleCatalogue): InputIssue[] {
   const sink = new IssueSink();
-  const expansion = expandManifest(manifest);
   for (const step of manifest.steps) {
     if (step.kind !== 'html_ads') continue;
-    for (const instance of expansion.instances.get(step.id) ?? []) {
+    for (const instance of stepInstances(manifest, step)) {
       for (const issue of unknownStyleIssues(instance.request, catalogue)) sink.add(locate(manifest, step, issue, instance.origin, { ...(instance.row ? { row: instance.row } : {}), ...(instance.matrix ? { combo: instance.matrix } : {}) }));
     }
   }

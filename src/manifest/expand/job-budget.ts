@@ -50,7 +50,7 @@ function placeOf(step: ManifestStep): (string | number)[] {
 
 function factors(step: ManifestStep, upstream: number, split: boolean): string {
   const parts: string[] = [];
-  if (step.rows) parts.push(`${count(step.rows.rows.length)} rows`);
+  if (step.rows) parts.push(`${count(step.rows.count)} rows`);
   if (step.matrix) parts.push(`${count(step.matrix.length)} matrix combinations`);
   if (step.forEachStep !== undefined) parts.push(`${count(upstream)} jobs of step ${step.forEachStep}`);
   const product = parts.join(' × ') || 'one job';

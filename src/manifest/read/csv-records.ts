@@ -14,8 +14,9 @@ class Resync {
 type CsvError = Error & { code?: string; lines?: number; empty_lines?: number; index?: number; record?: string[] };
 
 export interface CsvRecords {
-  records: string[][];
-  /** lines[i] is where records[i] starts. */
+  /** The first record (the header), when there is one. No other record is kept: rows.ts reads each again from its line when it is asked for. */
+  header: string[] | undefined;
+  /** lines[i] is where record i starts (lines[0]: the header's). */
   lines: number[];
   issues: InputIssue[];
 }
@@ -33,7 +34,7 @@ export interface CsvRecords {
  * (not by csv-parse, which would take a restarted parse's first record as the reference).
  */
 export function csvRecords(text: string, display: string, maxRecords: number): typeof TOO_MANY | CsvRecords {
-  const out: CsvRecords = { records: [], lines: [], issues: [] };
+  const out: CsvRecords = { header: undefined, lines: [], issues: [] };
   const mixed = mixedLineEndings(text);
   if (mixed) return { ...out, issues: [{ file: display, line: mixed.line, message: mixed.message }] };
   const reported = new Set<number>();
@@ -48,11 +49,11 @@ export function csvRecords(text: string, display: string, maxRecords: number): t
     const offset = startsOf()[from - 1];
     if (offset === undefined || offset >= text.length) break;
     const read = readFrom(text.slice(offset), from - 1, out, maxRecords, (failed, start) => {
-      const field = failedField(failed, out.records[0]?.length);
+      const field = failedField(failed, out.header?.length);
       const at = csvFieldPosition(text, startsOf(), start, field);
       const line = at?.line ?? failed.lines ?? start;
       const offset = at && (startsOf()[at.line - 1] ?? 0) + at.column - 1;
-      report(line, at?.column, csvProblemText(failed, { header: out.records[0], field, text, offset }));
+      report(line, at?.column, csvProblemText(failed, { header: out.header, field, text, offset }));
       return line;
     });
     if (read === TOO_MANY) return TOO_MANY;
@@ -99,13 +100,13 @@ function readFrom(
         throw lost((error ?? {}) as CsvError);
       },
       on_record: (record: string[], ctx) => {
-        const expected = out.records[0]?.length;
+        const expected = out.header?.length;
         if (expected !== undefined && record.length !== expected) {
           failed({ name: 'CsvError', code: 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH', record, message: 'record length' }, startOf(ctx));
           return null;
         }
-        out.lines.push(startOf(ctx));
-        if (out.records.push(record) > maxRecords) throw TOO_MANY;
+        out.header ??= record;
+        if (out.lines.push(startOf(ctx)) > maxRecords) throw TOO_MANY;
         return null;
       },
     });

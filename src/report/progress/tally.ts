@@ -1,5 +1,6 @@
 import type { Plan } from '../../plan/types.js';
 import { jobIndex, type JobIndex } from '../../plan/job-index.js';
+import type { PlanIndex } from '../../plan/plan-index.js';
 import { statusCode, statusOfCode, type JobStatus } from '../../state/job-status.js';
 import { countWords, stateWord, type StateWord } from '../../state/vocabulary.js';
 import { sumCredits, type CreditSum } from '../credits.js';
@@ -51,7 +52,8 @@ const COSTED = new Set<JobStatus>(['done', 'downloaded', 'partly_failed', 'faile
 /** What the tally needs of a plan (a whole Plan will do). */
 export interface PlanShape {
   steps: readonly { id: string; kind: string }[];
-  jobs: readonly { key: string; step: string; label: string }[];
+  jobs: Iterable<{ key: string; step: string; label: string }> & { readonly length: number };
+  index?: PlanIndex;
   kindConcurrency: Plan['kindConcurrency'];
 }
 
@@ -95,7 +97,13 @@ export class ProgressTally {
     this.submitted = new Float64Array(n).fill(NaN);
     this.finished = new Float64Array(n).fill(NaN);
     const stepIndex = new Map(plan.steps.map((step, i) => [step.id, i]));
-    plan.jobs.forEach((job, i) => (this.stepOf[i] = stepIndex.get(job.step) ?? NO_STEP));
+    // A streamed plan's steps are read from its index (no job made).
+    const { index } = plan;
+    if (index) for (let place = 0; place < n; place++) this.stepOf[place] = stepIndex.get(index.step(place)) ?? NO_STEP;
+    else {
+      let place = 0;
+      for (const job of plan.jobs) this.stepOf[place++] = stepIndex.get(job.step) ?? NO_STEP;
+    }
     // Field by field: a database row also carries the job's request and answer, which progress never needs.
     for (const row of rows) this.update(row);
   }

@@ -1,3 +1,4 @@
+import { jobsWhere } from '../../plan/job-index.js';
 import type { Plan } from '../../plan/types.js';
 import type { Store } from '../../state/index.js';
 
@@ -9,5 +10,5 @@ import type { Store } from '../../state/index.js';
  * nothing is resubmitted. Returns how many jobs and hooks.
  */
 export function retryFailedHooks(store: Store, plan: Plan, step?: string): Promise<{ jobs: number; hooks: number }> {
-  return store.retryFailedHooks(plan.jobs.filter((j) => step === undefined || j.step === step).map((j) => j.key));
+  return store.retryFailedHooks(jobsWhere(plan.jobs, (j) => step === undefined || j.step === step).map((j) => j.key));
 }

@@ -12,14 +12,18 @@ import { getsAttemptWebhook } from './submit-job.js';
  */
 export function ownWebhookUrlWarnings(manifest: Manifest, plan: Plan): string[] {
   const warnings: string[] = [];
+  // A render keeps its preview's id and never gets a per-attempt address anyway (submit-job.ts).
+  const asked = new Set(plan.steps.filter((s) => getsAttemptWebhook(s.kind, s.mode)).map((s) => s.id));
+  if (asked.size === 0) return warnings;
+  // Counted in one pass over the jobs, per step.
+  const owning = new Map<string, number>();
+  for (const job of plan.jobs) if (asked.has(job.step) && job.request.webhook_url !== undefined && job.request.webhook_url !== null) owning.set(job.step, (owning.get(job.step) ?? 0) + 1);
   for (const planned of plan.steps) {
-    // A render keeps its preview's id and never gets a per-attempt address anyway (submit-job.ts).
-    if (!getsAttemptWebhook(planned.kind, planned.mode)) continue;
-    const own = plan.jobs.filter((job) => job.step === planned.id && job.request.webhook_url !== undefined && job.request.webhook_url !== null);
-    if (own.length === 0) continue;
+    const own = owning.get(planned.id) ?? 0;
+    if (own === 0) continue;
     const step = manifest.steps.find((s) => s.id === planned.id);
     const where = step ? ` (${manifest.displayFile}:${manifest.source.locate(step.withOrigin(['webhook_url'])).line})` : '';
-    const jobs = own.length === planned.jobs ? 'its jobs' : `${own.length} of its ${planned.jobs} jobs`;
+    const jobs = own === planned.jobs ? 'its jobs' : `${own} of its ${planned.jobs} jobs`;
     const lost = adapterFor(planned.kind, planned.mode).reconcile === 'none'
       ? 'cannot be adopted automatically'
       : 'is found only by searching the service\'s list';

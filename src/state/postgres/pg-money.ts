@@ -1,5 +1,5 @@
 import { CHARGE_COLUMNS, RUN_CHARGE_COLUMNS, sumMoney, sumRunCredits, type ChargeValues, type CreditPair, type MoneySums, type RunChargeValues } from '../money-sums.js';
-import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
+import { planScope, type PlanJobs, type PlanScope } from '../plan-scope.js';
 import { JOB_MONEY_COLUMNS, recordedJobMoney, type JobMoneyValues, type RecordedJobMoney } from '../recorded-money.js';
 import type { Tx } from './pg-connection.js';
 
@@ -32,7 +32,7 @@ export async function readPgRunCredits(tx: Tx, manifest: string, runs: readonly 
 }
 
 /** The budget gate's view of the manifest's money for the plan's `jobs` (recorded-money.ts). */
-export async function readPgJobMoney(tx: Tx, manifest: string, jobs: readonly PlanJob[]): Promise<RecordedJobMoney> {
+export async function readPgJobMoney(tx: Tx, manifest: string, jobs: PlanJobs): Promise<RecordedJobMoney> {
   const scope = planScope(jobs);
   const rows = await tx.values<JobMoneyValues>(`SELECT ${JOB_MONEY_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest]);
   return recordedJobMoney(rows, scope, (await readPgMoney(tx, manifest, scope)).totals);

@@ -4,7 +4,7 @@ import { earlierRequests, earlierVersions, newestEarlier, type SlotValues } from
 import { anyPlaces, placesOf, placesWanted } from '../facts-places.js';
 import { FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type FactsWanted, type OutputValues } from '../facts-rows.js';
 import { ITEM_COLUMNS, itemOf, type ItemValues, type JobItemRow } from '../item-rows.js';
-import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
+import { planScope, type PlanJobs, type PlanScope } from '../plan-scope.js';
 import type { Tx } from './pg-connection.js';
 import { readPgMoney } from './pg-money.js';
 
@@ -13,7 +13,7 @@ import { readPgMoney } from './pg-money.js';
  * money, items, earlier versions and attempts `status`, the report and `plan --json` show, read in
  * the reader's one snapshot so they agree. Text is ordered byte-wise (COLLATE "C"), as SQLite orders it.
  */
-export async function readPgFacts(tx: Tx, manifest: string, planJobs: readonly PlanJob[], wanted: FactsWanted): Promise<FactsRead> {
+export async function readPgFacts(tx: Tx, manifest: string, planJobs: PlanJobs, wanted: FactsWanted): Promise<FactsRead> {
   const scope = planScope(planJobs);
   const rows = wanted.rows ? factsRowsOf(await tx.values<FactsValues>(`SELECT ${FACTS_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest])) : null;
   // The rows' places only when they say something (facts-places.ts).
@@ -36,12 +36,12 @@ async function countJobs(tx: Tx, manifest: string): Promise<number> {
 const readPgPlaces = (tx: Tx, manifest: string) => tx.values<SlotValues>('SELECT key, step, output_name FROM jobs WHERE manifest = $1 ORDER BY created_at, key COLLATE "C"', [manifest]);
 
 /** The earlier versions of each job of a plan (earlier-versions.ts), from the manifest's rows oldest first. */
-async function readPgEarlierVersions(tx: Tx, manifest: string, scope: PlanScope, planJobs: readonly PlanJob[]): Promise<Map<string, string[]>> {
+async function readPgEarlierVersions(tx: Tx, manifest: string, scope: PlanScope, planJobs: PlanJobs): Promise<Map<string, string[]>> {
   return earlierVersions(await readPgPlaces(tx, manifest), scope, planJobs);
 }
 
 /** The newest earlier version of each job of a plan that has one, with the request it holds (one statement for them all). */
-export async function readPgEarlierRequests(tx: Tx, manifest: string, planJobs: readonly PlanJob[]): Promise<Map<string, { key: string; request: Record<string, unknown> }>> {
+export async function readPgEarlierRequests(tx: Tx, manifest: string, planJobs: PlanJobs): Promise<Map<string, { key: string; request: Record<string, unknown> }>> {
   const earlier = await readPgEarlierVersions(tx, manifest, planScope(planJobs), planJobs);
   if (earlier.size === 0) return new Map();
   const rows = await tx.query<{ key: string; request: string }>('SELECT key, request FROM jobs WHERE manifest = $1 AND key = ANY($2::text[])', [manifest, newestEarlier(earlier)]);

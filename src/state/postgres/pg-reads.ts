@@ -5,7 +5,7 @@ import type { AttemptRow, JobRow, JobState, OutputRow } from '../job-row.js';
 import type { JobStatus } from '../job-status.js';
 import type { MoneySums } from '../money-sums.js';
 import type { StateIdentity } from '../outputs-owner.js';
-import { planScope, type PlanJob } from '../plan-scope.js';
+import { planScope, type PlanJobs } from '../plan-scope.js';
 import { JOB_ROWS, lastReadOf, OUTPUT_COLUMNS, STATE_COLUMNS, outputFromValues, stateFromValues, toAttempt, toJobRow, type RawJobRow } from '../sqlite/job-row.js';
 import type { PgDb } from './pg-connection.js';
 import { readPgMoney } from './pg-money.js';
@@ -117,7 +117,7 @@ export class PgReads {
     return byJob(rows.map(itemOf), (item) => [item.jobKey, item]);
   }
 
-  async money(jobs: Iterable<PlanJob>): Promise<MoneySums> {
+  async money(jobs: PlanJobs): Promise<MoneySums> {
     return readPgMoney(this.db, this.manifest(), planScope(jobs));
   }
 

@@ -1,3 +1,4 @@
+import type { PlanJobs } from '../plan-scope.js';
 import { StateError } from '../../errors.js';
 import type { StepKind } from '../../step-kinds.js';
 import { systemClock, type Clock } from '../../util/clock.js';
@@ -383,7 +384,7 @@ export class PgStore implements Store {
     return this.reads.allItems();
   }
 
-  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>) {
+  money(jobs: PlanJobs) {
     return this.memo.moneyOf(jobs, () => this.reads.money(jobs));
   }
 

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type FactsWanted, type OutputValues, type RecordedOutput } from '../facts-rows.js';
 import { anyPlaces, placesOf, placesWanted } from '../facts-places.js';
-import { planScope, type PlanJob } from '../plan-scope.js';
+import { planScope, type PlanJobs } from '../plan-scope.js';
 import { readAttemptsByJob } from './attempt-history.js';
 import { readPlaces } from './job-history.js';
 import { readItemsByJob } from './job-items.js';
@@ -24,7 +24,7 @@ const selectOutputs = (scan: boolean) => `SELECT ${RECORDED_OUTPUT_COLUMNS} FROM
  * the store reads job states: no 10,000 arrays are held at once. The rows' places only when
  * they say something (facts-places.ts).
  */
-export function readFactsAt(dbPath: string, manifest: string, planJobs: readonly PlanJob[], wanted: FactsWanted): FactsRead | undefined {
+export function readFactsAt(dbPath: string, manifest: string, planJobs: PlanJobs, wanted: FactsWanted): FactsRead | undefined {
   const db = openStateDbCurrent(dbPath);
   if (!db) return undefined;
   try {

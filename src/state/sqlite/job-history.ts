@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { earlierRequests, earlierVersions, type SlotValues } from '../earlier-versions.js';
-import { planScope, type PlanJob, type PlanScope } from '../plan-scope.js';
+import { planScope, type PlanJobs, type PlanScope } from '../plan-scope.js';
 import { openStateDbCurrent } from './open-db.js';
 import { statement } from './statements.js';
 
@@ -10,7 +10,7 @@ export function readPlaces(db: Database.Database, manifest: string): SlotValues[
 }
 
 /** The earlier versions of each job of a plan (earlier-versions.ts), from the manifest's rows oldest first. */
-function readEarlierVersions(db: Database.Database, manifest: string, scope: PlanScope, planJobs: Iterable<PlanJob>): Map<string, string[]> {
+function readEarlierVersions(db: Database.Database, manifest: string, scope: PlanScope, planJobs: PlanJobs): Map<string, string[]> {
   return earlierVersions(readPlaces(db, manifest), scope, planJobs);
 }
 
@@ -18,7 +18,7 @@ function readEarlierVersions(db: Database.Database, manifest: string, scope: Pla
  * The newest earlier version of each job of a plan that has one, with the request it holds (the one
  * sent, once sent): what `plan` says changed in a re-created job. Read-only; none without a database.
  */
-export function readEarlierRequestsAt(dbPath: string, manifest: string, planJobs: readonly PlanJob[]): Map<string, { key: string; request: Record<string, unknown> }> {
+export function readEarlierRequestsAt(dbPath: string, manifest: string, planJobs: PlanJobs): Map<string, { key: string; request: Record<string, unknown> }> {
   const db = openStateDbCurrent(dbPath);
   if (!db) return new Map();
   try {

@@ -1,4 +1,4 @@
-import { planScope, type PlanJob } from '../plan-scope.js';
+import { planScope, type PlanJobs } from '../plan-scope.js';
 import { JOB_MONEY_COLUMNS, recordedJobMoney, type JobMoneyValues, type RecordedJobMoney } from '../recorded-money.js';
 import { readMoney } from './money.js';
 import { openStateDbCurrent } from './open-db.js';
@@ -9,7 +9,7 @@ export type { JobMoneyRow, RecordedJobMoney } from '../recorded-money.js';
  * The money of `manifest` in the database at `dbPath`, for the plan's `jobs` (recorded-money.ts).
  * Read-only, no lock; a missing database knows no job and no spend.
  */
-export function readJobMoney(dbPath: string, manifest: string, jobs: readonly PlanJob[]): RecordedJobMoney {
+export function readJobMoney(dbPath: string, manifest: string, jobs: PlanJobs): RecordedJobMoney {
   const db = openStateDbCurrent(dbPath);
   const scope = planScope(jobs);
   if (!db) return recordedJobMoney([], scope);

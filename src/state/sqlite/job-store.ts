@@ -1,3 +1,4 @@
+import type { PlanJobs } from '../plan-scope.js';
 import type Database from 'better-sqlite3';
 import type { StepKind } from '../../step-kinds.js';
 import type { Clock } from '../../util/clock.js';
@@ -56,7 +57,7 @@ export class StateStore extends StoreCore {
    * The manifest's money over every charge it ever had, each of `jobs` (the plan) with its own
    * figure: what the run's budget ledger starts from (state/sqlite/money.ts).
    */
-  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>): MoneySums {
+  money(jobs: PlanJobs): MoneySums {
     return readMoney(this.db, this.manifest, planScope(jobs));
   }
 

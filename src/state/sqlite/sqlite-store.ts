@@ -1,3 +1,4 @@
+import type { PlanJobs } from '../plan-scope.js';
 import type { StepKind } from '../../step-kinds.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import type { NewJob } from '../job-change.js';
@@ -362,7 +363,7 @@ export class SqliteStore implements Store {
     return this.engine.allItems();
   }
 
-  money(jobs: Iterable<{ key: string; step: string; outputName: string | null }>) {
+  money(jobs: PlanJobs) {
     return this.memo.moneyOf(jobs, async () => this.engine.money(jobs));
   }
 
