@@ -9,6 +9,16 @@ export interface JobIndex<J> {
 }
 
 const indexes = new WeakMap<object, JobIndex<unknown>>();
+/** The jobs a run holds of a streamed plan (run/job-window.ts), by plan: what a lookup by key answers from while the plan is run. */
+const windows = new WeakMap<object, { get(key: string): unknown }>();
+
+/**
+ * While a run drives a streamed plan, a job looked up by key (its label, for a progress line or
+ * a log line) is answered from the jobs the run holds — never by making every job of the plan.
+ */
+export function attachWindow(plan: object, window: { get(key: string): unknown }): void {
+  windows.set(plan, window);
+}
 
 /**
  * A plan's jobs by key, made once per plan and shared by everyone who looks a job up by its key
@@ -17,13 +27,14 @@ const indexes = new WeakMap<object, JobIndex<unknown>>();
  * place only (a number, no object per job), so what is kept per job elsewhere can be a slot of a
  * typed array (progress/tally.ts). The plan's job list must not change once indexed.
  *
- * A streamed plan (plan-manifest.ts planStream) answers places from its own compact index; its
- * jobs are listed (made and held) only when one is asked for by key, once.
+ * A streamed plan (plan-manifest.ts planStream) answers places from its own compact index; a job
+ * asked for by key is the run's (attachWindow) while one runs it, else its jobs are listed (made
+ * and held) once, for the commands that read them all anyway.
  */
 export function jobIndex<J extends { key: string }>(plan: { readonly jobs: Iterable<J> & { length: number }; readonly index?: PlanIndex }): JobIndex<J> {
   let index = indexes.get(plan) as JobIndex<J> | undefined;
   if (!index) {
-    index = plan.index ? streamedIndex(plan.index, plan.jobs) : listIndex(listOf(plan.jobs));
+    index = plan.index ? streamedIndex(plan, plan.index, plan.jobs) : listIndex(listOf(plan.jobs));
     indexes.set(plan, index);
   }
   return index;
@@ -41,10 +52,12 @@ function listIndex<J extends { key: string }>(jobs: readonly J[]): JobIndex<J> {
   };
 }
 
-function streamedIndex<J extends { key: string }>(index: PlanIndex, jobs: Iterable<J>): JobIndex<J> {
+function streamedIndex<J extends { key: string }>(plan: object, index: PlanIndex, jobs: Iterable<J>): JobIndex<J> {
   let listed: readonly J[] | undefined;
   return {
     get: (key) => {
+      const window = windows.get(plan);
+      if (window) return window.get(key) as J | undefined;
       const i = index.ordinal(key);
       return i === undefined ? undefined : (listed ??= [...jobs])[i];
     },

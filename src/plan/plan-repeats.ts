@@ -66,7 +66,7 @@ export class NameCounts {
     const { index } = this;
     const warnings: string[] = [];
     // In the order the names first appear in the plan.
-    for (const [id, places] of [...this.sharing].sort(([a], [b]) => a - b)) {
+    for (const [, places] of [...this.sharing].sort(([a], [b]) => a - b)) {
       const name = index.outputName(places[0] as number);
       for (const place of places) index.rename(place, `${name}-${fromKey(index.key(place)).slice(index.step(place).length + 1)}`);
       warnings.push(`${places.length} jobs would write ${name}: each gets its key appended (make name: unique per job)`);

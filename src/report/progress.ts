@@ -94,7 +94,7 @@ export function startProgress(events: RunEvents, options: ProgressOptions): Prog
     begin: (plan, rows, start = { joined: false }) => {
       labels = jobIndex(plan);
       tally = new ProgressTally(plan, concurrency, rows);
-      for (const row of rows) if (row.status === 'in_doubt' && labels.get(row.key)) doubtedBefore.add(row.key);
+      for (const row of rows) if (row.status === 'in_doubt' && labels.ordinal(row.key) !== undefined) doubtedBefore.add(row.key);
       // What the run starts from, right after the header, when the run before it left work. A
       // member that joined a live run resumes nothing: the run before its row is, at best, another
       // member starting at the same moment, its lock not yet taken — not a run that died.

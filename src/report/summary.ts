@@ -1,9 +1,8 @@
-import { jobIndex } from '../plan/job-index.js';
 import type { Plan } from '../plan/types.js';
 import type { RunResult } from '../run/execute-plan.js';
 import { formatCredits } from '../util/format.js';
 import { oneLine } from '../util/one-line.js';
-import { creditsText, overrunOf, overrunText, pairText, usedNotes } from './credits.js';
+import { creditsText, overrunText, pairText, usedNotes } from './credits.js';
 import { countsText, wordCountsOf } from '../state/vocabulary.js';
 
 /** Failures listed in full up to this many; a long list is cut so the summary stays readable. */
@@ -18,8 +17,7 @@ const STOP_MESSAGE_MAX = 1000;
  */
 export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number): string {
   const rows = result.jobs;
-  const byKey = jobIndex(plan);
-  const named = (key: string) => `${byKey.get(key)?.label ?? key} (${key})`;
+  const named = (key: string) => `${result.labels.get(key) ?? key} (${key})`;
   const lines = [
     `${plan.name}: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} — ${countsText(wordCountsOf(result.counts)) || 'nothing to do'}`,
     creditsLine(plan, result),
@@ -33,11 +31,7 @@ export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number):
   const partly = rows.filter((r) => r.status === 'partly_failed').map((r) => `${named(r.key)}  ${itemsText(result.failedItems.get(r.key) ?? [])}`);
   section(lines, 'partly failed (the made items are on disk; reelpipe retry asks only for the failed ones)', partly);
   section(lines, 'rejected by the service (fix the input the reason names)', reasons('rejected'));
-  const overruns = rows.flatMap((r) => {
-    const job = byKey.get(r.key);
-    const over = job && overrunOf(job, r.creditsUsed);
-    return over ? [overrunText(over)] : [];
-  });
+  const overruns = result.overHigh.map(overrunText);
   section(lines, 'cost more than the high estimate (check the estimate or the input)', overruns);
   const hookFailed = rows.filter((r) => r.status === 'hook_failed');
   section(lines, 'output hook failed (the files stay; fix the cause, then reelpipe retry --hooks)', hookFailed.map((r) => `${named(r.key)}  ${r.failedReason ?? 'no reason recorded'}`));

@@ -1,21 +1,27 @@
+import { scopedJobs } from '../plan/job-index.js';
+import type { PlanIndex } from '../plan/plan-index.js';
 import type { Plan } from '../plan/types.js';
-import type { Deferred } from './deferred.js';
-import type { JobOutcome } from './drive-job.js';
 
 /**
  * What each job waits for before it may be submitted: the jobs its references bind to, and every
  * job of the steps it `needs`; a job that waits for none is left out (read `get(key) ?? []`).
- * Linear in the plan: each step's key list is built once and shared.
+ * Linear in the plan: each step's key list is built once and shared; only the steps some step
+ * needs have one (from the plan's index when it has one), and a plan whose steps need none is not
+ * read at all. For the views that say why a job waits (standing.ts); a run waits through upstreams.ts.
  */
-export function dependencies(plan: Plan): Map<string, readonly string[]> {
-  const byStep = new Map<string, string[]>();
-  for (const job of plan.jobs) {
-    const keys = byStep.get(job.step);
-    if (keys) keys.push(job.key);
-    else byStep.set(job.step, [job.key]);
-  }
-  const needsOf = new Map(plan.steps.map((s) => [s.id, s.needs]));
+export function dependencies(plan: Pick<Plan, 'jobs' | 'steps'> & { index?: PlanIndex }): Map<string, readonly string[]> {
   const out = new Map<string, readonly string[]>();
+  const needsOf = new Map(plan.steps.map((s) => [s.id, s.needs]));
+  // A job with references is of a step that needs the steps they read (ManifestStep.needs).
+  if (plan.steps.every((step) => step.needs.length === 0)) return out;
+  const needed = new Set(plan.steps.flatMap((step) => step.needs));
+  const byStep = new Map<string, string[]>();
+  for (const { key, step } of scopedJobs(plan)) {
+    if (!needed.has(step)) continue;
+    const keys = byStep.get(step);
+    if (keys) keys.push(key);
+    else byStep.set(step, [key]);
+  }
   for (const job of plan.jobs) {
     const steps = needsOf.get(job.step) ?? [];
     // A job that waits for none has no entry (a map entry per job, held for the run, for nothing).
@@ -29,15 +35,4 @@ export function dependencies(plan: Plan): Map<string, readonly string[]> {
     out.set(job.key, [...keys]);
   }
   return out;
-}
-
-/** The settling of a job no other job needs: said to nobody. */
-export const NEEDED_BY_NONE: Deferred<JobOutcome> = { promise: Promise.resolve('ok'), resolve: () => undefined };
-
-/** Every job some other job waits for. Lists shared by a step's jobs (above) are read once. */
-export function neededJobs(needs: Map<string, readonly string[]>): Set<string> {
-  const lists = new Set(needs.values());
-  const needed = new Set<string>();
-  for (const list of lists) for (const key of list) needed.add(key);
-  return needed;
 }

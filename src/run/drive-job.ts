@@ -1,4 +1,4 @@
-import type { JobRow, JobState } from '../state/index.js';
+import type { JobRow, JobState, JobStatus } from '../state/index.js';
 import { adapterFor } from './adapters/index.js';
 import type { Deferred } from './deferred.js';
 import { expectedSeconds } from './track/expected-duration.js';
@@ -42,8 +42,10 @@ export interface DriveHooks {
   inSlot: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Runs `fn` inside the download concurrency limit. */
   inDownloadSlot: <T>(fn: () => Promise<T>) => Promise<T>;
-  /** Resolved when the remote job is finished (its result is what dependents read). */
-  ready: Deferred<JobOutcome>;
+  /** Said when the remote job is finished (its result is what dependents read), or how it ended otherwise. */
+  ready: Pick<Deferred<JobOutcome>, 'resolve'>;
+  /** Its status as the drive was given it (a claim's): a job given `planned` starts without reading its row. */
+  claimed?: JobStatus;
   /** Resolves once every job this one needs is finished: `ok`, or how the first of them ended. */
   upstream: () => Promise<JobOutcome>;
 }
@@ -65,11 +67,13 @@ export interface DriveHooks {
  * download runs in the separate download limit, so slow files never block new submissions.
  */
 export async function driveJob(ctx: RunContext, key: string, hooks: DriveHooks): Promise<JobOutcome> {
-  // Its first look at itself: the state the run started with (a finished job needs no more).
-  let row: JobState = ctx.start.rows.get(key) ?? (await current(ctx, key));
+  // Its first look at itself: the state the run started with (a finished job needs no more), or
+  // its claim's (null: planned, its row read once it is sent — a read a job saved).
+  let row: JobState | null = ctx.start.rows.get(key) ?? (hooks.claimed === 'planned' ? null : await current(ctx, key));
   ctx.start.rows.delete(key);
-  if (row.status === 'failed' || row.status === 'rejected') return finish(hooks, 'failed');
-  if (row.status === 'planned') {
+  const status = row?.status ?? 'planned';
+  if (status === 'failed' || status === 'rejected') return finish(hooks, 'failed');
+  if (status === 'planned') {
     const upstream = await hooks.upstream();
     if (upstream !== 'ok') return finish(hooks, upstream === 'failed' ? 'failed' : 'unfinished');
   }
@@ -77,7 +81,7 @@ export async function driveJob(ctx: RunContext, key: string, hooks: DriveHooks):
   // of whose ads failed, planned again in this run; each attempt takes a slot of its own.
   for (;;) {
     // Whether its remote job ends in this run: only such an end is retried.
-    const endsHere = row.status !== 'done' && !onDisk(row);
+    const endsHere = row === null || (row.status !== 'done' && !onDisk(row));
     if (endsHere) {
       // Awaited here, not in a helper: the download backlog must be joined in the same turn the
       // slot is freed, or the next job could take the slot before the backlog counts this one.
@@ -97,6 +101,7 @@ export async function driveJob(ctx: RunContext, key: string, hooks: DriveHooks):
       if (remote !== 'ok') return finish(hooks, remote);
       row = after ?? (await current(ctx, key));
     }
+    row ??= await current(ctx, key);
     hooks.ready.resolve('ok');
     const outcome = await keepFiles(ctx, key, row, hooks);
     // A job of items (HTML ads) may have made only some: its retry asks for the failed ones only

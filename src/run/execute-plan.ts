@@ -1,9 +1,9 @@
-import pLimit, { type LimitFunction } from 'p-limit';
+import pLimit from 'p-limit';
 import { CREATING_CONNECTIONS, type ServiceClient } from '../api/index.js';
 import { OutputFolders } from '../download/index.js';
-import { jobIndex, listed, scopedJobs } from '../plan/job-index.js';
-import type { ListedPlan, Plan, PlannedJob } from '../plan/types.js';
-import { statusCode, statusOfCode } from '../state/job-status.js';
+import { scopedJobs } from '../plan/job-index.js';
+import { planFeed, toNewJob } from '../plan/planned-record.js';
+import type { Plan, PlannedJob } from '../plan/types.js';
 import type { JobStatus, NewJob, Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
@@ -11,14 +11,13 @@ import type { Random } from '../util/random.js';
 import { formatDuration } from '../util/time-format.js';
 import { BudgetLedger } from './budget/budget-ledger.js';
 import { accountGateFor } from './submit/account-gate.js';
-import { deferred, type Deferred } from './deferred.js';
 import { DownloadBacklog } from './download-backlog.js';
-import { dependencies, NEEDED_BY_NONE, neededJobs } from './dependencies.js';
+import { claimWanted, driveFeed, isSent, laneOf, laneWidth, needsSlot, NO_SLOT_LANE, SENT_FIRST, slotsFor, type DriveEntry, type DriveKey, type DrivePass } from './drive-feed.js';
+import { JobWindow } from './job-window.js';
 import { watchHealth } from './service-health.js';
 import { driveJob, type JobOutcome } from './drive-job.js';
 import { finishedAtStart } from './outputs/download-outputs.js';
-import { startInTurns, type MoreJobs } from './start-in-turns.js';
-import { inReadyOrder } from './ready-order.js';
+import { startInTurns } from './start-in-turns.js';
 import { failAlone } from './fail-alone.js';
 import { watchHaltAfter } from './halt-after.js';
 import { noKill, type KillHook } from './kill-hook.js';
@@ -32,6 +31,7 @@ import { Tracker } from './track/tracker.js';
 import type { Delivery } from './track/webhook-receiver.js';
 import type { OutputHooks } from './hooks/output-hooks.js';
 import type { Members } from './members.js';
+import { Upstreams } from './upstreams.js';
 
 export interface RunDeps {
   store: Store;
@@ -71,154 +71,144 @@ export interface ReceiverLink {
 
 export type { RunCredits, RunResult } from './run-result.js';
 
-/** The plan's jobs as the state database first records them. */
-export function toNewJobs(plan: ListedPlan): NewJob[] {
-  return plan.jobs.map((job) => ({
-    key: job.key,
-    step: job.step,
-    kind: job.kind,
-    outputName: job.outputName,
-    request: job.request,
-    pathId: job.pathId ?? null,
-    creditsEstimated: job.credits?.expected ?? null,
-    plannedItems: job.expandedFrom && Array.isArray(job.request.style_ids) ? { from: job.expandedFrom, items: job.request.style_ids.map(String) } : null,
-    priority: job.priority,
-  }));
+/** The plan's jobs as the state database first records them (each with its record as planned). */
+export function toNewJobs(plan: Plan): NewJob[] {
+  return Array.from(plan.jobs, toNewJob);
 }
 
 /**
  * Runs a plan to its end in this process: records it, recovers what an earlier run left half
  * done, then drives every job (dependencies first, within the concurrency limits) and returns
  * what happened. Never throws for a job's failure; the caller turns the result into an exit code.
+ *
+ * What it holds of the plan (issue 24): the plan's index (keys and places), a byte or two a job,
+ * and the jobs it is driving — read back from the state a claimed window at a time (JobWindow),
+ * each let go when its drive ends. The plan's jobs are read once, to record them.
  */
-export async function executePlan(whole: Plan, deps: RunDeps, options: ResolvedRunOptions): Promise<RunResult> {
-  const plan = listed(whole);
+export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRunOptions): Promise<RunResult> {
   // Recording the plan also scopes the store to this manifest: every read below is of its jobs.
-  await deps.store.syncPlan(plan.manifestId, toNewJobs(plan));
+  await deps.store.syncPlan(plan.manifestId, planFeed(plan));
   // Every job's state and files as the run starts, read in two light queries: the budget ledger
   // and each job's first look at itself come from here, not from a query per job (a finished
   // 10,000-job manifest re-runs with two queries, not 20,000).
   const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options), await accountGateFor(deps.store, plan.manifestId, options.timeScale));
   await readStart(ctx, plan);
   if (options.resubmitInDoubt) {
-    for (const row of await ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.get(row.key)) ctx.resubmit.add(row.key);
+    for (const row of await ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.ordinal(row.key) !== undefined) ctx.resubmit.add(row.key);
     // Said out loud, in the progress and the run's log: each of these may now be paid for twice.
     const n = ctx.resubmit.size;
     if (n > 0) ctx.events.emit('run:note', { message: `--resubmit-in-doubt: of the ${n} job${n === 1 ? '' : 's'} in doubt, those that cannot be searched for are sent again; each that did exist at the service is then paid for twice` });
   }
   const tracker = new Tracker(ctx);
   if (ctx.webhooks) ctx.webhooks.hint = (id, status) => void tracker.hint(id, status);
-  // Each job driven that other jobs need says here when it is settled; a job without one (settled
-  // as the run began, or not in this run's plan) counts as 'ok' for the jobs that need it. Why only
-  // the jobs needed: a promise and its resolver per job, held to the run's end, were a tenth of
-  // what a one-step run of 20,000 jobs kept per job, and nobody ever read them.
-  const ready = new Map<string, Deferred<JobOutcome>>();
-  const needs = dependencies(plan);
-  const needed = neededJobs(needs);
   const members = ctx.members;
-  // A job another member drives settles there: a member reads how it ended (members.ts).
-  const upstreamOne = (k: string): Promise<JobOutcome> => {
-    const here = ready.get(k)?.promise ?? Promise.resolve<JobOutcome>('ok');
-    return members && !ctx.drivenHere.has(k) ? Promise.race([here, members.settled(k)]) : here;
-  };
-  const upstreamOf = (key: string) => async (): Promise<JobOutcome> => {
-    const outcomes = await Promise.all((needs.get(key) ?? []).map(upstreamOne));
-    return outcomes.find((o) => o !== 'ok') ?? 'ok';
-  };
+  // How each job settles, for the jobs that need it (a byte a job); a job another member drives
+  // settles there: a member reads how it ended (members.ts).
+  const upstreams = new Upstreams(plan, ctx.planned, members && ((key) => (ctx.drivenHere.has(key) ? null : members.settled(key))));
   const slots = slotsFor(plan, options);
   const downloads = pLimit(options.downloadConcurrency);
   // Twice the slots, as many as wait for a slot (laneWidth): never reached while downloads keep up.
   const backlog = new DownloadBacklog(2 * options.concurrency);
   const deadline = watchDeadline(ctx, tracker);
   const unwatchFailures = watchHaltAfter(ctx.events, ctx.stop, options.haltAfter);
+  // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
+  const idle: DriveKey[] = [];
+  const settled = new Uint8Array(plan.jobs.length);
+  for (const [key, row] of [...ctx.start.rows]) {
+    if (finishedAtStart(ctx, key)) {
+      upstreams.settle(key, 'ok');
+      settled[ctx.planned.ordinal(key) as number] = 1;
+    } else if (!needsSlot(row.status)) idle.push({ key, status: row.status });
+  }
   // `claims`: the jobs to drive come from the store's claims (the first drive); else they were
   // claimed already (a second pass, jobs taken over), and a claim would hand out others.
-  const drive = async (jobs: readonly PlannedJob[], claims: boolean) => {
-    // Before any job starts: a job may look up the jobs it needs as soon as it runs.
-    for (const job of jobs) if (needed.has(job.key) && !ready.has(job.key)) ready.set(job.key, deferred<JobOutcome>());
+  const drive = async (jobs: Omit<DrivePass, 'settled'>) => {
+    // Another member's jobs are its own to drive, download or check (members.ts).
+    const others = members ? await members.heldByOthers() : new Set<string>();
+    const feed = driveFeed(ctx, { ...jobs, settled, idle: jobs.idle.filter(({ key }) => !others.has(key)) }, (taken) => (members ? claimedHere(ctx, taken) : Promise.resolve()), plan);
+    const laneOfJob = ({ job, status }: DriveEntry) => (needsSlot(status) ? laneOf(plan, job) : NO_SLOT_LANE);
+    const priorityOf = ({ job, status }: DriveEntry) => (isSent(status) ? SENT_FIRST : job.priority);
     // Every job is waited for, and each catches its own errors: one job's failure never ends the
     // run while other POSTs are on the wire (their answers decide what is paid for).
     // Started in turns (start-in-turns.ts), in ready order (ready-order.ts): jobs already sent
     // first (they hold the service's capacity), then the rest by priority and plan order, and a
     // job that waited for the jobs it needs behind every job of its priority not started yet.
-    const unseen = await ctx.store.jobs(jobs.filter((job) => !ctx.start.rows.has(job.key)).map((job) => job.key));
-    // Each job's status as its drive begins, a byte in its plan place (a map of every key was held for the drive).
-    const codes = new Uint8Array(plan.jobs.length);
-    const place = (key: string) => ctx.planned.ordinal(key)!;
-    for (const job of jobs) codes[place(job.key)] = statusCode(ctx.start.rows.get(job.key)?.status);
-    for (const row of unseen) codes[place(row.key)] = statusCode(row.status);
-    const statusOf = (key: string) => statusOfCode(codes[place(key)]!);
-    const { first, more } = await readyStream(ctx, jobs, statusOf, claims);
-    const laneOfJob = (job: PlannedJob) => (needsSlot(statusOf(job.key)) ? laneOf(plan, job) : NO_SLOT_LANE);
-    const priorityOf = (job: PlannedJob) => (isSent(statusOf(job.key)) ? SENT_FIRST : job.priority);
-    return startInTurns(first, laneOfJob, (lane) => laneWidth(plan, options, lane), async (job, turn) => {
+    return startInTurns([], laneOfJob, (lane) => laneWidth(ctx, plan, options, lane), async ({ job, status }, turn) => {
       // Only a member of a shared run asks which jobs it drove itself (members.ts).
       if (members) ctx.drivenHere.add(job.key);
       const slot = slots(job);
-      const waitsForJobs = (needs.get(job.key) ?? []).length > 0;
-      const upstream = upstreamOf(job.key);
-      await runOne(ctx, job, {
-        tracker,
-        // A job still to be sent waits in its slot while too many finished jobs wait for their
-        // downloads (download-backlog.ts); one already sent is tracked at once.
-        inSlot: (fn) => slot(async () => {
-          turn.leave();
-          if (!isSent(statusOf(job.key))) await backlog.room();
-          return fn();
-        }),
-        inDownloadSlot: (fn) => {
-          turn.leave();
-          const started = backlog.join();
-          return downloads(() => { started(); return fn(); });
-        },
-        ready: ready.get(job.key) ?? NEEDED_BY_NONE,
-        upstream: async () => {
-          if (!waitsForJobs) return upstream();
-          turn.leave();
-          const outcome = await upstream();
-          if (outcome === 'ok') await turn.rejoin();
-          return outcome;
-        },
-      });
-    }, priorityOf, more);
+      try {
+        await runOne(ctx, job, {
+          tracker,
+          claimed: status,
+          // A job still to be sent waits in its slot while too many finished jobs wait for their
+          // downloads (download-backlog.ts); one already sent is tracked at once.
+          inSlot: (fn) => slot(async () => {
+            turn.leave();
+            if (!isSent(status)) await backlog.room();
+            return fn();
+          }),
+          inDownloadSlot: (fn) => {
+            turn.leave();
+            const started = backlog.join();
+            return downloads(() => { started(); return fn(); });
+          },
+          ready: { resolve: (outcome) => upstreams.settle(job.key, outcome) },
+          upstream: async () => {
+            if (!upstreams.waits(job)) return 'ok';
+            turn.leave();
+            const outcome = await upstreams.of(job);
+            if (outcome === 'ok') await turn.rejoin();
+            return outcome;
+          },
+        });
+      } finally {
+        ctx.planned.release(job.key);
+      }
+    }, priorityOf, feed);
   };
-  // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
-  const open = plan.jobs.filter((job) => !finishedAtStart(ctx, job.key));
-  await drive(open, true);
+  await drive({ idle, given: [], claims: true });
   // A delivery that came after its job was left in doubt (it outwaited the bound) still names the
   // job the POST made: those jobs get one more pass, which adopts them.
-  if (!ctx.stop.halted) await drive(await namedByLateDeliveries(ctx, plan), false);
+  if (!ctx.stop.halted) await drive({ idle: [], given: await namedByLateDeliveries(ctx), claims: false });
   // A member stays while another is busy, taking over the jobs of one that dies (members.ts).
-  if (members) await stayWhileOthersWork(ctx, members, open, drive);
+  if (members) await stayWhileOthersWork(ctx, members, drive);
   // Every read still on the wire settles (and is committed) before the caller closes anything.
   await tracker.settled();
   deadline.cancel();
   unwatchFailures();
   // The last member to leave ends the run: its summary, read after every member left, is the run's.
   const endsRun = members === null || ctx.stop.reason === 'lock-lost' ? members === null : await members.leave();
-  return { ...(await summarise(ctx, plan, tracker.reads, needs)), endsRun, ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
+  return { ...(await summarise(ctx, plan, tracker.reads)), endsRun, ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
 }
 
 /**
- * Every job's row as the run starts, into ctx.start (each let go once its job is driven). In a
- * function of its own: a list of them held in executePlan's frame would live as long as the run.
+ * The rows of the jobs recorded past `planned` as the run starts, into ctx.start (each let go
+ * once its job is driven): a job found planned needs no row to start from (its claim says so).
+ * In a function of its own: a list of them held in executePlan's frame would live as long as the run.
  */
-async function readStart(ctx: RunContext, plan: ListedPlan): Promise<void> {
-  const planned = new Set(plan.jobs.map((j) => j.key));
-  for (const row of await ctx.store.jobStates()) if (planned.has(row.key)) ctx.start.rows.set(row.key, row);
+async function readStart(ctx: RunContext, plan: Plan): Promise<void> {
+  const keys = { has: (key: string) => ctx.planned.ordinal(key) !== undefined };
+  let planned = 0;
+  for (const row of await ctx.store.jobStates()) {
+    if (!keys.has(row.key)) continue;
+    if (row.status === 'planned') planned++;
+    else ctx.start.rows.set(row.key, row);
+  }
   // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
   // its answer is not. It may exist remotely, so it is in doubt, never simply resent. (Not a job
   // another member of the run holds: its POST may be on the wire. The store leaves those.)
-  for (const row of await ctx.store.recoverInterrupted(planned, 'found submitting at start-up: an earlier run died mid-POST')) ctx.start.rows.set(row.key, row);
+  for (const row of await ctx.store.recoverInterrupted(keys, 'found submitting at start-up: an earlier run died mid-POST')) ctx.start.rows.set(row.key, row);
   ctx.start.outputs = await ctx.store.allOutputs();
-  ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()], joined: ctx.members?.joined ?? false });
+  ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()], planned: plan.jobs.length - ctx.start.rows.size, joined: ctx.members?.joined ?? false });
+  void planned;
 }
 
 /**
  * An idle member of a shared run: while another member is busy, it claims again every poll (a
  * lapsed member's jobs come to it so) and drives what it gets; it leaves once none is busy.
  */
-async function stayWhileOthersWork(ctx: RunContext, members: Members, jobs: readonly PlannedJob[], drive: (jobs: readonly PlannedJob[], claims: boolean) => Promise<void>): Promise<void> {
+async function stayWhileOthersWork(ctx: RunContext, members: Members, drive: (jobs: Omit<DrivePass, 'settled'>) => Promise<void>): Promise<void> {
   // Said once per idle spell, not at every look: a look that finds nothing changes nothing.
   let idle = false;
   while (!ctx.stop.halted) {
@@ -231,8 +221,9 @@ async function stayWhileOthersWork(ctx: RunContext, members: Members, jobs: read
       idle = false;
       await claimedHere(ctx, taken);
       ctx.events.emit('run:note', { message: `took over ${taken.length === 1 ? '1 job' : `${taken.length} jobs`} of a member whose lease lapsed` });
-      const keys = new Set(taken.map((t) => t.key));
-      await drive(jobs.filter((job) => keys.has(job.key)), false);
+      // As they stand now (taken over mid-POST: in doubt).
+      const now = new Map((await ctx.store.jobs(taken.map((t) => t.key))).map((row) => [row.key, row.status]));
+      await drive({ idle: [], given: taken.map(({ key, status }) => ({ key, status: now.get(key) ?? status })), claims: false });
       continue;
     }
     if ((await members.busy()).length === 0) return;
@@ -263,13 +254,10 @@ const hostOf = (url: string) => {
   }
 };
 
-/** Jobs still in doubt whose attempt a webhook delivery has named since. */
-async function namedByLateDeliveries(ctx: RunContext, plan: ListedPlan): Promise<PlannedJob[]> {
+/** Jobs of the plan still in doubt whose attempt a webhook delivery has named since. */
+async function namedByLateDeliveries(ctx: RunContext): Promise<DriveKey[]> {
   if (!ctx.webhooks) return [];
-  return (await ctx.store.inDoubtNamedByDelivery()).flatMap((key) => {
-    const job = ctx.planned.get(key);
-    return job ? [job] : [];
-  }).filter((job) => plan.jobs.includes(job));
+  return (await ctx.store.inDoubtNamedByDelivery()).filter((key) => ctx.planned.ordinal(key) !== undefined).map((key) => ({ key, status: 'in_doubt' }));
 }
 
 /** The delivery desk answering the receiver's deliveries, when the run listens for webhooks. */
@@ -317,7 +305,7 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, le
     options,
     outputsDir: plan.outputsDir,
     folders: new OutputFolders(plan.outputsDir),
-    planned: jobIndex(plan),
+    planned: new JobWindow(plan, deps.store),
     stop,
     outputHooks: deps.outputHooks ?? null,
     resubmit: new Set<string>(),
@@ -331,95 +319,6 @@ function buildContext(plan: Plan, deps: RunDeps, options: ResolvedRunOptions, le
 function retriesOf(plan: Plan, options: ResolvedRunOptions): (step: string) => number {
   const byStep = new Map(plan.steps.map((step) => [step.id, step.retries]));
   return (step) => options.retries ?? byStep.get(step) ?? 0;
-}
-
-/**
- * How many jobs one claim takes (see readyStream): a thousand, or twice the concurrency when that
- * is more, so the slots never wait for a claim. A member of a shared run takes twice its
- * concurrency (at least 8): small windows, so the members share the jobs (members.ts).
- */
-const claimWindow = (ctx: RunContext): number => (ctx.members ? Math.max(8, 2 * ctx.options.concurrency) : Math.max(1000, 2 * ctx.options.concurrency));
-
-/**
- * `jobs` in the order they start, as a stream for startInTurns: first the ones that take no slot
- * (to download, to check, or over), by priority; then, with `claims`, the ready ones (to send,
- * reconcile or track) as the store hands them out (Store.claim: sent first, then priority and
- * plan order), a window at a time while few wait; last, once the claims run dry (or without
- * them), any ready job of `jobs` this run claimed earlier, in ready order.
- */
-async function readyStream(ctx: RunContext, jobs: readonly PlannedJob[], statusOf: (key: string) => JobStatus | undefined, claims: boolean): Promise<{ first: PlannedJob[]; more: MoreJobs<PlannedJob> }> {
-  const left = new Set(jobs.map((job) => job.key));
-  const give = (list: PlannedJob[]) => {
-    for (const job of list) left.delete(job.key);
-    return list;
-  };
-  // Another member's jobs are its own to drive, download or check (members.ts).
-  const others = ctx.members ? await ctx.members.heldByOthers() : new Set<string>();
-  const idle = give(inReadyOrder(jobs.filter((job) => !needsSlot(statusOf(job.key)) && !others.has(job.key)), (job) => job.priority));
-  let claiming = claims;
-  const next = async (): Promise<PlannedJob[]> => {
-    if (claiming) {
-      const window = await claimWanted(ctx, ctx.members !== null, (key) => left.has(key));
-      if (ctx.members) await claimedHere(ctx, window);
-      if (window.length > 0) return give(window.map(({ key }) => ctx.planned.get(key) as PlannedJob));
-      claiming = false;
-    }
-    // A member's second pass is over the jobs it claimed itself: the others' are theirs, or settled.
-    return give(inReadyOrder([...left].filter((key) => !ctx.members || ctx.claimedHere.has(key)).map((key) => ctx.planned.get(key) as PlannedJob), (job) => job.priority));
-  };
-  return { first: [...idle, ...(await next())], more: { next, lowWater: claimWindow(ctx) / 2 } };
-}
-
-/**
- * A window of the store's claims (the plan's ready jobs, in ready order) less those `wanted`
- * turns down: jobs this run drives already without a claim (found finished, to download), which
- * the claim marks as this run's all the same. Claimed again while a window holds only those, so
- * an empty answer means none is left; each claim marks what it read, so this ends.
- */
-async function claimWanted(ctx: RunContext, downloads: boolean, wanted: (key: string) => boolean): Promise<{ key: string; status: JobStatus }[]> {
-  for (;;) {
-    const window = await ctx.store.claim(claimWindow(ctx), { downloads });
-    const kept = window.filter(({ key }) => wanted(key));
-    if (kept.length > 0 || window.length === 0) return kept;
-  }
-}
-
-/** Found sent when the run starts: it exists (or may) at the service, and holds its capacity. */
-const isSent = (status: JobStatus | undefined) => status === 'submitted' || status === 'running' || status === 'in_doubt' || status === 'submitting';
-/**
- * The rank of a job found sent, above every priority. Policy: it exists (or may) at the service
- * and holds its capacity already, so it is tracked (or reconciled) before any new job is sent,
- * whatever the new job's priority; otherwise `concurrency` new jobs could join those in flight.
- */
-const SENT_FIRST = Number.POSITIVE_INFINITY;
-/** Whether a job found in this status takes a submission slot (to be sent, reconciled or tracked). */
-const needsSlot = (status: JobStatus | undefined) => status === undefined || status === 'planned' || isSent(status);
-
-/** The lane of jobs that take no slot (to download, to check, or over): they all start at once, as before. */
-const NO_SLOT_LANE = 'no slot';
-
-/**
- * The lanes jobs that take a slot start in (see start-in-turns.ts): a kind with its own
- * concurrency has its own, so its full slots never hold back other kinds; every other job shares one.
- */
-const laneOf = (plan: Plan, job: PlannedJob): string => (plan.kindConcurrency[job.kind] ? job.kind : '');
-
-/** How many of a lane's jobs may wait for a slot: twice the slots they wait for, so a freed slot always has a job queued for it. */
-function laneWidth(plan: Plan, options: ResolvedRunOptions, lane: string): number {
-  if (lane === NO_SLOT_LANE) return Infinity;
-  const own = lane === '' ? undefined : plan.kindConcurrency[lane as keyof Plan['kindConcurrency']];
-  return 2 * Math.min(own ?? options.concurrency, options.concurrency);
-}
-
-/** Global and per-kind limits: a job takes its kind's slot first, so a full kind never holds a global one. */
-function slotsFor(plan: Plan, options: ResolvedRunOptions): (job: PlannedJob) => <T>(fn: () => Promise<T>) => Promise<T> {
-  const global = pLimit(options.concurrency);
-  const perKind = new Map<string, LimitFunction>();
-  for (const [kind, n] of Object.entries(plan.kindConcurrency)) if (n) perKind.set(kind, pLimit(n));
-  return (job) => {
-    const kindLimit = perKind.get(job.kind);
-    return (fn) => (kindLimit ? kindLimit(() => global(fn)) : global(fn));
-  };
 }
 
 async function runOne(ctx: RunContext, job: PlannedJob, hooks: Parameters<typeof driveJob>[2]): Promise<JobOutcome> {

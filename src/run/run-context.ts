@@ -3,8 +3,7 @@ import type { Members } from './members.js';
 import type { LimitFunction } from 'p-limit';
 import type { CallOptions, ServiceClient } from '../api/index.js';
 import type { OutputFolders } from '../download/index.js';
-import type { JobIndex } from '../plan/job-index.js';
-import type { PlannedJob } from '../plan/types.js';
+import type { JobWindow } from './job-window.js';
 import type { HeldLock, Intent, JobState, OutputRow, Store } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -99,8 +98,8 @@ export interface RunContext {
   folders: OutputFolders;
   /** The webhook channel, when the run listens: per-attempt addresses and their deliveries. */
   webhooks: DeliveryDesk | null;
-  /** The plan's jobs by key. */
-  planned: JobIndex<PlannedJob>;
+  /** The plan's places by key, and the jobs the run is driving, as planned (job-window.ts). */
+  planned: JobWindow;
   stop: StopState;
   /** Runs a creation (intent, POST, answer) in one of the slots the client has sockets for. */
   creating: LimitFunction;

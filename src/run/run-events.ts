@@ -40,7 +40,8 @@ export interface RunEventMap {
    * mid-POST already in doubt. Progress counts from here; the run's log gives their count per status.
    * `joined`: this process joined a live run another member started — it resumes nothing.
    */
-  'run:jobs': { jobs: readonly JobState[]; joined: boolean };
+  /** The jobs recorded past `planned` as the run starts (`planned`: how many others, found planned). */
+  'run:jobs': { jobs: readonly JobState[]; planned: number; joined: boolean };
 }
 
 /** The run as it starts: the facts a progress header and a log's first line name. */

@@ -2,7 +2,7 @@ import { thisHost } from '../util/host-name.js';
 import { clientFromEnv, type ServiceClient } from '../api/index.js';
 import { LocalFaultError, LockedError, StateBusyError, UsageError, type ReelpipeError } from '../errors.js';
 import { loadManifest, type Manifest } from '../manifest/index.js';
-import { assertBudget, budgetView, jobIndex, jobsWhere, keysOf, makesHtmlAds, SANDBOX_OUTPUTS_SUFFIX, scopedJobs, type Plan } from '../plan/index.js';
+import { assertBudget, budgetView, jobsWhere, keysOf, makesHtmlAds, SANDBOX_OUTPUTS_SUFFIX, scopedJobs, type Plan } from '../plan/index.js';
 import { acquireLock, acquireLockWaiting, joinLiveRun, markRunFolder, seeRunFolder, RunTermsError, type HeldLock, checkOutputs, claimOutputs, isLocalFault, resolveStatePath, stateAt, stateFiles, openStore as openStateStore, type StateFiles, type Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { plural } from '../util/format.js';
@@ -127,9 +127,8 @@ export async function runManifest(input: RunManifestInput): Promise<RunManifestO
     const deps = await startLocked(input, plan, options, held);
     driving = true;
     const result = await executePlan(plan, deps, options);
-    const labels = jobIndex(plan);
     // A member that does not end a shared run exits 0 unless it stopped itself: the one that ends it reports the run's outcome.
-    const error = result.endsRun || result.stop !== null ? runOutcome(result, input.manifestFile, (key) => labels.get(key)?.label) : undefined;
+    const error = result.endsRun || result.stop !== null ? runOutcome(result, input.manifestFile, (key) => result.labels.get(key)) : undefined;
     await finish(store, input.progress, error?.code ?? 'OK', { counts: result.counts, credits: result.credits });
     return { plan, manifestPlan, manifest, runId, result, statePath, elapsedMs: clock.now() - started, error };
   } catch (error) {

@@ -1,4 +1,6 @@
-import { jobIndex, scopedJobs } from '../plan/job-index.js';
+import { scopedJobs } from '../plan/job-index.js';
+import { overrunOf } from '../report/credits.js';
+import { dependencies } from './dependencies.js';
 import type { Plan } from '../plan/types.js';
 import type { JobItemRow, JobState, JobStatus, MoneySums } from '../state/index.js';
 import { adapterFor } from './adapters/index.js';
@@ -35,6 +37,10 @@ export interface RunResult {
   endsRun: boolean;
   /** The failed items of jobs that have some (a partly failed HTML ad job's styles), by job key. */
   failedItems: Map<string, JobItemRow[]>;
+  /** The labels of the jobs the summary and the exit's message name (those needing attention, the overruns): the run holds no other's. */
+  labels: ReadonlyMap<string, string>;
+  /** The plan's jobs whose recorded cost passed their high estimate (in every run), in plan order. */
+  overHigh: { key: string; label: string; charged: number; high: number }[];
   /**
    * When `--max-wait` ended (or ends), in the clock's milliseconds: what else the run does before it
    * exits (its notifications) is bounded by it; undefined without one.
@@ -67,13 +73,14 @@ export interface RunCredits {
 }
 
 /** What the run did, read back from the state database (the truth), not from what the run remembers. */
-export async function summarise(ctx: RunContext, plan: Plan, reads: number, needs: Map<string, readonly string[]>): Promise<Omit<RunResult, 'endsRun'>> {
-  const planned = jobIndex(plan);
-  const rows = (await ctx.store.jobStates()).filter((row) => planned.ordinal(row.key) !== undefined);
+export async function summarise(ctx: RunContext, plan: Plan, reads: number): Promise<Omit<RunResult, 'endsRun'>> {
+  const rows = (await ctx.store.jobStates()).filter((row) => ctx.planned.ordinal(row.key) !== undefined);
   const counts: Partial<Record<JobStatus, number>> = {};
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
-  const standing = standingOf(plan, rows, needs);
+  const standing = standingOf(plan, rows, dependencies(plan));
   const money = await ctx.store.money(scopedJobs(plan));
+  const named = namedKeys(standing, rows, ctx.ledger.overruns);
+  const { labels, overHigh } = labelsAndOverruns(plan, rows, named);
   return {
     counts,
     standing,
@@ -82,12 +89,44 @@ export async function summarise(ctx: RunContext, plan: Plan, reads: number, need
     undownloaded: standing.open.toDownload,
     stop: ctx.stop.reason,
     stopMessage: ctx.stop.message,
-    credits: runCredits(ctx, plan, money),
+    credits: runCredits(ctx, plan, money, labels),
     requests: { reads },
     jobs: rows,
     money,
     failedItems: await failedItemsOf(ctx, rows),
+    labels,
+    overHigh,
   };
+}
+
+/** The jobs a summary or an exit's message may name: every one not finished cleanly, and the overruns. */
+function namedKeys(standing: Standing, rows: readonly JobState[], overruns: readonly Overrun[]): Set<string> {
+  const { finished: _finished, open, waitingOnDoubt, ...groups } = standing;
+  const named = new Set<string>([...Object.values(groups).flat(), ...Object.values(open).flat(), ...overruns.map((o) => o.key)]);
+  for (const { key, on } of waitingOnDoubt) for (const k of [key, ...on]) named.add(k);
+  for (const row of rows) if (row.status === 'in_doubt' || row.status === 'hook_failed' || row.status === 'partly_failed') named.add(row.key);
+  return named;
+}
+
+/**
+ * One pass over the plan's jobs (a streamed plan makes them once more): the labels of the jobs
+ * `named`, and every job whose recorded cost passed its high estimate.
+ */
+function labelsAndOverruns(plan: Plan, rows: readonly JobState[], named: ReadonlySet<string>): Pick<RunResult, 'labels' | 'overHigh'> {
+  const labels = new Map<string, string>();
+  const overHigh: RunResult['overHigh'] = [];
+  const used = new Map<string, number | null>();
+  for (const row of rows) if (row.creditsUsed !== null) used.set(row.key, row.creditsUsed);
+  if (named.size === 0 && used.size === 0) return { labels, overHigh };
+  for (const job of plan.jobs) {
+    if (named.has(job.key)) labels.set(job.key, job.label);
+    const over = overrunOf(job, used.get(job.key));
+    if (over) {
+      labels.set(job.key, job.label);
+      overHigh.push(over);
+    }
+  }
+  return { labels, overHigh };
 }
 
 /** Each job's failed items, for the jobs that may have some: partly failed, or failed whole (a kind of items). */
@@ -101,7 +140,7 @@ async function failedItemsOf(ctx: RunContext, rows: readonly JobState[]): Promis
   return byKey;
 }
 
-function runCredits(ctx: RunContext, plan: Plan, { totals, runs }: MoneySums): RunCredits {
+function runCredits(ctx: RunContext, plan: Plan, { totals, runs }: MoneySums, labels: ReadonlyMap<string, string>): RunCredits {
   const thisRun = ctx.store.runId === null ? undefined : runs.get(ctx.store.runId);
   return {
     estimated: plan.totals.credits?.expected ?? null,
@@ -113,6 +152,6 @@ function runCredits(ctx: RunContext, plan: Plan, { totals, runs }: MoneySums): R
     refunded: totals.refunded,
     spent: ctx.ledger.spent,
     cap: ctx.ledger.cap,
-    overruns: ctx.ledger.overruns.map((o) => ({ ...o, label: ctx.planned.get(o.key)?.label ?? o.key })),
+    overruns: ctx.ledger.overruns.map((o) => ({ ...o, label: labels.get(o.key) ?? o.key })),
   };
 }

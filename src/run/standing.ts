@@ -1,4 +1,6 @@
-import type { Plan } from '../plan/types.js';
+import { scopedJobs } from '../plan/job-index.js';
+import type { PlanIndex } from '../plan/plan-index.js';
+import type { Plan, StepPlan } from '../plan/types.js';
 import type { JobRow } from '../state/index.js';
 import { adapterFor } from './adapters/index.js';
 import { isRefusedDownload } from './outputs/refused-download.js';
@@ -46,14 +48,18 @@ export function openCount(standing: Standing): number {
 }
 
 /** `needs`: what each job waits for before it may be submitted (see dependencies.ts). */
-export function standingOf(plan: Plan, rows: readonly Pick<JobRow, 'key' | 'status' | 'remoteId' | 'failedReason'>[], needs: Map<string, readonly string[]>): Standing {
+export function standingOf(plan: Pick<Plan, 'jobs' | 'steps'> & { index?: PlanIndex }, rows: readonly Pick<JobRow, 'key' | 'status' | 'remoteId' | 'failedReason'>[], needs: Map<string, readonly string[]>): Standing {
+  const stepOf = new Map(plan.steps.map((step) => [step.id, step]));
   const byKey = new Map(rows.map((row) => [row.key, row]));
   const standing: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
   const stuck = new Set<string>();
   /** The undecided jobs each undecided or waiting job stands for: itself, or those it waits on. */
   const doubts = new Map<string, readonly string[]>();
-  // Plan order puts every job after the jobs it needs, so "blocked" and "waiting" propagate in one pass.
-  for (const job of plan.jobs) {
+  // Plan order puts every job after the jobs it needs, so "blocked" and "waiting" propagate in one
+  // pass — over the plan's keys and steps (a streamed plan's index: no job made).
+  for (const { key: jobKey, step: stepId } of scopedJobs(plan)) {
+    const { kind, mode } = stepOf.get(stepId) as StepPlan;
+    const job = { key: jobKey, kind, mode };
     const row = byKey.get(job.key);
     const status = row?.status ?? 'planned';
     if (status === 'downloaded') standing.finished.push(job.key);

@@ -1,4 +1,5 @@
 import type { AttemptState } from './job-row.js';
+import type { KeySet } from './job-change.js';
 import { slotOf } from './plan-scope.js';
 
 /**
@@ -14,7 +15,7 @@ export const CREATED_NOTHING: readonly AttemptState[] = ['not_sent', 'rejected',
  * plan, of one of its steps, in the place (step, output name) of a job of the plan — an edited
  * row's earlier job. Other steps' jobs are left as they are: a `--step` run plans only some steps.
  */
-export function supersededJobs(jobs: Iterable<[key: string, step: string, outputName: string | null]>, keys: ReadonlySet<string>, steps: ReadonlySet<string>): string[] {
+export function supersededJobs(jobs: Iterable<[key: string, step: string, outputName: string | null]>, keys: KeySet, steps: ReadonlySet<string>): string[] {
   const rows = [...jobs];
   const slots = new Set<string>();
   for (const [key, step, name] of rows) if (keys.has(key)) slots.add(slotOf(step, name));

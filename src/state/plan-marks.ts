@@ -1,3 +1,4 @@
+import type { KeySet } from './job-change.js';
 import { CLAIMABLE } from './sqlite/claims.js';
 
 /** A job as recorded, for the plan's marks: its status, and whether it is marked in the plan (in_plan). */
@@ -15,7 +16,7 @@ export interface MarkedJob {
  * it before the job can be claimed again (`retry` plans it again before its run records the plan).
  * Only the claimable jobs' marks are asked for (`marked` of another is not read).
  */
-export function planMarks(recorded: Iterable<MarkedJob>, keys: ReadonlySet<string>): { entering: string[]; leaving: string[] } {
+export function planMarks(recorded: Iterable<MarkedJob>, keys: KeySet): { entering: string[]; leaving: string[] } {
   const entering: string[] = [];
   const leaving: string[] = [];
   for (const { key, status, marked } of recorded) {

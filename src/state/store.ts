@@ -1,7 +1,7 @@
 import type { PlanJobs } from './plan-scope.js';
 import type { StepKind } from '../step-kinds.js';
 import type { Clock } from '../util/clock.js';
-import type { JobChange, NewJob } from './job-change.js';
+import type { JobChange, KeySet, NewJob, PlanFeed, PlannedRecord } from './job-change.js';
 import type { AttemptRow, AttemptState, JobRow, JobState, OutputRow } from './job-row.js';
 import type { JobStatus } from './job-status.js';
 import type { StateIdentity } from './outputs-owner.js';
@@ -77,13 +77,17 @@ export interface Store {
   /**
    * Records the plan's jobs (a known key keeps its status and history) and scopes the store to the
    * manifest. These jobs, and no other of the manifest's, are the plan the run's claims hand out.
+   * A feed is read once, a job at a time, in one transaction: a run that dies while recording
+   * leaves the plan recorded before it, whole.
    */
-  syncPlan(manifest: string, jobs: readonly NewJob[]): Promise<{ added: number; known: number }>;
+  syncPlan(manifest: string, jobs: readonly NewJob[] | PlanFeed): Promise<{ added: number; known: number }>;
+  /** The jobs of `keys` as planned (their records, syncPlan), in the order given; a key without a record is left out. */
+  plannedJobs(keys: readonly string[]): Promise<PlannedRecord[]>;
   /**
    * Jobs of `keys` found `submitting` (an earlier run died mid-POST): each open intent closed in
    * doubt and the job moved to `in_doubt`, durably. Returns the rows moved.
    */
-  recoverInterrupted(keys: ReadonlySet<string>, why: string): Promise<JobRow[]>;
+  recoverInterrupted(keys: KeySet, why: string): Promise<JobRow[]>;
 
   /**
    * Claims up to `limit` ready jobs of the plan last recorded (syncPlan) for this run, in the one

@@ -1,6 +1,7 @@
 import type { StepKind } from '../../step-kinds.js';
 import { byJob } from '../by-job.js';
 import { ITEM_COLUMNS, itemOf, type ItemValues, type JobItemRow } from '../item-rows.js';
+import type { PlannedRecord } from '../job-change.js';
 import type { AttemptRow, JobRow, JobState, OutputRow } from '../job-row.js';
 import type { JobStatus } from '../job-status.js';
 import type { MoneySums } from '../money-sums.js';
@@ -30,6 +31,20 @@ export class PgReads {
   }
 
   /** Jobs by key, in the order given; unknown keys are skipped (one statement, however many keys). */
+  /** The jobs of `keys` as planned (syncPlan's records), in the order given: one statement. */
+  async plannedJobs(keys: readonly string[]): Promise<PlannedRecord[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db.query<PlannedRecord & { output_name: string | null; record: string | null }>(
+      'SELECT key, step, kind, output_name, priority::float8 AS priority, plan_job AS record FROM jobs WHERE manifest = $1 AND key = ANY($2::text[])',
+      [this.manifest(), keys],
+    );
+    const byKey = new Map(rows.map((row) => [row.key, row]));
+    return keys.flatMap((key) => {
+      const row = byKey.get(key);
+      return row && row.record !== null ? [{ key, step: row.step, kind: row.kind, outputName: row.output_name, priority: Number(row.priority), record: row.record }] : [];
+    });
+  }
+
   async jobs(keys: readonly string[]): Promise<JobRow[]> {
     if (keys.length === 0) return [];
     const raws = await this.db.query<RawJobRow>(`${JOB_ROWS} WHERE manifest = $1 AND key = ANY($2::text[])`, [this.manifest(), keys]);

@@ -1,3 +1,4 @@
+import type { KeySet } from '../job-change.js';
 import { interruptedWrite } from '../job-moves.js';
 import type { JobRow } from '../job-row.js';
 import { StaleWriteError } from '../stale-write.js';
@@ -18,7 +19,7 @@ import { RUN_LOCKS } from './pg-members.js';
  * guarded (a job another process moved since the scan is left where it is now). A job another
  * member of the run holds (its lock standing: pg-members.ts) is not touched: its POST may be on the wire.
  */
-export async function recoverInterrupted(tx: StoreTx, scope: OpScope, keys: ReadonlySet<string>, why: string): Promise<JobRow[]> {
+export async function recoverInterrupted(tx: StoreTx, scope: OpScope, keys: KeySet, why: string): Promise<JobRow[]> {
   const manifest = withManifest(scope).manifest;
   const found = await tx.query<{ key: string | null; tx_xid: string; tx_pid: number }>(
     `SELECT ${TX_MARK_COLUMNS}, j.key FROM (SELECT 1) one LEFT JOIN jobs j ON j.manifest = $1 AND j.status = 'submitting'

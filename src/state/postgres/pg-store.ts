@@ -3,7 +3,7 @@ import { StateError } from '../../errors.js';
 import type { StepKind } from '../../step-kinds.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import type { HookName, HookResult, HookTarget } from '../hook-run-rows.js';
-import type { NewJob } from '../job-change.js';
+import type { KeySet, NewJob, PlanFeed } from '../job-change.js';
 import type { JobRow } from '../job-row.js';
 import type { JobStatus } from '../job-status.js';
 import type { LockTaker } from '../lock/lock-policy.js';
@@ -145,12 +145,12 @@ export class PgStore implements Store {
   }
 
   // ── the plan ──
-  syncPlan(manifest: string, jobs: readonly NewJob[]): Promise<{ added: number; known: number }> {
+  syncPlan(manifest: string, jobs: readonly NewJob[] | PlanFeed): Promise<{ added: number; known: number }> {
     this.scope = manifest;
     return this.changingJobs(this.alone((tx, scope) => syncPlan(tx, withManifest(scope), jobs)));
   }
 
-  recoverInterrupted(keys: ReadonlySet<string>, why: string): Promise<JobRow[]> {
+  recoverInterrupted(keys: KeySet, why: string): Promise<JobRow[]> {
     return this.changingJobs(this.alone((tx, scope) => recoverInterrupted(tx, scope, keys, why), true, (rows) => rows.length > 0));
   }
 
@@ -336,6 +336,10 @@ export class PgStore implements Store {
 
   jobs(keys: readonly string[]) {
     return this.reads.jobs(keys);
+  }
+
+  plannedJobs(keys: readonly string[]) {
+    return this.reads.plannedJobs(keys);
   }
 
   jobStates() {

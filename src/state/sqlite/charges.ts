@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { KeySet } from '../job-change.js';
 import type { AttemptState } from './job-row.js';
 import { CREATED_NOTHING, supersededJobs } from '../charge-rules.js';
 import { statement } from './statements.js';
@@ -100,7 +101,7 @@ export class Charges {
    * edit undone) counts as its own again. `outside`: the manifest has a job outside the plan
    * (without one, none is superseded, and its jobs' places are not read: 0.25 s at 100,000 jobs).
    */
-  supersede(keys: ReadonlySet<string>, steps: ReadonlySet<string>, outside: boolean): void {
+  supersede(keys: KeySet, steps: ReadonlySet<string>, outside: boolean): void {
     const manifest = this.manifest();
     if (outside) {
       const rows = statement(this.db, 'SELECT key, step, output_name FROM jobs WHERE manifest = ?', { raw: true }).all(manifest) as [string, string, string | null][];

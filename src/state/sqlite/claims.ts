@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { KeySet } from '../job-change.js';
 import type { JobStatus } from '../job-status.js';
 import type { StateStore } from './job-store.js';
 import { planMarks } from '../plan-marks.js';
@@ -48,7 +49,7 @@ export function claimReady(engine: StateStore, runId: number, limit: number, dow
  * stored after a job's request and answer, so reading it from every row read every answer's pages
  * (a finished 20,000-job manifest took twice as long to re-run).
  */
-export function markPlan(db: Database.Database, manifest: string, keys: ReadonlySet<string>, statuses: ReadonlyMap<string, string>): void {
+export function markPlan(db: Database.Database, manifest: string, keys: KeySet, statuses: Iterable<readonly [key: string, status: string, ...rest: unknown[]]>): void {
   const marked = new Set(statement(db, `SELECT key FROM jobs WHERE manifest = ? AND in_plan = 1 AND status IN (${READY_INDEX_STATUSES})`, { pluck: true }).all(manifest) as string[]);
   // One job at a time, not a list of 100,000: the only ones the rule keeps are the few to write.
   const recorded = function* () {

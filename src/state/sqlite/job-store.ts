@@ -9,12 +9,13 @@ import { JOB_ROWS, lastReadOf, STATE_COLUMNS, stateFromValues, toAttempt, toJobR
 import type { JobStatus } from '../job-status.js';
 import { openStateDb } from './open-db.js';
 import { statement } from './statements.js';
-import { markPlan } from './claims.js';
 import { identityOf } from './state-identity.js';
 import type { StateIdentity } from '../outputs-owner.js';
 import { WriteBatch } from './write-batch.js';
 import { StoreCore } from './store-core.js';
 import { CHANGE_COLUMNS, type JobChange, type NewJob } from './job-change.js';
+import { feedOf, type PlanFeed, type PlannedRecord } from '../job-change.js';
+import { syncPlan } from './sync-plan.js';
 import { Charges } from './charges.js';
 import { readItems, readItemsByJob, writeItems, type JobItemRow } from './job-items.js';
 import { planScope, readMoney, type MoneySums } from './money.js';
@@ -127,57 +128,11 @@ export class StateStore extends StoreCore {
   /**
    * Records the plan's jobs: a new key is inserted as `planned`; a known key keeps its status
    * and history (a finished job stays finished), only its estimate, request and priority are
-   * refreshed while planned. The plan's jobs are marked in it (in_plan, which claims read) and
-   * the manifest's others out of it (claims.ts markPlan); a mark already right is not written again.
+   * refreshed while planned, and its record as planned whenever that changed (sync-plan.ts).
    */
-  syncPlan(manifest: string, jobs: readonly NewJob[]): { added: number; known: number } {
+  syncPlan(manifest: string, given: readonly NewJob[] | PlanFeed): { added: number; known: number } {
     this.useManifest(manifest);
-    const now = this.clock.now();
-    const insert = statement(this.db, 
-      `INSERT INTO jobs (key, manifest, step, kind, output_name, request, path_id, status, credits_estimated,
-         priority, created_at, updated_at, planned_items, plan_order, in_plan)
-       VALUES (@key, @manifest, @step, @kind, @outputName, @request, @pathId, 'planned', @credits, @priority, @now, @now, @plannedItems, @order, 1)
-       ON CONFLICT (manifest, key) DO UPDATE SET credits_estimated = excluded.credits_estimated,
-         request = CASE WHEN status = 'planned' THEN excluded.request ELSE request END, priority = excluded.priority,
-         plan_order = excluded.plan_order, in_plan = 1,
-         planned_items = CASE WHEN status = 'planned' THEN excluded.planned_items ELSE planned_items END
-       WHERE status = 'planned'`,
-    );
-    // One scan of the manifest's statuses: a job already past `planned` is left as it is, unwritten
-    // (a finished 10,000-job manifest re-runs without rewriting 10,000 rows).
-    const statuses = new Map<string, string>();
-    for (const [key, status] of statement(this.db, 'SELECT key, status FROM jobs WHERE manifest = ?', { raw: true }).iterate(manifest) as Iterable<[string, string]>) {
-      statuses.set(key, status);
-    }
-    const known = jobs.filter((job) => statuses.has(job.key));
-    const keys = new Set(jobs.map((j) => j.key));
-    this.atomically(() => {
-      markPlan(this.db, manifest, keys, statuses);
-      for (const [order, job] of jobs.entries()) {
-        const status = statuses.get(job.key);
-        if (status !== undefined && status !== 'planned') continue;
-        insert.run({
-          order,
-          key: job.key,
-          manifest,
-          step: job.step,
-          kind: job.kind,
-          outputName: job.outputName ?? null,
-          request: JSON.stringify(job.request),
-          pathId: job.pathId ?? null,
-          credits: job.creditsEstimated,
-          priority: job.priority ?? 0,
-          now,
-          plannedItems: job.plannedItems ? JSON.stringify(job.plannedItems) : null,
-        });
-      }
-      // An edited row's earlier job (same step and output name, another key) is superseded: its
-      // spend stays in every total, shown apart (state/sqlite/money.ts). Only a job outside the
-      // plan can be: when every row is of the plan (a finished manifest run again) none is looked for.
-      this.charges.supersede(keys, new Set(jobs.map((j) => j.step)), statuses.size > known.length);
-      this.event('plan:synced', null, { manifest, jobs: jobs.length, added: jobs.length - known.length });
-    });
-    return { added: jobs.length - known.length, known: known.length };
+    return syncPlan(this, manifest, feedOf(given));
   }
 
   /** The job's status and why it is in doubt (undefined for an unknown key): what a guard and a move read first. */
@@ -194,6 +149,15 @@ export class StateStore extends StoreCore {
    * Jobs by key, in the order given; unknown keys are skipped. Many keys are read in one scan of
    * the manifest's rows (one query, not one per key: a re-run reads every job at once).
    */
+  /** The jobs of `keys` as planned (syncPlan's records), in the order given: a lookup a key (a claimed window's). */
+  plannedJobs(keys: readonly string[]): PlannedRecord[] {
+    const select = statement(this.db, 'SELECT key, step, kind, output_name AS outputName, priority, plan_job AS record FROM jobs WHERE manifest = ? AND key = ?');
+    return keys.flatMap((key) => {
+      const row = select.get(this.manifest, key) as PlannedRecord | { record: null } | undefined;
+      return row && row.record !== null ? [row as PlannedRecord] : [];
+    });
+  }
+
   jobs(keys: readonly string[]): JobRow[] {
     if (keys.length > 32) {
       const rows = new Map<string, RawJobRow>();
@@ -396,3 +360,4 @@ export class StateStore extends StoreCore {
   }
 
 }
+

@@ -308,6 +308,23 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE in_plan = 1 AND status IN ('planned', 'submitting', 'submitted', 'running', 'in_doubt', 'done');
     `,
   },
+  {
+    version: 25,
+    name: 'jobs.plan_job: each job as planned, so a run reads the jobs it drives from the state',
+    // Why: a run held every job of its plan as an object for its whole length (about 1 kB a job,
+    // issue 24); now it records each job as planned (its request before any reference is
+    // resolved, its references, estimate, label, origin, row and matrix) and reads back the window
+    // it claims. plan_digest: the record is written again only when it changed (a finished
+    // manifest run again rewrites no row). Rows recorded before get theirs at the next run's plan.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN plan_job TEXT;
+      ALTER TABLE jobs ADD COLUMN plan_digest TEXT;
+    `,
+    postgres: `
+      ALTER TABLE jobs ADD COLUMN plan_job TEXT;
+      ALTER TABLE jobs ADD COLUMN plan_digest TEXT;
+    `,
+  },
 ];
 
 /**

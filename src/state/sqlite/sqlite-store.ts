@@ -1,7 +1,7 @@
 import type { PlanJobs } from '../plan-scope.js';
 import type { StepKind } from '../../step-kinds.js';
 import { systemClock, type Clock } from '../../util/clock.js';
-import type { NewJob } from '../job-change.js';
+import type { KeySet, NewJob, PlanFeed } from '../job-change.js';
 import type { JobRow } from '../job-row.js';
 import type { JobStatus } from '../job-status.js';
 import type { LockTaker } from '../lock/lock-policy.js';
@@ -126,12 +126,12 @@ export class SqliteStore implements Store {
   }
 
   // ── the plan ──
-  syncPlan(manifest: string, jobs: readonly NewJob[]): Promise<{ added: number; known: number }> {
+  syncPlan(manifest: string, jobs: readonly NewJob[] | PlanFeed): Promise<{ added: number; known: number }> {
     this.engine.useManifest(manifest);
     return this.soon(() => this.engine.syncPlan(manifest, jobs), false);
   }
 
-  recoverInterrupted(keys: ReadonlySet<string>, why: string): Promise<JobRow[]> {
+  recoverInterrupted(keys: KeySet, why: string): Promise<JobRow[]> {
     return this.fenced(() => {
       const orphans = this.engine.jobsWithStatus(['submitting']).filter((row) => keys.has(row.key));
       return orphans.map((row) => applyWrite(this.engine, interruptedWrite(row.key, why)).row);
@@ -317,6 +317,10 @@ export class SqliteStore implements Store {
 
   async jobs(keys: readonly string[]) {
     return this.engine.jobs(keys);
+  }
+
+  async plannedJobs(keys: readonly string[]) {
+    return this.engine.plannedJobs(keys);
   }
 
   jobStates() {

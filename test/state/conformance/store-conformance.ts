@@ -5,6 +5,7 @@ import { factReads } from './fact-reads.js';
 import { subjectOf, type OpenStore } from './harness.js';
 import { lockAndClaims } from './lock-and-claims.js';
 import { planAndMoves } from './plan-and-moves.js';
+import { planRecords } from './plan-records.js';
 import { readers } from './readers.js';
 import { recoveryAndIdentity } from './recovery-and-identity.js';
 import { retriesAndHooks } from './retries-and-hooks.js';
@@ -26,6 +27,7 @@ export function storeConformance(name: string, open: OpenStore): void {
   describe(`the ${name} store`, () => {
     const subject = subjectOf(open);
     planAndMoves(subject);
+    planRecords(subject);
     recoveryAndIdentity(subject);
     readers(subject);
     factReads(subject);
