@@ -47,7 +47,10 @@ export function renderActions(plan: Plan, view: ActionsView): string[] {
   const byStep = new Map<string, typeof counts>();
   let spend: CreditTotal = ZERO;
   let unpriced = 0;
+  // Without --verbose, only the first few are kept to be listed (a streamed plan of 1,000,000 new
+  // jobs would otherwise hold every one): the rest are counted.
   const changing: PlannedJob[] = [];
+  let changes = 0;
   for (const job of plan.jobs) {
     const action = view.actionOf(job.key);
     counts[action]++;
@@ -55,7 +58,8 @@ export function renderActions(plan: Plan, view: ActionsView): string[] {
     step[action]++;
     byStep.set(job.step, step);
     if (action === 'keep') continue;
-    changing.push(job);
+    if (view.verbose || changes <= FEW) changing.push(job);
+    changes++;
     if (job.credits) spend = addCredits(spend, job.credits);
     else unpriced++;
   }
@@ -64,9 +68,9 @@ export function renderActions(plan: Plan, view: ActionsView): string[] {
     const c = byStep.get(step.id) ?? { create: 0, recreate: 0, keep: 0 };
     lines.push(`  ${step.id.padEnd(20)} + ${String(c.create).padStart(4)}  ~ ${String(c.recreate).padStart(4)}  = ${String(c.keep).padStart(4)}`);
   }
-  if (changing.length > 0 && (view.verbose || changing.length <= FEW)) for (const job of changing) lines.push(jobLine(job, view));
-  else if (changing.length > 0) lines.push(`  (${plural(changing.length, 'job')} to create or re-create: --verbose lists them)`);
-  lines.push(spendLine(plan, spend, changing.length, unpriced));
+  if (changes > 0 && (view.verbose || changes <= FEW)) for (const job of changing) lines.push(jobLine(job, view));
+  else if (changes > 0) lines.push(`  (${plural(changes, 'job')} to create or re-create: --verbose lists them)`);
+  lines.push(spendLine(plan, spend, changes, unpriced));
   return lines;
 }
 
