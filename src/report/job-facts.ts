@@ -1,7 +1,7 @@
 import { scopedJobs } from '../plan/job-index.js';
 import type { PlanIndex } from '../plan/plan-index.js';
 import type { Plan } from '../plan/types.js';
-import { slotOf as slot, stateAt, type CreditPair, type MoneySums, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
+import { slotOf as slot, stateAt, type AttemptRecord, type CreditPair, type MoneySums, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
 import { attemptFacts, type AttemptFact } from './attempt-facts.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
@@ -97,29 +97,50 @@ export async function readJobFacts(dbPath: string, plan: Pick<Plan, 'manifestId'
   if (read.rows && rows.size === 0) rows = read.rows;
   else for (const [key, row] of read.rows ?? []) rows.set(key, row);
   // Every figure of money is a sum over the charges (state/sqlite/money.ts), a job's own too.
-  const { outputs, items, earlier, attempts, slots } = read;
   const money = (read.money ?? known.money) as MoneySums;
-  // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
-  const usedBy = (key: string) => (money.byJob.has(key) ? (money.byJob.get(key) as number | null) : 0);
-  const versionOf = (key: string): EarlierVersion => ({ key, creditsUsed: usedBy(key), outputs: outputs.get(key) ?? NONE });
+  const found: FactsFound = { ...read, rows, byJob: money.byJob };
   // The plan's keys, steps and output names (from a streamed plan's index: no job made).
   for (const job of scopedJobs(plan)) {
-    const row = rows.get(job.key);
-    if (!row) {
-      if (slots?.has(slot(job.step, job.outputName))) held.set(job.key, CHANGED);
-      continue;
-    }
-    const files = outputs.get(job.key) ?? NONE;
-    // Most jobs have no earlier version, and one never sent has no attempt: no array is made for none.
-    const versions = earlier.get(job.key);
-    const tries = attempts.get(job.key);
-    const tried = tries ? attemptFacts(tries, row.status) : NO_ATTEMPTS;
-    held.set(job.key, recorded(row, usedBy(job.key), files, itemFacts(items.get(job.key), files), versions ? versions.map(versionOf) : NO_VERSIONS, tried));
+    const f = recordedFacts(job.key, found, read.earlier.get(job.key));
+    if (f) held.set(job.key, f);
+    else if (read.slots?.has(slot(job.step, job.outputName))) held.set(job.key, CHANGED);
   }
   return { facts, money: money.totals, runs: money.runs };
 }
 
-const NO_MONEY: MoneyTotals = Object.freeze({
+/** What a read found of some jobs, by key (a key without a row, file, item, attempt or charge is absent). */
+export interface FactsFound {
+  rows: ReadonlyMap<string, Row>;
+  outputs: ReadonlyMap<string, readonly RecordedOutput[]>;
+  items: ReadonlyMap<string, readonly JobItemRow[]>;
+  attempts: ReadonlyMap<string, readonly AttemptRecord[]>;
+  /** Each job's own money (MoneySums.byJob): null, a cost not known. */
+  byJob: ReadonlyMap<string, number | null>;
+}
+
+/**
+ * The facts of the job of `key` from what a read found of it (and of its earlier versions, by
+ * their keys, oldest first); undefined when the state has no row of it (it is then not
+ * submitted, or changed: unrecordedFacts).
+ */
+export function recordedFacts(key: string, found: FactsFound, earlier: readonly string[] | undefined): JobFacts | undefined {
+  const row = found.rows.get(key);
+  if (!row) return undefined;
+  // A job with no charge cost nothing (never sent, or refused); null is a cost not known.
+  const usedBy = (of: string) => (found.byJob.has(of) ? (found.byJob.get(of) as number | null) : 0);
+  const versionOf = (of: string): EarlierVersion => ({ key: of, creditsUsed: usedBy(of), outputs: found.outputs.get(of) ?? NONE });
+  const files = found.outputs.get(key) ?? NONE;
+  // Most jobs have no earlier version, and one never sent has no attempt: no array is made for none.
+  const tries = found.attempts.get(key);
+  const tried = tries ? attemptFacts(tries, row.status) : NO_ATTEMPTS;
+  return recorded(row, usedBy(key), files, itemFacts(found.items.get(key), files), earlier ? earlier.map(versionOf) : NO_VERSIONS, tried);
+}
+
+/** The facts of a job the database has never recorded: not submitted, or `changed` (another key fills its place). */
+export const unrecordedFacts = (changed: boolean): JobFacts => (changed ? CHANGED : UNRECORDED);
+
+/** The money of a state that is not there. */
+export const NO_MONEY: MoneyTotals = Object.freeze({
   used: { known: 0, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 }, refunded: { total: 0, derived: 0 }, counted: 0, held: new Map(),
 });
 

@@ -1,13 +1,13 @@
-import type { CreditTotal, Plan } from '../plan/types.js';
-import { memberState, stateAt, type MoneySums, type JobState, type JobStatus, type MemberState } from '../state/index.js';
-import { overrunOf, sumCredits, type CreditSum } from './credits.js';
-import { readJobFacts, type JobFacts, type JobItemFact } from './job-facts.js';
+import type { CreditTotal, Plan, PlannedJob } from '../plan/types.js';
+import type { JobState, JobStatus, MemberState, MoneySums } from '../state/index.js';
+import type { StateWord } from '../state/vocabulary.js';
 import type { AttemptFact } from './attempt-facts.js';
-import { readHookFacts, type HookFacts } from './hook-facts.js';
-import { mediaOf, type Media } from './media.js';
+import { overrunOf, type CreditSum } from './credits.js';
+import type { HookFacts } from './hook-facts.js';
+import type { JobFacts, JobItemFact } from './job-facts.js';
 import { jobWords } from './job-words.js';
-import { readLastWork, readRun, wholeRun, type LastWork, type RunInfo } from './run-info.js';
-import { countWords, type StateWord } from '../state/vocabulary.js';
+import { mediaOf, type Media } from './media.js';
+import type { LastWork, RunInfo } from './run-info.js';
 
 /** One file of a job in the report. */
 export interface ReportOutput {
@@ -69,13 +69,17 @@ export interface StepSummary {
   medianSeconds: number | null;
 }
 
-export interface ReportData {
+/** The run heading the report, as shown: without the set of the keys it changed (each job says it: ReportJob.inRun). */
+export type ReportRun = Omit<RunInfo, 'jobKeys'>;
+
+/** What the report says of the whole plan: everything but its jobs, one by one (written a window at a time). */
+export interface ReportHead {
   name: string;
   manifest: string;
   outputsDir: string;
   stateDb: string;
   generatedAt: number;
-  run: RunInfo | null;
+  run: ReportRun | null;
   /** The manifest's newest run and its newest that changed a job: what the header says last did work. */
   lastWork: LastWork;
   maxCredits: number | null;
@@ -86,11 +90,17 @@ export interface ReportData {
    * to no job of the plan; `refunded`, refunds recorded for failed items.
    */
   totals: Omit<StepSummary, 'id' | 'kind' | 'medianSeconds'> & { outputs: number; apart: { superseded: number; removed: number; forgotten: number }; refunded: { total: number; derived: number } };
-  jobs: ReportJob[];
   /** The manifest's newest on_finish hook run (of an earlier run: a run's own runs after its report). */
   onFinish: HookFacts | null;
   /** The hosts (processes) of the newest run, with where each stands and the jobs whose newest attempt it made: one unless several hosts shared it. */
   hosts: { host: string; runId: number; state: MemberState; jobs: number }[];
+  /** The jobs a person has to see to (report-tally.ts ATTENTION): the first of them in plan order, and how many there are. */
+  attention: { jobs: ReportJob[]; count: number };
+}
+
+/** The report whole, its jobs held: what the renderers take for a small report (and the tests). */
+export interface ReportData extends ReportHead {
+  jobs: readonly ReportJob[];
 }
 
 export interface ReportInput {
@@ -101,81 +111,41 @@ export interface ReportInput {
   /** When the report is made (epoch ms). @default Date.now() */
   now?: number;
   /**
-   * The jobs as a run read them from the state database at its end (RunResult.jobs), after its
-   * last write to them: not read again when they cover the whole plan. @default read from the database
+   * The jobs as a run read them from the state database at its end (RunResult.jobs). Not used: the
+   * report reads its jobs a window at a time, and finding a window's jobs among these would hold
+   * a map of every job's row for the whole report. @default read from the database
    */
   jobs?: readonly JobState[];
-  /** The money of the plan's jobs (and each run's) as the same run read it then (RunResult.money). @default read from the database */
+  /** The money of the plan's jobs (and each run's) as the same run read it then (RunResult.money): its totals and runs' figures. @default read from the database */
   money?: MoneySums;
 }
 
-/** The report's data: the plan joined with what the state database holds. Reads only. */
-export async function buildReportData({ plan, statePath, runId, now = Date.now(), jobs: knownRows, money: knownMoney }: ReportInput): Promise<ReportData> {
-  const { facts, money, runs } = await readJobFacts(statePath, plan, { rows: knownRows, money: knownMoney });
-  const members = await stateAt(statePath).members(plan.manifestId);
-  // A run several hosts shared heads the report as one run: every member's jobs and credits.
-  const member = await readRun(statePath, plan.manifestId, runId, runs);
-  const run = member && (await wholeRun(statePath, plan.manifestId, member, members, runs));
-  const hooks = await readHookFacts(statePath, plan.manifestId);
-  // The run read by default is the newest that started: what the header's last work is told of first.
-  const lastWork = await readLastWork(statePath, plan.manifestId, runId === undefined ? member : null);
-  const hostOfRun = new Map(members.map((m) => [m.runId, m.host]));
-  const jobs: ReportJob[] = [];
-  for (const job of plan.jobs) {
-    const f = facts.get(job.key) as JobFacts;
-    jobs.push({
-      key: job.key, label: job.label, step: job.step, kind: job.kind, origin: job.origin ?? null,
-      row: job.row ?? null, matrix: job.matrix ?? null, words: jobWords(job),
-      state: f.state, status: f.status, remoteId: f.remoteId,
-      estimate: job.credits && { low: job.credits.low, expected: job.credits.expected, high: job.credits.high },
-      used: f.creditsUsed, overHigh: overrunOf(job, f.creditsCharged) !== null,
-      submittedAt: f.submittedAt, finishedAt: f.finishedAt, downloadedAt: f.downloadedAt,
-      outputs: f.outputs.map(reportOutput),
-      reason: f.doubtReason ?? f.failedReason,
-      inRun: run?.jobKeys.has(job.key) ?? false,
-      hooks: hooks.byJob.get(job.key) ?? [],
-      items: f.items,
-      history: f.history.map((v) => ({ key: v.key, used: v.creditsUsed, outputs: v.outputs.map(reportOutput) })),
-      attempts: f.attempts,
-      host: hostOfRun.get(f.attempts.at(-1)?.runId ?? -1) ?? null,
-    });
-  }
-  const steps = plan.steps.map((s): StepSummary => {
-    const mine = jobs.filter((j) => j.step === s.id);
-    return { id: s.id, kind: s.kind, ...summarise(mine, s.credits, s.unknownJobs), medianSeconds: medianSeconds(mine) };
-  });
-  const totals = {
-    ...summarise(jobs, plan.totals.credits, plan.totals.unknownJobs),
-    used: { known: money.used.known, unknownJobs: money.used.unknown, jobs: money.used.unknown + (money.used.known > 0 || money.used.unknown === 0 ? 1 : 0) },
-    outputs: jobs.reduce((n, j) => n + j.outputs.length, 0),
-    apart: money.apart,
-    refunded: money.refunded,
-  };
+/** What the report shows of a job besides its planned self and its facts. */
+export interface JobExtras {
+  hooks: HookFacts[];
+  inRun: boolean;
+  host: string | null;
+}
+
+/** `job` as the report shows it, with what the state knows of it (`f`). */
+export function reportJobOf(job: PlannedJob, f: JobFacts, extras: JobExtras): ReportJob {
   return {
-    name: plan.name, manifest: plan.manifestPath, outputsDir: plan.outputsDir, stateDb: statePath, generatedAt: now,
-    run, lastWork, maxCredits: plan.budget.maxCredits, steps, totals, jobs, onFinish: hooks.onFinish,
-    hosts: members.map((m) => ({ host: m.host, runId: m.runId, state: memberState(m, now), jobs: jobs.filter((j) => j.host !== null && j.attempts.at(-1)?.runId === m.runId).length })),
+    key: job.key, label: job.label, step: job.step, kind: job.kind, origin: job.origin ?? null,
+    row: job.row ?? null, matrix: job.matrix ?? null, words: jobWords(job),
+    state: f.state, status: f.status, remoteId: f.remoteId,
+    estimate: job.credits && { low: job.credits.low, expected: job.credits.expected, high: job.credits.high },
+    used: f.creditsUsed, overHigh: overrunOf(job, f.creditsCharged) !== null,
+    submittedAt: f.submittedAt, finishedAt: f.finishedAt, downloadedAt: f.downloadedAt,
+    outputs: f.outputs.map(reportOutput),
+    reason: f.doubtReason ?? f.failedReason,
+    inRun: extras.inRun,
+    hooks: extras.hooks,
+    items: f.items,
+    history: f.history.map((v) => ({ key: v.key, used: v.creditsUsed, outputs: v.outputs.map(reportOutput) })),
+    attempts: f.attempts,
+    host: extras.host,
   };
 }
 
 const reportOutput = (o: { path: string; contentType: string | null; bytes: number | null }): ReportOutput =>
   ({ path: o.path.split('\\').join('/'), media: mediaOf(o.path, o.contentType), bytes: o.bytes });
-
-function summarise(jobs: readonly ReportJob[], estimate: CreditTotal | null, unknownEstimates: number) {
-  return {
-    jobs: jobs.length,
-    counts: countWords(jobs.map((j) => j.state)),
-    estimate,
-    unknownEstimates,
-    used: sumCredits(jobs.map((j) => j.used)),
-    overHigh: jobs.filter((j) => j.overHigh).length,
-  };
-}
-
-function medianSeconds(jobs: readonly ReportJob[]): number | null {
-  const spans = jobs.flatMap((j) => (j.submittedAt !== null && j.finishedAt !== null ? [(j.finishedAt - j.submittedAt) / 1000] : []));
-  if (spans.length === 0) return null;
-  spans.sort((a, b) => a - b);
-  const mid = Math.floor(spans.length / 2);
-  return spans.length % 2 ? (spans[mid] as number) : ((spans[mid - 1] as number) + (spans[mid] as number)) / 2;
-}

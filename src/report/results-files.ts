@@ -1,5 +1,5 @@
 import type { ReportData, ReportJob } from './report-data.js';
-import { utcIsoOrNull as iso } from '../util/time-format.js';
+import { utcIso } from '../util/time-format.js';
 
 /**
  * results.csv: one line per job, from the input row it was made from (its origin and values) to
@@ -12,48 +12,80 @@ const OURS = ['step', 'label', 'state', 'key', 'remote_id', 'credits_estimated',
 
 
 /** results.csv whole (for tests and small reports); writing goes through the chunks. */
-export function resultsCsv(data: ReportData): string {
+export function resultsCsv(data: Pick<ReportData, 'jobs'>): string {
   return [...resultsCsvLines(data)].join('');
 }
 
-/** results.csv a line at a time (each ending in CRLF): a 50,000-job file is never one string. */
-export function* resultsCsvLines(data: ReportData): Generator<string> {
-  const rowColumns = columnsOf(data.jobs, (j) => j.row);
-  const matrixColumns = columnsOf(data.jobs, (j) => j.matrix);
-  const inputs = ['origin', ...rowColumns, ...matrixColumns.map((c) => `matrix.${c}`)];
-  // A row column may share a name with one of ours: the user's keeps its name, ours is prefixed.
-  const taken = new Set(inputs);
-  const ours = OURS.map((c) => (taken.has(c) ? `reelpipe_${c}` : c));
-  yield `${[...inputs, ...ours].map(cell).join(',')}\r\n`;
-  for (const job of data.jobs) {
-    // Built by appending, not as an array of cells joined: 10,000 lines made no array each.
-    let line = cell(job.origin);
-    for (const c of rowColumns) line += `,${cell(job.row?.[c])}`;
-    for (const c of matrixColumns) line += `,${cell(job.matrix?.[c])}`;
-    line += `,${cell(job.step)},${cell(job.label)},${cell(job.state)},${cell(job.key)},${cell(job.remoteId)},${cell(job.estimate?.expected)}`;
-    line += `,${cell(job.used)},${job.overHigh ? 'yes' : ''},${cell(job.outputs.map((o) => o.path).join(' '))},${cell(defused(job.reason))},${cell(defused(failedItemsText(job)))}`;
-    yield `${line},${cell(iso(job.submittedAt))},${cell(iso(job.finishedAt))},${cell(iso(job.downloadedAt))}\r\n`;
+/** results.csv a line at a time (each ending in CRLF), its jobs held: the columns are known before the first line. */
+export function* resultsCsvLines(data: Pick<ReportData, 'jobs'>): Generator<string> {
+  const columns = new CsvColumns();
+  for (const job of data.jobs) columns.add(job);
+  yield columns.header();
+  for (const job of data.jobs) yield csvParts(job, columns).join('');
+}
+
+/**
+ * results.csv's columns: `origin`, every key of the jobs' rows, then of their matrix combinations
+ * (`matrix.NAME`), in order of first appearance; then ours. Known whole only once every job is
+ * seen: a job's line made before then has the cells of the columns known at its time, and every
+ * column found later is one its row does not have (csv-scratch.ts).
+ */
+export class CsvColumns {
+  readonly rows: string[] = [];
+  readonly matrix: string[] = [];
+  private readonly seen = { rows: new Set<string>(), matrix: new Set<string>() };
+  private readonly last: { row: unknown; matrix: unknown } = { row: null, matrix: null };
+
+  add(job: Pick<ReportJob, 'row' | 'matrix'>): void {
+    // Rows of one file share their keys: skip the object just seen (a matrix repeats its rows).
+    if (job.row && job.row !== this.last.row) take(job.row, this.rows, this.seen.rows);
+    if (job.matrix && job.matrix !== this.last.matrix) take(job.matrix, this.matrix, this.seen.matrix);
+    this.last.row = job.row ?? this.last.row;
+    this.last.matrix = job.matrix ?? this.last.matrix;
+  }
+
+  /** The header line. A row column may share a name with one of ours: the user's keeps its name, ours is prefixed. */
+  header(): string {
+    const inputs = ['origin', ...this.rows, ...this.matrix.map((c) => `matrix.${c}`)];
+    const taken = new Set(inputs);
+    const ours = OURS.map((c) => (taken.has(c) ? `reelpipe_${c}` : c));
+    return `${[...inputs, ...ours].map(cell).join(',')}\r\n`;
   }
 }
+
+function take(values: Record<string, unknown>, into: string[], seen: Set<string>): void {
+  for (const key of Object.keys(values)) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    into.push(key);
+  }
+}
+
+/**
+ * `job`'s line with `columns` as they are now, in three parts: its origin and row's cells, its
+ * matrix's cells, ours (the last ending in CRLF). Built by appending, not as an array of cells
+ * joined: 100,000 lines make no array each.
+ */
+export function csvParts(job: ReportJob, columns: CsvColumns): [row: string, matrix: string, ours: string] {
+  let row = cell(job.origin);
+  for (const c of columns.rows) row += `,${cell(job.row?.[c])}`;
+  let matrix = '';
+  for (const c of columns.matrix) matrix += `,${cell(job.matrix?.[c])}`;
+  // A state word, a figure and a time never need quoting: they are written as they are.
+  let ours = `,${cell(job.step)},${cell(job.label)},${job.state},${cell(job.key)},${cell(job.remoteId)},${figure(job.estimate?.expected)}`;
+  ours += `,${figure(job.used)},${job.overHigh ? 'yes' : ''},${cell(pathsOf(job))},${cell(defused(job.reason))},${job.items.length === 0 ? '' : cell(defused(failedItemsText(job)))}`;
+  return [row, matrix, `${ours},${time(job.submittedAt)},${time(job.finishedAt)},${time(job.downloadedAt)}\r\n`];
+}
+
+const figure = (n: number | null | undefined): string => (n === null || n === undefined ? '' : String(n));
+const time = (ms: number | null): string => (ms === null ? '' : utcIso(ms));
+/** The job's files, separated by spaces (most jobs have one, or none). */
+const pathsOf = (job: ReportJob): string => (job.outputs.length === 1 ? (job.outputs[0] as ReportJob['outputs'][number]).path : job.outputs.map((o) => o.path).join(' '));
 
 /** `red-tile: too large; blue: no ad` — a job's failed items and their reasons, in one cell; null when none failed. */
 function failedItemsText(job: ReportJob): string | null {
   const failed = job.items.filter((i) => i.state === 'failed');
   return failed.length === 0 ? null : failed.map((i) => `${i.item}: ${i.reason ?? 'no reason given'}`).join('; ');
-}
-
-/** Every key of the jobs' rows (or combinations), in order of first appearance. */
-function columnsOf(jobs: readonly ReportJob[], of: (job: ReportJob) => Record<string, unknown> | null): string[] {
-  const seen = new Set<string>();
-  let last: Record<string, unknown> | null = null;
-  for (const job of jobs) {
-    const values = of(job);
-    // Rows of one file share their keys: skip the object just seen (a matrix repeats its rows).
-    if (!values || values === last) continue;
-    last = values;
-    for (const key of Object.keys(values)) seen.add(key);
-  }
-  return [...seen];
 }
 
 /** RFC 4180: quoted when it holds a comma, quote, line break or edge space; null and undefined are empty. */

@@ -1,4 +1,4 @@
-import type { ReportData, ReportJob } from './report-data.js';
+import type { ReportData, ReportHead, ReportJob } from './report-data.js';
 import { utcIsoOrNull as iso } from '../util/time-format.js';
 import { knownOrNull } from './credits.js';
 
@@ -20,17 +20,31 @@ export function resultsJson(data: ReportData): string {
 
 /** results.json a job at a time: the head's fields, then `"jobs": [` and each job on its own line. */
 export function* resultsJsonChunks(data: ReportData): Generator<string> {
-  const { used, apart, refunded } = data.totals;
-  // The manifest's spend, every remote job it ever made (its jobs' figures below sum to part of it).
-  const credits = { used: knownOrNull({ ...used }), unknownUsed: used.unknownJobs, apart, refunded };
-  const head = { name: data.name, manifest: data.manifest, outputsDir: data.outputsDir, generatedAt: iso(data.generatedAt), run: data.run && { ...data.run, jobKeys: undefined }, credits };
-  // Never empty (name is always there), so it ends in "\n}": the jobs go before that brace.
-  yield `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "jobs": [`;
-  for (const [i, job] of data.jobs.entries()) yield `${i === 0 ? '\n    ' : ',\n    '}${JSON.stringify(jobEntry(job))}`;
-  yield data.jobs.length === 0 ? ']\n}\n' : '\n  ]\n}\n';
+  yield jsonHead(data);
+  for (const [i, job] of data.jobs.entries()) yield jsonJob(job, i === 0);
+  yield jsonEnd(data.jobs.length);
 }
 
-/** One job as results.json prints it, its fields in this order. */
+/** What the head of results.json says: the manifest, its run and its money (known before any job is read). */
+export type JsonHead = Pick<ReportHead, 'name' | 'manifest' | 'outputsDir' | 'generatedAt' | 'run'> & { totals: Pick<ReportHead['totals'], 'used' | 'apart' | 'refunded'> };
+
+/** The head's fields, indented, then `"jobs": [`. */
+export function jsonHead(head: JsonHead): string {
+  const { used, apart, refunded } = head.totals;
+  // The manifest's spend, every remote job it ever made (its jobs' figures below sum to part of it).
+  const credits = { used: knownOrNull({ ...used }), unknownUsed: used.unknownJobs, apart, refunded };
+  const shown = { name: head.name, manifest: head.manifest, outputsDir: head.outputsDir, generatedAt: iso(head.generatedAt), run: head.run, credits };
+  // Never empty (name is always there), so it ends in "\n}": the jobs go before that brace.
+  return `${JSON.stringify(shown, null, 2).slice(0, -2)},\n  "jobs": [`;
+}
+
+/** A job on a line of its own (after a comma but for the first). */
+export const jsonJob = (job: ReportJob, first: boolean): string => `${first ? '\n    ' : ',\n    '}${JSON.stringify(jobEntry(job))}`;
+
+/** The end of the file, after `jobs` jobs. */
+export const jsonEnd = (jobs: number): string => (jobs === 0 ? ']\n}\n' : '\n  ]\n}\n');
+
+/** One job as results.json prints it, its fields in this order. Lists most jobs have none of are not mapped (one shared empty list). */
 function jobEntry(j: ReportJob) {
   const e = j.estimate;
   return {
@@ -39,10 +53,13 @@ function jobEntry(j: ReportJob) {
     credits: { estimated: e?.expected ?? null, low: e?.low ?? null, high: e?.high ?? null, used: j.used, overHighEstimate: j.overHigh },
     outputs: j.outputs.map((o) => o.path),
     reason: j.reason,
-    items: j.items.map((i) => ({ item: i.item, state: i.state, reason: i.reason, refunded: i.refunded, refundDerived: i.refundDerived, output: i.path })),
-    history: j.history.map((v) => ({ key: v.key, creditsUsed: v.used, outputs: v.outputs.map((o) => o.path) })),
-    hooks: j.hooks.map((h) => ({ output: h.outputIdx, state: h.state, exitCode: h.exitCode, signal: h.signal, timedOut: h.timedOut, durationMs: h.durationMs, error: h.error })),
-    attempts: j.attempts.map((a) => ({ ...a, at: iso(a.at) })),
+    items: j.items.length === 0 ? NONE : j.items.map((i) => ({ item: i.item, state: i.state, reason: i.reason, refunded: i.refunded, refundDerived: i.refundDerived, output: i.path })),
+    history: j.history.length === 0 ? NONE : j.history.map((v) => ({ key: v.key, creditsUsed: v.used, outputs: v.outputs.map((o) => o.path) })),
+    hooks: j.hooks.length === 0 ? NONE : j.hooks.map((h) => ({ output: h.outputIdx, state: h.state, exitCode: h.exitCode, signal: h.signal, timedOut: h.timedOut, durationMs: h.durationMs, error: h.error })),
+    // An AttemptFact's fields, in its order, its time as text.
+    attempts: j.attempts.map((a) => ({ at: iso(a.at), runId: a.runId, remoteId: a.remoteId, ended: a.ended, reason: a.reason, credits: a.credits, retriedInRun: a.retriedInRun })),
     submittedAt: iso(j.submittedAt), finishedAt: iso(j.finishedAt), downloadedAt: iso(j.downloadedAt),
   };
 }
+
+const NONE: readonly never[] = Object.freeze([]);

@@ -35,5 +35,31 @@ export function placesOf(places: readonly SlotValues[], wanted: PlacesWanted, sc
   };
 }
 
+/** As placesWanted, for an outline (facts-rows.ts FactsPart), from `keys`: the key of every row of the manifest, read alone. */
+export function placesWantedOfKeys(keys: Iterable<string>, scope: PlanScope): PlacesWanted {
+  let [ofPlan, recorded] = [0, 0];
+  for (const key of keys) {
+    recorded++;
+    if (scope.keys.has(key)) ofPlan++;
+  }
+  return { earlier: ofPlan < recorded, slots: ofPlan < scope.keys.size };
+}
+
+/**
+ * What an outline's `places` (oldest first) say: the earlier versions, as placesOf, and the places
+ * of the rows outside the plan alone. Why theirs alone: a row of the plan fills its own job's
+ * place, which no other job of the plan has (output names are unique in a plan), so only a row
+ * outside it makes a key the state lacks `changed`; and the set is then as big as the manifest's
+ * history, not as its plan (100,000 places, held while the report is written a window at a time).
+ */
+export function outlinePlaces(places: Iterable<SlotValues>, wanted: PlacesWanted, scope: PlanScope, planJobs: Iterable<PlanJob>): { earlier: Map<string, string[]>; slots: Set<string> | null } {
+  const others: SlotValues[] = [];
+  for (const place of places) if (!scope.keys.has(place[0])) others.push(place);
+  return {
+    earlier: wanted.earlier ? earlierVersions(others, scope, planJobs) : new Map(),
+    slots: wanted.slots ? new Set(others.map(([, step, outputName]) => slotOf(step, outputName))) : null,
+  };
+}
+
 /** Whether the places are to be read at all. */
 export const anyPlaces = (wanted: PlacesWanted): boolean => wanted.earlier || wanted.slots;

@@ -52,6 +52,11 @@ export interface StateReader {
    * read too (the caller may hold them, read at a run's end). Undefined without a state.
    */
   facts(manifest: string, planJobs: PlanJobs, wanted: FactsWanted): Promise<FactsRead | undefined>;
+  /**
+   * Lets go of what the reader kept between the reads of a part of the facts by keys (FactsPart):
+   * SQLite's keeps its connection from the first such read to this, PostgreSQL's pool is kept anyway.
+   */
+  release(): Promise<void>;
   /** The newest `limit` runs of `manifest`, newest first; refused starts only with `all` (counted apart). */
   runs(manifest: string, limit: number, all: boolean): Promise<{ rows: RunListRow[]; runs: number; refused: number }>;
   /**

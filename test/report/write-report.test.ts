@@ -102,17 +102,30 @@ describe('writeRunReport', () => {
       expect(await files(plan, statePath, await endRead(statePath, plan))).toEqual(await files(plan, statePath));
     });
 
-    test('is used as given when it covers every job of the plan: the jobs are not read again', async () => {
+    test('is not used: each window of jobs is read from the database (finding them in the run\'s rows would hold a map of every job)', async () => {
       const { plan, statePath } = await recordedRun();
       const jobs = (await endRead(statePath, plan)).map((row) => (row.status === 'failed' ? { ...row, failedReason: 'as the run read it' } : row));
       const [csv] = await files(plan, statePath, jobs);
-      expect(csv).toContain(',as the run read it,');
+      expect(csv).not.toContain('as the run read it');
+      expect(csv).toContain(',Render failed: bad frame,');
     });
 
-    test('is read again when it leaves a job out (a --step run): that job is then as the database has it', async () => {
+    test('leaving a job out (a --step run) changes nothing: that job is as the database has it', async () => {
       const { plan, statePath } = await recordedRun();
       const jobs = (await endRead(statePath, plan)).filter((row) => row.step === 'teaser');
       expect(await files(plan, statePath, jobs)).toEqual(await files(plan, statePath));
     });
+  });
+
+  test("a run's read of its money at its end (RunResult.money) gives the totals and each job's cost, not read again", async () => {
+    const { plan, statePath } = await recordedRun();
+    const store = await openStore(statePath, new ManualClock(Date.UTC(2026, 0, 1)));
+    const money = await store.useManifest(plan.manifestId).money(plan.jobs).finally(() => store.close());
+    const [a] = plan.jobs;
+    money.totals.used.known = 99;
+    money.byJob.set(a!.key, 7);
+    const written = await writeRunReport({ plan, statePath, money });
+    const json = JSON.parse(readFileSync(written.json, 'utf8')) as { credits: { used: number }; jobs: { credits: { used: number | null } }[] };
+    expect([json.credits.used, json.jobs.map((j) => j.credits.used)]).toEqual([99, [7, null, 0]]);
   });
 });

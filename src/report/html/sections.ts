@@ -3,7 +3,7 @@ import type { RunWork } from '../../state/index.js';
 import { apartParts } from '../../plan/budget.js';
 import { chargedText, creditsText } from '../credits.js';
 import { attemptText, refundText } from '../status-report.js';
-import type { ReportData, ReportJob, StepSummary } from '../report-data.js';
+import type { ReportHead, ReportJob, StepSummary } from '../report-data.js';
 import { NEEDS_ATTENTION, STATE_WORDS, VOCABULARY, type StateWord } from '../../state/vocabulary.js';
 import { escapeHtml as h } from './escape.js';
 import { hookOutcomeText, type HookFacts } from '../hook-facts.js';
@@ -17,7 +17,7 @@ export const badge = (state: StateWord) => `<span class="badge ${state.replace('
 const estimateText = (e: StepSummary['estimate'], unknown: number, jobs: number) =>
   e === null ? (jobs === 0 ? '0' : 'unknown') : `${formatCredits(e.expected)}${unknown ? ' + unknown' : ''} <span class="muted">(${formatCredits(e.low)}–${formatCredits(e.high)})</span>`;
 
-export function headerSection(d: ReportData): string {
+export function headerSection(d: ReportHead): string {
   const run = d.run
     ? `run #${d.run.id}: started ${when(d.run.startedAt)}, ${d.run.finishedAt === null ? 'not finished' : `finished ${when(d.run.finishedAt)}`}, outcome ${h(d.run.outcome ?? 'none recorded')}`
     : 'no run recorded yet';
@@ -33,7 +33,7 @@ export function headerSection(d: ReportData): string {
  * manifest already done), and which did before it: `the last run did nothing (run #8, started …);
  * the latest that did work: run #7, started …, changed 9 jobs`. Empty before any run.
  */
-function lastWorkText({ newest, worked }: ReportData['lastWork']): string {
+function lastWorkText({ newest, worked }: ReportHead['lastWork']): string {
   if (newest === null) return '';
   const did = (r: RunWork) => `run #${r.id}, started ${when(r.startedAt)}, changed ${plural(r.jobs, 'job')}`;
   if (newest.jobs > 0) return `latest run that did work: ${did(newest)}`;
@@ -41,7 +41,7 @@ function lastWorkText({ newest, worked }: ReportData['lastWork']): string {
   return `the last run did nothing (run #${newest.id}, started ${when(newest.startedAt)}); ${before}`;
 }
 
-export function totalsSection(d: ReportData): string {
+export function totalsSection(d: ReportHead): string {
   const t = d.totals;
   const tile = (value: string, what: string, bad = false) => `<div class="tile${bad ? ' bad' : ''}"><b>${value}</b><span>${h(what)}</span></div>`;
   const states = STATE_WORDS.filter((w) => t.counts[w]).map((w) => tile(String(t.counts[w]), w, NEEDS_ATTENTION.includes(w)));
@@ -51,7 +51,7 @@ ${tile(h(creditsText(t.used)), 'credits used')}${tile(estimateText(t.estimate, t
 ${tile(String(t.overHigh), 'jobs over their high estimate', t.overHigh > 0)}</div></section>`;
 }
 
-export function budgetSection(d: ReportData): string {
+export function budgetSection(d: ReportHead): string {
   const cap = d.maxCredits;
   const expected = d.totals.estimate?.expected ?? null;
   const used = d.totals.used.known;
@@ -74,7 +74,7 @@ export function budgetSection(d: ReportData): string {
 const pct = (n: number, of: number) => (of <= 0 ? 0 : Math.min(100, Math.round((n / of) * 1000) / 10));
 const share = (n: number | null, cap: number | null) => (n === null || cap === null || cap <= 0 ? '' : ` (${Math.round((n / cap) * 100)}%)`);
 
-export function stepsSection(d: ReportData, chart: string): string {
+export function stepsSection(d: ReportHead, chart: string): string {
   const rows = d.steps.map((s) => `<tr><td>${h(s.id)}</td><td>${h(s.kind)}</td><td class="n">${s.jobs}</td>
 <td>${STATE_WORDS.filter((w) => s.counts[w]).map((w) => `${s.counts[w]} ${badge(w)}`).join(' ')}</td>
 <td class="n">${estimateText(s.estimate, s.unknownEstimates, s.jobs)}</td><td class="n">${h(creditsText(s.used))}</td>
@@ -85,16 +85,13 @@ export function stepsSection(d: ReportData, chart: string): string {
 <tbody>${rows.join('\n')}</tbody></table>${chart}</section>`;
 }
 
-/** Listed in full up to this many; the rest are in results.csv (a long list would bury the page). */
-const ATTENTION_MAX = 200;
-const ATTENTION: readonly StateWord[] = ['failed', 'partly failed', 'rejected', 'in doubt', 'hook failed', 'finished'];
-
-export function attentionSection(d: ReportData): string {
-  const jobs = d.jobs.filter((j) => ATTENTION.includes(j.state));
-  const items = jobs.slice(0, ATTENTION_MAX).map((j) => attentionItem(j, d.manifest));
-  const more = jobs.length > ATTENTION_MAX ? `<p>… and ${jobs.length - ATTENTION_MAX} more: results.csv lists every job.</p>` : '';
-  const body = jobs.length === 0 ? '<p>No job failed, was refused or is in doubt.</p>' : `<ul class="attention">${items.join('\n')}</ul>${more}`;
-  return `<section id="failures"><h2>Failures and jobs in doubt (${jobs.length})</h2>${body}</section>`;
+/** The jobs needing a person (report-tally.ts): the first of them in full, and how many more results.csv lists. */
+export function attentionSection(d: ReportHead): string {
+  const { jobs, count } = d.attention;
+  const items = jobs.map((j) => attentionItem(j, d.manifest));
+  const more = count > jobs.length ? `<p>… and ${count - jobs.length} more: results.csv lists every job.</p>` : '';
+  const body = count === 0 ? '<p>No job failed, was refused or is in doubt.</p>' : `<ul class="attention">${items.join('\n')}</ul>${more}`;
+  return `<section id="failures"><h2>Failures and jobs in doubt (${count})</h2>${body}</section>`;
 }
 
 function attentionItem(j: ReportJob, manifest: string): string {
@@ -117,7 +114,7 @@ function hookItem(x: HookFacts): string {
 }
 
 /** The newest on_finish hook run, when the manifest has one (this run's own runs after the report is written). */
-export function onFinishSection(d: ReportData): string {
+export function onFinishSection(d: ReportHead): string {
   const x = d.onFinish;
   if (!x) return '';
   const tail = x.state === 'ok' ? '' : (x.stderrTail || x.stdoutTail).trimEnd();

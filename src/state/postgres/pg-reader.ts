@@ -26,6 +26,8 @@ export function pgReader(location: string): StateReader {
   return {
     location: shown,
     facts: (manifest, planJobs, wanted) => readPg(location, undefined, (tx) => readPgFacts(tx, manifest, planJobs, wanted)),
+    // Each read is on the process's pool for this address (pg-reads-open.ts): nothing is held for a reader.
+    release: async () => undefined,
     runs: (manifest, limit, all) => readPg(location, { rows: [], runs: 0, refused: 0 }, (tx) => readPgRunList(tx, manifest, limit, all)),
     run: (manifest, runId, credits = true) => readPg(location, undefined, (tx) => readPgRunRecord(tx, manifest, runId, credits)),
     lastWork: (manifest) => readPg(location, { newest: null, worked: null }, (tx) => readPgLastWork(tx, manifest)),

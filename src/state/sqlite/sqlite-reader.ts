@@ -1,18 +1,24 @@
 import type { StateReader } from '../state-reader.js';
 import { adoptIdentityAt } from './adopt-identity.js';
 import { cacheCatalogueAt, readCachedCatalogue, readPlannedItemsAt } from './catalogue-cache.js';
-import { readFactsAt } from './facts-reads.js';
+import { readFactsAt, WindowConnection } from './facts-reads.js';
 import { readEarlierRequestsAt } from './job-history.js';
 import { readJobMoney, readJobStatuses } from './job-money.js';
 import { recordRefusedStart } from './refused-start.js';
 import { readHookRunsAt, readInDoubtAt, readLastWorkAt, readMembersAt, readRunList, readRunRecord } from './run-reads.js';
 import { readStateIdentity } from './state-identity.js';
 
-/** The StateReader (state-reader.ts) of the SQLite file at `path`: each read opens it read-only and closes it. */
+/**
+ * The StateReader (state-reader.ts) of the SQLite file at `path`: each read opens it read-only and
+ * closes it, but the reads of a part of the facts by keys (the report's windows), which share one
+ * connection until `release` (WindowConnection says why).
+ */
 export function sqliteReader(path: string): StateReader {
+  const windows = new WindowConnection(path);
   return {
     location: path,
-    facts: async (manifest, planJobs, wanted) => readFactsAt(path, manifest, planJobs, wanted),
+    facts: async (manifest, planJobs, wanted) => (wanted.part && 'keys' in wanted.part ? windows.read(manifest, wanted.part.keys) : readFactsAt(path, manifest, planJobs, wanted)),
+    release: async () => windows.close(),
     runs: async (manifest, limit, all) => readRunList(path, manifest, limit, all),
     run: async (manifest, runId, credits = true) => readRunRecord(path, manifest, runId, credits),
     lastWork: async (manifest) => readLastWorkAt(path, manifest),
