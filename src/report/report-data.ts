@@ -1,5 +1,5 @@
 import type { CreditTotal, Plan, PlannedJob } from '../plan/types.js';
-import type { JobState, JobStatus, MemberState, MoneySums } from '../state/index.js';
+import type { JobStatus, MemberState, MoneySums } from '../state/index.js';
 import type { StateWord } from '../state/vocabulary.js';
 import type { AttemptFact } from './attempt-facts.js';
 import { overrunOf, type CreditSum } from './credits.js';
@@ -110,12 +110,6 @@ export interface ReportInput {
   runId?: number;
   /** When the report is made (epoch ms). @default Date.now() */
   now?: number;
-  /**
-   * The jobs as a run read them from the state database at its end (RunResult.jobs). Not used: the
-   * report reads its jobs a window at a time, and finding a window's jobs among these would hold
-   * a map of every job's row for the whole report. @default read from the database
-   */
-  jobs?: readonly JobState[];
   /** The money of the plan's jobs (and each run's) as the same run read it then (RunResult.money): its totals and runs' figures. @default read from the database */
   money?: MoneySums;
 }

@@ -16,7 +16,7 @@ const STOP_MESSAGE_MAX = 1000;
  * that needs a person's attention, by label and key, with the service's reason.
  */
 export function renderSummary(plan: Plan, result: RunResult, elapsedMs: number): string {
-  const rows = result.jobs;
+  const rows = result.noted;
   const named = (key: string) => `${result.labels.get(key) ?? key} (${key})`;
   const lines = [
     `${plan.name}: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} — ${countsText(wordCountsOf(result.counts)) || 'nothing to do'}`,

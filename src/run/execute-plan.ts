@@ -189,19 +189,13 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
  */
 async function readStart(ctx: RunContext, plan: Plan): Promise<void> {
   const keys = { has: (key: string) => ctx.planned.ordinal(key) !== undefined };
-  let planned = 0;
-  for (const row of await ctx.store.jobStates()) {
-    if (!keys.has(row.key)) continue;
-    if (row.status === 'planned') planned++;
-    else ctx.start.rows.set(row.key, row);
-  }
+  for (const row of await ctx.store.recordedStates()) if (keys.has(row.key)) ctx.start.rows.set(row.key, row);
   // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
   // its answer is not. It may exist remotely, so it is in doubt, never simply resent. (Not a job
   // another member of the run holds: its POST may be on the wire. The store leaves those.)
   for (const row of await ctx.store.recoverInterrupted(keys, 'found submitting at start-up: an earlier run died mid-POST')) ctx.start.rows.set(row.key, row);
   ctx.start.outputs = await ctx.store.allOutputs();
   ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()], planned: plan.jobs.length - ctx.start.rows.size, joined: ctx.members?.joined ?? false });
-  void planned;
 }
 
 /**

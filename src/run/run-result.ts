@@ -26,8 +26,12 @@ export interface RunResult {
   /** Credits, unknown never counted as 0 (see RunCredits). */
   credits: RunCredits;
   requests: { reads: number };
-  /** The plan's jobs as the state database has them at the end (the summary is written from these). */
-  jobs: JobState[];
+  /**
+   * The rows, as the state database has them at the end, of the jobs the summary names with their
+   * reason (those `labels` names: every job not finished cleanly): not every job's, which a
+   * 100,000-job run held through its report (tens of MB).
+   */
+  noted: JobState[];
   /** The money of the plan's jobs (and each run's) as the state database has it at the end (the report is written from it too). */
   money: MoneySums;
   /**
@@ -91,7 +95,7 @@ export async function summarise(ctx: RunContext, plan: Plan, reads: number): Pro
     stopMessage: ctx.stop.message,
     credits: runCredits(ctx, plan, money, labels),
     requests: { reads },
-    jobs: rows,
+    noted: rows.filter((row) => labels.has(row.key)),
     money,
     failedItems: await failedItemsOf(ctx, rows),
     labels,

@@ -195,6 +195,11 @@ export interface Store {
   jobs(keys: readonly string[]): Promise<JobRow[]>;
   /** Every job of the manifest, without its request and answer. */
   jobStates(): Promise<JobState[]>;
+  /**
+   * The jobs of the manifest recorded past `planned`, as jobStates has them: what a run starts from
+   * (a planned job's claim says all it needs). A first run of 100,000 jobs read every row to keep none.
+   */
+  recordedStates(): Promise<JobState[]>;
   jobsWithStatus(statuses: readonly JobStatus[]): Promise<JobRow[]>;
   /** The keys of jobs in doubt whose last attempt a webhook delivery named. */
   inDoubtNamedByDelivery(): Promise<string[]>;

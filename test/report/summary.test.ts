@@ -26,7 +26,7 @@ describe('the summary', () => {
           estimated: 3, unknownEstimates: 0, used: 0, unknownUsed: 0, thisRun: { used: 0, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 },
           refunded: { total: 0, derived: 0 }, spent: 0, cap: null, overruns: [],
         },
-        requests: { reads: 0 }, jobs: rows, money: await store.money(plan.jobs), failedItems: new Map(), labels: new Map([[key, 'teaser']]), overHigh: [],
+        requests: { reads: 0 }, noted: rows, money: await store.money(plan.jobs), failedItems: new Map(), labels: new Map([[key, 'teaser']]), overHigh: [],
       };
       const lines = renderSummary(plan, result, 1000).trimEnd().split('\n');
       expect(lines.slice(-3)).toEqual([

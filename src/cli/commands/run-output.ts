@@ -25,7 +25,7 @@ export async function finishRun(io: CliIo, output: RunManifestOutput, started: R
   const money = output.plan === output.manifestPlan ? { money: output.result.money } : {};
   // Headed by this run's row: on a run several hosts shared, the newest member's may be one killed since.
   const runId = output.runId === null ? {} : { runId: output.runId };
-  const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath, jobs: output.result.jobs, ...money, ...runId }).catch((error: Error) => error);
+  const report = await writeRunReport({ plan: output.manifestPlan, statePath: output.statePath, ...money, ...runId }).catch((error: Error) => error);
   const say = endOfRunWriter(io, flags);
   // Said, stamped, where the run's other end-of-run lines go; the jobs stand as recorded, and the exit code with them.
   if (report instanceof Error) say(`reelpipe: the report could not be written: ${report.message}; the run's jobs are recorded as they stand: fix that, then \`reelpipe report ${output.manifest.file}\` writes it\n`);

@@ -72,6 +72,12 @@ export class PgReads {
     return rows.map((values) => stateFromValues(values, manifest));
   }
 
+  async recordedStates(): Promise<JobState[]> {
+    const manifest = this.manifest();
+    const rows = await this.db.values(`SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = $1 AND status <> 'planned'`, [manifest]);
+    return rows.map((values) => stateFromValues(values, manifest));
+  }
+
   async jobsWithStatus(statuses: readonly JobStatus[]): Promise<JobRow[]> {
     const raws = await this.db.query<RawJobRow>(`${JOB_ROWS} WHERE manifest = $1 AND status = ANY($2::text[]) ORDER BY key COLLATE "C"`, [this.manifest(), statuses]);
     return raws.map(toJobRow);

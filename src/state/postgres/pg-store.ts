@@ -346,6 +346,10 @@ export class PgStore implements Store {
     return this.memo.jobStates(() => this.reads.jobStates());
   }
 
+  recordedStates() {
+    return this.reads.recordedStates();
+  }
+
   jobsWithStatus(statuses: readonly JobStatus[]) {
     return this.reads.jobsWithStatus(statuses);
   }

@@ -6,7 +6,7 @@ import { systemClock } from '../../util/clock.js';
 import type { EventType } from './events.js';
 import type { AttemptRow, AttemptState, JobRow, RawJobRow } from './job-row.js';
 import { JOB_ROWS, lastReadOf, STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, type JobState } from './job-row.js';
-import type { JobStatus } from '../job-status.js';
+import { JOB_STATUSES, type JobStatus } from '../job-status.js';
 import { openStateDb } from './open-db.js';
 import { statement } from './statements.js';
 import { identityOf } from './state-identity.js';
@@ -186,6 +186,16 @@ export class StateStore extends StoreCore {
     for (const values of statement(this.db, `SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = ?`, { raw: true }).iterate(manifest) as Iterable<unknown[]>) {
       states.push(stateFromValues(values, manifest));
     }
+    return states;
+  }
+
+  /** Store.recordedStates: through the (manifest, status) index, every status but `planned` asked for. */
+  recordedStates(): JobState[] {
+    const manifest = this.manifest;
+    const past = JOB_STATUSES.filter((status) => status !== 'planned');
+    const sql = `SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = ? AND status IN (${past.map(() => '?').join(', ')})`;
+    const states: JobState[] = [];
+    for (const values of statement(this.db, sql, { raw: true }).iterate(manifest, ...past) as Iterable<unknown[]>) states.push(stateFromValues(values, manifest));
     return states;
   }
 

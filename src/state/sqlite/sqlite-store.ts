@@ -327,6 +327,10 @@ export class SqliteStore implements Store {
     return this.memo.jobStates(async () => this.engine.jobStates());
   }
 
+  async recordedStates() {
+    return this.engine.recordedStates();
+  }
+
   async jobsWithStatus(statuses: readonly JobStatus[]) {
     return this.engine.jobsWithStatus(statuses);
   }

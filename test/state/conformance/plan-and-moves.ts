@@ -63,6 +63,17 @@ export function planAndMoves(subject: Subject): void {
       expect(states.find((s) => s.key === 'b')).toMatchObject({ remoteId: remoteIdOf('b'), creditsUsed: 5, attemptCount: 1 });
     });
 
+    test('recordedStates lists only the jobs recorded past planned, as jobStates has them', async () => {
+      const { store } = subject;
+      await store.syncPlan(MANIFEST, [newJob('a'), newJob('b'), newJob('c'), newJob('d')]);
+      await bring(store, 'b', 'done');
+      await bring(store, 'd', 'submitting');
+      const recorded = await store.recordedStates();
+      expect(recorded.map((s) => [s.key, s.status]).sort()).toEqual([['b', 'done'], ['d', 'submitting']]);
+      const all = await store.jobStates();
+      for (const state of recorded) expect(state).toEqual(all.find((s) => s.key === state.key));
+    });
+
     test('jobs answers in the order asked and skips unknown keys; job answers undefined for an unknown key', async () => {
       const { store } = subject;
       await store.syncPlan(MANIFEST, [newJob('a'), newJob('b'), newJob('c')]);
