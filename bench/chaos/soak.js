@@ -227,9 +227,12 @@ async function killPhase(options, ws, runner, rng, soakLog) {
     const needTimed = landed.timed < want.timed;
     const point = needPoint && (!needTimed || rng.next() < want.point / plannedRuns)
       ? `${KILL_POINTS[rng.int(0, KILL_POINTS.length - 1)]}:${rng.int(1, 12)}` : undefined;
-    // A point kill's run is SIGKILLed at twice the window's end if it never reaches its point (a
-    // later run may have no POST left to make): no run of this phase ends by itself while work is left.
-    const killAfterMs = Math.round((point ? 2 * options.killWindow[1] : rng.between(options.killWindow[0], options.killWindow[1])) * 1000);
+    // A point kill's run is SIGKILLed at four times the window's end if it never reaches its point
+    // (a later run may have no POST left to make): no run of this phase ends by itself while work
+    // is left. Why four, not two: on a loaded machine a PostgreSQL run's start (the plan recorded
+    // with each job's record, 9aaeccf) took most of 3 s, and a quick soak in CI ran out of tries
+    // with one of its two point kills landed.
+    const killAfterMs = Math.round((point ? 4 * options.killWindow[1] : rng.between(options.killWindow[0], options.killWindow[1])) * 1000);
     const sandboxDelay = Math.round(rng.between(0.2, options.killWindow[1]) * 1000);
     const during = {
       ...(sandboxAt.has(i) ? { sandbox: { afterMs: sandboxDelay, action: async ({ midRun }) => (await restartSandbox(ws, soakLog), midRun ? 'mid-run' : 'after the run') } } : {}),
