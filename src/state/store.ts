@@ -200,6 +200,11 @@ export interface Store {
    * (a planned job's claim says all it needs). A first run of 100,000 jobs read every row to keep none.
    */
   recordedStates(): Promise<JobState[]>;
+  /**
+   * The manifest's job states in key order, the first `limit` after the key `after` (null: from the
+   * first): the whole manifest read a page at a time, never held at once (a run's end counts them).
+   */
+  jobStatePage(after: string | null, limit: number): Promise<JobState[]>;
   jobsWithStatus(statuses: readonly JobStatus[]): Promise<JobRow[]>;
   /** The keys of jobs in doubt whose last attempt a webhook delivery named. */
   inDoubtNamedByDelivery(): Promise<string[]>;

@@ -66,15 +66,23 @@ export class PgReads {
     return raw && { row: toJobRow(raw), outputs: (raw.outputs ?? []).map(outputFromValues) };
   }
 
-  async jobStates(): Promise<JobState[]> {
-    const manifest = this.manifest();
-    const rows = await this.db.values(`SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = $1`, [manifest]);
-    return rows.map((values) => stateFromValues(values, manifest));
+  jobStates(): Promise<JobState[]> {
+    return this.states('');
   }
 
-  async recordedStates(): Promise<JobState[]> {
+  recordedStates(): Promise<JobState[]> {
+    return this.states(` AND status <> 'planned'`);
+  }
+
+  /** Store.jobStatePage: through the (manifest, key) key, from the key after `after` (the index's own order, so the pages meet). */
+  jobStatePage(after: string | null, limit: number): Promise<JobState[]> {
+    return after === null ? this.states(' ORDER BY key LIMIT $2', [limit]) : this.states(' AND key > $2 ORDER BY key LIMIT $3', [after, limit]);
+  }
+
+  /** The manifest's job states, with a further condition on the rows (its parameters from $2). */
+  private async states(where: string, params: readonly unknown[] = []): Promise<JobState[]> {
     const manifest = this.manifest();
-    const rows = await this.db.values(`SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = $1 AND status <> 'planned'`, [manifest]);
+    const rows = await this.db.values(`SELECT ${STATE_COLUMNS} FROM jobs WHERE manifest = $1${where}`, [manifest, ...params]);
     return rows.map((values) => stateFromValues(values, manifest));
   }
 

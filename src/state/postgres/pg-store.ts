@@ -346,6 +346,10 @@ export class PgStore implements Store {
     return this.memo.jobStates(() => this.reads.jobStates());
   }
 
+  jobStatePage(after: string | null, limit: number) {
+    return this.reads.jobStatePage(after, limit);
+  }
+
   recordedStates() {
     return this.reads.recordedStates();
   }

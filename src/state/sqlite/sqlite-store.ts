@@ -327,6 +327,10 @@ export class SqliteStore implements Store {
     return this.memo.jobStates(async () => this.engine.jobStates());
   }
 
+  async jobStatePage(after: string | null, limit: number) {
+    return this.engine.jobStatePage(after, limit);
+  }
+
   async recordedStates() {
     return this.engine.recordedStates();
   }

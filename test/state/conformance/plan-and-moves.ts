@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { StaleWriteError, type JobItemRow } from '../../../src/state/index.js';
+import { StaleWriteError, type JobItemRow, type JobState } from '../../../src/state/index.js';
 import { bring, MANIFEST, newJob, placeOf, remoteIdOf, sentRequest, type Subject } from './harness.js';
 
 /** An item a remote job made (or failed to make), as a JobWrite records it. */
@@ -72,6 +72,19 @@ export function planAndMoves(subject: Subject): void {
       expect(recorded.map((s) => [s.key, s.status]).sort()).toEqual([['b', 'done'], ['d', 'submitting']]);
       const all = await store.jobStates();
       for (const state of recorded) expect(state).toEqual(all.find((s) => s.key === state.key));
+    });
+
+    test('jobStatePage reads the manifest a page at a time in key order: the pages meet, each job once, none of another manifest', async () => {
+      const { store } = subject;
+      await store.syncPlan('other.yaml', [newJob('b2')]);
+      await store.syncPlan(MANIFEST, ['e', 'a', 'd', 'b', 'c'].map((key) => newJob(key)));
+      await bring(store, 'd', 'done');
+      const pages: string[][] = [];
+      for (let after: string | null = null, page: JobState[]; (page = await store.jobStatePage(after, 2)).length > 0; after = page.at(-1)!.key) pages.push(page.map((s) => s.key));
+      expect(pages).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+      const all = await store.jobStates();
+      expect((await store.jobStatePage('c', 1))[0]).toEqual(all.find((s) => s.key === 'd'));
+      expect(await store.jobStatePage('e', 10)).toEqual([]);
     });
 
     test('jobs answers in the order asked and skips unknown keys; job answers undefined for an unknown key', async () => {
