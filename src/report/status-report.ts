@@ -166,7 +166,7 @@ function waitingOnDoubt(plan: Plan, facts: JobFactsOf): Map<string, readonly str
     if (f?.status) rows.push({ key: job.key, status: f.status, remoteId: f.remoteId, failedReason: f.failedReason });
   }
   if (!rows.some((row) => row.status === 'in_doubt')) return new Map();
-  return new Map(standingOf(plan, rows, dependencies(plan)).waitingOnDoubt.map((w) => [w.key, w.on]));
+  return new Map(standingOf(plan, new Map(rows.map((row) => [row.key, row])), dependencies(plan)).waitingOnDoubt.map((w) => [w.key, w.on]));
 }
 
 /** `credits used 12, estimated unknown`, and how many jobs cost more than their high estimate. */

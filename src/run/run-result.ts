@@ -8,6 +8,7 @@ import type { Overrun } from './budget/budget-ledger.js';
 import type { RunContext } from './run-context.js';
 import type { StopReason } from './run-events.js';
 import { standingOf, type Standing } from './standing.js';
+import { StatesAtEnd } from './states-at-end.js';
 
 /** What a run did, for the summary, the exit code and the tests. */
 export interface RunResult {
@@ -78,37 +79,36 @@ export interface RunCredits {
 
 /** What the run did, read back from the state database (the truth), not from what the run remembers. */
 export async function summarise(ctx: RunContext, plan: Plan, reads: number): Promise<Omit<RunResult, 'endsRun'>> {
-  const rows = (await ctx.store.jobStates()).filter((row) => ctx.planned.ordinal(row.key) !== undefined);
-  const counts: Partial<Record<JobStatus, number>> = {};
-  for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
-  const standing = standingOf(plan, rows, dependencies(plan));
+  const states = await StatesAtEnd.read(ctx.store, (key) => ctx.planned.ordinal(key), plan.jobs.length);
+  const kept = [...states.kept.values()];
+  const standing = standingOf(plan, states, dependencies(plan));
   const money = await ctx.store.money(scopedJobs(plan));
-  const named = namedKeys(standing, rows, ctx.ledger.overruns);
-  const { labels, overHigh } = labelsAndOverruns(plan, rows, named);
+  const named = namedKeys(standing, kept, ctx.ledger.overruns);
+  const { labels, overHigh } = labelsAndOverruns(plan, states, named);
   return {
-    counts,
+    counts: states.counts,
     standing,
     blocked: standing.blocked,
-    heldInDoubt: rows.filter((r) => r.status === 'in_doubt').map((r) => r.key),
+    heldInDoubt: kept.filter((r) => r.status === 'in_doubt').map((r) => r.key),
     undownloaded: standing.open.toDownload,
     stop: ctx.stop.reason,
     stopMessage: ctx.stop.message,
     credits: runCredits(ctx, plan, money, labels),
     requests: { reads },
-    noted: rows.filter((row) => labels.has(row.key)),
+    noted: kept.filter((row) => labels.has(row.key)),
     money,
-    failedItems: await failedItemsOf(ctx, rows),
+    failedItems: await failedItemsOf(ctx, kept),
     labels,
     overHigh,
   };
 }
 
 /** The jobs a summary or an exit's message may name: every one not finished cleanly, and the overruns. */
-function namedKeys(standing: Standing, rows: readonly JobState[], overruns: readonly Overrun[]): Set<string> {
+function namedKeys(standing: Standing, kept: readonly JobState[], overruns: readonly Overrun[]): Set<string> {
   const { finished: _finished, open, waitingOnDoubt, ...groups } = standing;
   const named = new Set<string>([...Object.values(groups).flat(), ...Object.values(open).flat(), ...overruns.map((o) => o.key)]);
   for (const { key, on } of waitingOnDoubt) for (const k of [key, ...on]) named.add(k);
-  for (const row of rows) if (row.status === 'in_doubt' || row.status === 'hook_failed' || row.status === 'partly_failed') named.add(row.key);
+  for (const row of kept) if (row.status === 'in_doubt' || row.status === 'hook_failed' || row.status === 'partly_failed') named.add(row.key);
   return named;
 }
 
@@ -116,15 +116,13 @@ function namedKeys(standing: Standing, rows: readonly JobState[], overruns: read
  * One pass over the plan's jobs (a streamed plan makes them once more): the labels of the jobs
  * `named`, and every job whose recorded cost passed its high estimate.
  */
-function labelsAndOverruns(plan: Plan, rows: readonly JobState[], named: ReadonlySet<string>): Pick<RunResult, 'labels' | 'overHigh'> {
+function labelsAndOverruns(plan: Plan, states: StatesAtEnd, named: ReadonlySet<string>): Pick<RunResult, 'labels' | 'overHigh'> {
   const labels = new Map<string, string>();
   const overHigh: RunResult['overHigh'] = [];
-  const used = new Map<string, number | null>();
-  for (const row of rows) if (row.creditsUsed !== null) used.set(row.key, row.creditsUsed);
-  if (named.size === 0 && used.size === 0) return { labels, overHigh };
+  if (named.size === 0 && !states.anyUsed) return { labels, overHigh };
   for (const job of plan.jobs) {
     if (named.has(job.key)) labels.set(job.key, job.label);
-    const over = overrunOf(job, used.get(job.key));
+    const over = states.anyUsed ? overrunOf(job, states.usedOf(job.key)) : null;
     if (over) {
       labels.set(job.key, job.label);
       overHigh.push(over);
@@ -134,9 +132,9 @@ function labelsAndOverruns(plan: Plan, rows: readonly JobState[], named: Readonl
 }
 
 /** Each job's failed items, for the jobs that may have some: partly failed, or failed whole (a kind of items). */
-async function failedItemsOf(ctx: RunContext, rows: readonly JobState[]): Promise<Map<string, JobItemRow[]>> {
+async function failedItemsOf(ctx: RunContext, kept: readonly JobState[]): Promise<Map<string, JobItemRow[]>> {
   const byKey = new Map<string, JobItemRow[]>();
-  for (const row of rows) {
+  for (const row of kept) {
     if (row.status !== 'partly_failed' && !(row.status === 'failed' && adapterFor(row.kind).items)) continue;
     const failed = (await ctx.store.items(row.key)).filter((item) => item.state === 'failed');
     if (failed.length) byKey.set(row.key, failed);

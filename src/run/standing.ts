@@ -47,10 +47,14 @@ export function openCount(standing: Standing): number {
   return rendering.length + toDownload.length + notSubmitted.length + toSearch.length;
 }
 
+/** What a job's standing is read from: its row by key (undefined: no row, so planned). A Map of the rows serves. */
+export interface StandingRows {
+  get(key: string): Pick<JobRow, 'key' | 'status' | 'remoteId' | 'failedReason'> | undefined;
+}
+
 /** `needs`: what each job waits for before it may be submitted (see dependencies.ts). */
-export function standingOf(plan: Pick<Plan, 'jobs' | 'steps'> & { index?: PlanIndex }, rows: readonly Pick<JobRow, 'key' | 'status' | 'remoteId' | 'failedReason'>[], needs: Map<string, readonly string[]>): Standing {
+export function standingOf(plan: Pick<Plan, 'jobs' | 'steps'> & { index?: PlanIndex }, byKey: StandingRows, needs: Map<string, readonly string[]>): Standing {
   const stepOf = new Map(plan.steps.map((step) => [step.id, step]));
-  const byKey = new Map(rows.map((row) => [row.key, row]));
   const standing: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
   const stuck = new Set<string>();
   /** The undecided jobs each undecided or waiting job stands for: itself, or those it waits on. */

@@ -20,7 +20,7 @@ describe('the summary', () => {
       await store.write({ key, move: { to: 'rejected', change: { failedReason: HTML_500 }, type: 'job:rejected' } });
       const rows = await store.jobs([key]);
       const result: RunResult = {
-        counts: { rejected: 1 }, standing: standingOf(plan, rows, new Map()), blocked: [], heldInDoubt: [], undownloaded: [], endsRun: true,
+        counts: { rejected: 1 }, standing: standingOf(plan, new Map(rows.map((row) => [row.key, row])), new Map()), blocked: [], heldInDoubt: [], undownloaded: [], endsRun: true,
         stop: 'budget', stopMessage: `the cap\nstopped it: ${HTML_500}`,
         credits: {
           estimated: 3, unknownEstimates: 0, used: 0, unknownUsed: 0, thisRun: { used: 0, unknown: 0 }, apart: { superseded: 0, removed: 0, forgotten: 0 },

@@ -23,10 +23,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Row = Pick<JobRow, 'key' | 'status' | 'remoteId' | 'failedReason'>;
 const row = (key: string, status: Row['status'], remoteId: string | null = null): Row => ({ key, status, remoteId, failedReason: null });
+const byKey = (rows: Row[]) => new Map(rows.map((r) => [r.key, r]));
 
 describe('jobs planned behind a job in doubt', () => {
   test('behind one nobody can search (an AI Short without its id): waiting on it, directly and down the chain, not open', () => {
-    const standing = standingOf(plan, [row(keys.short, 'in_doubt')], dependencies(plan));
+    const standing = standingOf(plan, byKey([row(keys.short, 'in_doubt')]), dependencies(plan));
     expect(standing.undecided).toEqual([keys.short]);
     expect(standing.waitingOnDoubt).toEqual([
       { key: keys.teaser5, on: [keys.short] },
@@ -53,7 +54,7 @@ describe('jobs planned behind a job in doubt', () => {
       (k) => ({ notSubmitted: [], waiting: [], blocked: [k.final] }),
     ],
   ])('%s', (_, rows, expected) => {
-    const standing = standingOf(plan, rows(keys), dependencies(plan));
+    const standing = standingOf(plan, byKey(rows(keys)), dependencies(plan));
     const want = expected(keys);
     expect({ notSubmitted: standing.open.notSubmitted, waiting: standing.waitingOnDoubt.map((w) => w.key), blocked: standing.blocked }).toEqual(want);
   });
