@@ -177,6 +177,9 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   await tracker.settled();
   deadline.cancel();
   unwatchFailures();
+  // A local fault on a store another run can take over may be that run's doing: the lease says
+  // (a beat reads the lock's token; a lock found lost stops the run as lock-lost, exit 75).
+  if (ctx.stop.reason === 'local-fault') await ctx.lease.fresh().catch(() => false);
   // The last member to leave ends the run: its summary, read after every member left, is the run's.
   const endsRun = members === null || ctx.stop.reason === 'lock-lost' ? members === null : await members.leave();
   return { ...(await summarise(ctx, plan, tracker.reads)), endsRun, ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };

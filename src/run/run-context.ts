@@ -34,7 +34,10 @@ const CUTTING = new Set<StopReason>(['deadline', 'lock-lost', 'unreachable', 'lo
 
 /**
  * Why submitting stopped, first reason wins. `halt` (interrupt, deadline, lost lock) also ends tracking and
- * downloads; the others let jobs already in flight finish, so money spent is not wasted.
+ * downloads; the others let jobs already in flight finish, so money spent is not wasted. One
+ * exception: a lost lock found after a local fault is the fault's cause (a run paused past its
+ * lease, whose connection the server ended while another run took its jobs over), so it is what
+ * the run says (exit 75), not the fault.
  */
 export class StopState {
   reason: StopReason | null = null;
@@ -67,6 +70,11 @@ export class StopState {
   }
 
   stop(reason: StopReason, message?: string): boolean {
+    if (reason === 'lock-lost' && this.reason === 'local-fault') {
+      this.reason = reason;
+      this.message = message ?? null;
+      return true;
+    }
     if (this.reason !== null && !HALTING.has(reason)) return false;
     if (this.halted) return false;
     this.reason = reason;

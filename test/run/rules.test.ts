@@ -237,6 +237,15 @@ describe('how a stopped run ends', () => {
     expect(state.halted).toBe(true);
     expect(state.controller.signal.aborted).toBe(true);
   });
+
+  test('a lost lock found after a local fault is what the run says: the fault was the other run taking over', () => {
+    const state = new StopState();
+    state.stop('local-fault', 'the state database cannot be reached');
+    expect(state.stop('lock-lost', 'taken')).toBe(true);
+    expect([state.reason, state.message]).toEqual(['lock-lost', 'taken']);
+    expect(state.stop('local-fault', 'again')).toBe(false);
+    expect(state.reason).toBe('lock-lost');
+  });
 });
 
 describe('reads once a step’s pace is known (predictedDelayMs)', () => {
