@@ -6,7 +6,7 @@ import { retryDelayMs, type RetryOptions } from './backoff.js';
 import { ApiAbortedError, ApiInDoubtError, ApiInvalidResponseError, ApiStatusError, type ApiError } from './errors.js';
 import type { OperationSpec } from './operations.js';
 import { parseResponse } from './parse-response.js';
-import { redactDeep } from './redact-error.js';
+import { redactAnswer, redactDeep } from './redact-error.js';
 import { judgeFailure, type Verdict } from './retry-policy.js';
 import { sendOnce, type AttemptResult, type PreparedRequest } from './transport.js';
 
@@ -109,7 +109,7 @@ function abortedVerdict(spec: OperationSpec, error: ApiAbortedError): Verdict {
 /** A creating POST answered 2xx made a job even when its answer is unreadable: that is in doubt. */
 function parseAnswer(ctx: SendContext, spec: OperationSpec, request: PreparedRequest, text: string): unknown {
   try {
-    return parseResponse(request.operation, spec, text, (value) => redactDeep(value, ctx.secrets));
+    return parseResponse(request.operation, spec, text, (value) => redactAnswer(text, value, ctx.secrets));
   } catch (error) {
     if (spec.effect === 'creates' && error instanceof ApiInvalidResponseError) {
       throw new ApiInDoubtError(request.operation, `created, but ${withoutOperation(error)}`, error);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApiStatusError } from '../../src/api/index.js';
+import { redactAnswer } from '../../src/api/redact-error.js';
 import { InvalidInputError, UsageError } from '../../src/errors.js';
 import { createLogger, redactSecrets } from '../../src/util/logger.js';
 import { runCli } from '../helpers/cli.js';
@@ -137,6 +138,18 @@ describe('service text echoing the credentials is scrubbed where it enters', () 
     await client.close();
 
     expect(job).toMatchObject({ failed_reason: 'bad key [REDACTED]', detail: { echo: ['[REDACTED] for [REDACTED]'] }, '[REDACTED]': 1 });
+  });
+
+  test('an answer is walked only when its text could hold a key: plain, URL-encoded and escaped spellings are found, a clean answer comes back as parsed', () => {
+    const secrets = [API_ID, API_KEY];
+    const answer = (text: string) => redactAnswer(text, JSON.parse(text), secrets);
+    expect(answer(JSON.stringify({ echo: API_KEY }))).toEqual({ echo: '[REDACTED]' });
+    expect(answer(`{"owner":"${API_ID}"}`)).toEqual({ owner: '[REDACTED]' });
+    expect(answer(`{"url":"https://x.example/?k=${encodeURIComponent(API_KEY)}&n=1"}`)).toEqual({ url: 'https://x.example/?k=[REDACTED]&n=1' });
+    expect(answer(`{"${escaped}":"a\\nb"}`)).toEqual({ '[REDACTED]': 'a\nb' });
+    const clean = `{"id":"${JOB_ID}","status":"done"}`;
+    const parsed = JSON.parse(clean) as unknown;
+    expect(redactAnswer(clean, parsed, secrets)).toBe(parsed);
   });
 
   test('an error body spelling the key with \\u escapes is scrubbed too', async () => {
