@@ -10,7 +10,7 @@ import { isRefusedDownload } from './outputs/refused-download.js';
  * never from what the run remembers — so the exit code and the summary tell the truth even when
  * the run's own bookkeeping went wrong. Each job is in exactly one group:
  *
- *   finished    downloaded: made, paid, on disk
+ *   finished    downloaded: made, paid, on disk (counted, never named)
  *   failed      failed at the service, with its reason (reelpipe retry resubmits)
  *   rejected    refused by the service: nothing made, nothing charged (fix the input, then retry)
  *   hookFailed  hook_failed: made, paid, on disk, but its on_output hook failed (retry --hooks)
@@ -29,7 +29,8 @@ import { isRefusedDownload } from './outputs/refused-download.js';
  *   undecided   in doubt, of a kind nobody can search: only a person can say whether it exists
  */
 export interface Standing {
-  finished: string[];
+  /** How many: the jobs finished cleanly are never named, and a list of them held every key of a night through its report. */
+  finished: number;
   failed: string[];
   rejected: string[];
   hookFailed: string[];
@@ -55,7 +56,7 @@ export interface StandingRows {
 /** `needs`: what each job waits for before it may be submitted (see dependencies.ts). */
 export function standingOf(plan: Pick<Plan, 'jobs' | 'steps'> & { index?: PlanIndex }, byKey: StandingRows, needs: Map<string, readonly string[]>): Standing {
   const stepOf = new Map(plan.steps.map((step) => [step.id, step]));
-  const standing: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
+  const standing: Standing = { finished: 0, failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt: [], open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] }, undecided: [] };
   const stuck = new Set<string>();
   /** The undecided jobs each undecided or waiting job stands for: itself, or those it waits on. */
   const doubts = new Map<string, readonly string[]>();
@@ -66,7 +67,7 @@ export function standingOf(plan: Pick<Plan, 'jobs' | 'steps'> & { index?: PlanIn
     const job = { key: jobKey, kind, mode };
     const row = byKey.get(job.key);
     const status = row?.status ?? 'planned';
-    if (status === 'downloaded') standing.finished.push(job.key);
+    if (status === 'downloaded') standing.finished++;
     // Its result is there for the jobs that need it: a failed hook blocks nothing.
     else if (status === 'hook_failed') standing.hookFailed.push(job.key);
     // Its made items are there for the jobs that need it, as a failed hook's files are.

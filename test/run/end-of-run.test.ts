@@ -139,7 +139,7 @@ steps:
 
 describe('the exit code is decided from where the jobs stand', () => {
   const standing = (over: Partial<Standing['open']> & Partial<Omit<Standing, 'open'>> = {}): Standing => ({
-    finished: over.finished ?? ['f'],
+    finished: over.finished ?? 1,
     failed: over.failed ?? [],
     rejected: over.rejected ?? [],
     hookFailed: over.hookFailed ?? [],
@@ -229,7 +229,7 @@ describe('a message naming the jobs planned behind jobs in doubt', () => {
   const labelOf = (key: string) => (key === 'links:abc123' ? 'product-link' : key.startsWith('shorts:') ? `short-${key.slice(7)}` : undefined);
   const waiting = (keys: string[], on: string[]) => keys.map((key) => ({ key, on }));
   const standing = (undecided: string[], waitingOnDoubt: Standing['waitingOnDoubt']): Standing => ({
-    finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt, undecided,
+    finished: 0, failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt, undecided,
     open: { rendering: [], toDownload: [], notSubmitted: [], toSearch: [] },
   });
   const outcome = (s: Standing) => runOutcome({ standing: s, stop: null, stopMessage: null } as unknown as RunResult, 'm.yaml', labelOf);

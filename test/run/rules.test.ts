@@ -219,7 +219,7 @@ describe('the test-only kill hook', () => {
 });
 
 describe('how a stopped run ends', () => {
-  const rendering: Standing = { finished: [], failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt: [], undecided: [], open: { rendering: ['s:1'], toDownload: [], notSubmitted: [], toSearch: [] } };
+  const rendering: Standing = { finished: 0, failed: [], rejected: [], hookFailed: [], partlyFailed: [], refused: [], blocked: [], waitingOnDoubt: [], undecided: [], open: { rendering: ['s:1'], toDownload: [], notSubmitted: [], toSearch: [] } };
   const result = (stop: StopReason, message: string) =>
     ({ stop, stopMessage: message, standing: rendering, credits: { estimated: 0, used: 0, spent: 0, cap: null, overruns: [] } }) as unknown as RunResult;
   test.each<[StopReason, string]>([
