@@ -13,10 +13,10 @@ const READY_ORDER = `status = 'planned', CASE WHEN status = 'planned' THEN -prio
 /**
  * Up to `limit` ready jobs of the plan last recorded for the manifest (syncPlan's in_plan) that
  * run `runId` has not claimed yet,
- * marked as claimed by it (jobs.claim_run), in the ready order — one guarded statement. Many
+ * marked as claimed by it (jobs.claim_run), in the ready order — one guarded transaction. Many
  * writers: a job another transaction is claiming is skipped (SKIP LOCKED), and a job claimed by
  * another member of the run whose lock stands is not handed out (pg-members.ts): claims of two
- * members are disjoint. A member whose lease lapsed loses its lock in the same statement, and its
+ * members are disjoint. A member whose lease lapsed loses its lock in the same transaction, and its
  * jobs are claimed like any other (taken over): its writes are fenced from then on. The rows
  * claimed come back whole (`rows`): the runner reads each next, and the store holds them.
  * Read from jobs_ready (migration 24) in its own order, so a claim stops at its window; the
@@ -25,25 +25,29 @@ const READY_ORDER = `status = 'planned', CASE WHEN status = 'planned' THEN -prio
 export async function claimReady(
   tx: StoreTx, scope: OpScope & { manifest: string }, clock: Clock, runId: number, limit: number, downloads = false,
 ): Promise<{ claimed: { key: string; status: JobStatus }[]; rows: Map<string, RawJobRow> }> {
-  const params: unknown[] = [scope.manifest, runId, limit];
-  const now = lockNow(clock, params);
-  const rows = await tx.query<RawJobRow & { tx_xid: string; tx_pid: number; gone: { name: string; host: string; pid: number }[] | null }>(
-    `WITH gone AS (
-       DELETE FROM locks WHERE ${RUN_LOCKS('$1')} AND run_id IS DISTINCT FROM $2::bigint AND ${LAPSED(now)} RETURNING name, host, pid, run_id),
-     picked AS (
+  // The lapsed members' locks go first, in a statement of their own: the claim below reads the
+  // locks left. One statement with the DELETE as a CTE read inside the FOR UPDATE pick failed
+  // whenever a picked row had changed since the snapshot: PostgreSQL re-checks that row
+  // (EvalPlanQual) and cannot re-run a data-modifying CTE there ("ModifyTable should not be
+  // called during EvalPlanQual"). Same transaction, so the claim and the takeover stay one.
+  const lockParams: unknown[] = [scope.manifest, runId];
+  const gone = await tx.query<{ name: string; host: string; pid: number }>(
+    `DELETE FROM locks WHERE ${RUN_LOCKS('$1')} AND run_id IS DISTINCT FROM $2::bigint AND ${LAPSED(lockNow(clock, lockParams))} RETURNING name, host, pid`,
+    lockParams,
+  );
+  const rows = await tx.query<RawJobRow & { tx_xid: string; tx_pid: number }>(
+    `WITH picked AS (
        SELECT * FROM jobs
        WHERE manifest = $1 AND in_plan = 1 AND status IN (${downloads ? READY_INDEX_STATUSES : CLAIMED_STATUSES}) AND claim_run IS DISTINCT FROM $2::bigint
-         AND (claim_run IS NULL OR claim_run NOT IN (
-           SELECT run_id FROM locks WHERE ${RUN_LOCKS('$1')} AND run_id IS NOT NULL AND run_id NOT IN (SELECT run_id FROM gone WHERE run_id IS NOT NULL)))
+         AND (claim_run IS NULL OR claim_run NOT IN (SELECT run_id FROM locks WHERE ${RUN_LOCKS('$1')} AND run_id IS NOT NULL))
        ORDER BY ${READY_ORDER} LIMIT $3 FOR UPDATE SKIP LOCKED),
      marked AS (UPDATE jobs SET claim_run = $2 FROM picked WHERE jobs.manifest = $1 AND jobs.key = picked.key)
-     SELECT ${TX_MARK_COLUMNS}, picked.*, ${lastReadOf('picked')} AS last_read, (SELECT json_agg(gone) FROM gone) AS gone
+     SELECT ${TX_MARK_COLUMNS}, picked.*, ${lastReadOf('picked')} AS last_read
      FROM (SELECT 1) one LEFT JOIN picked ON true ORDER BY ${READY_ORDER}`,
-    params,
+    [scope.manifest, runId, limit],
   );
   tx.marked(markOf(rows));
-  const gone = rows[0]?.gone ?? [];
   if (gone.length > 0) await appendEvents(tx, scope, brokenEvents(gone));
-  const found = rows.filter((row) => row.key !== null).map(({ gone: _, ...row }) => row);
+  const found = rows.filter((row) => row.key !== null);
   return { claimed: found.map(({ key, status }) => ({ key, status: status as JobStatus })), rows: new Map(found.map((row) => [row.key, row])) };
 }

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterEach, describe, expect, test } from 'vitest';
 import { LockedError } from '../../../src/errors.js';
 import { LockLostError, memberLockName, type Store } from '../../../src/state/index.js';
@@ -27,7 +28,7 @@ afterEach(async () => {
 });
 
 /** A fresh database, the plan's jobs recorded, and a way to open a process's store on it. */
-async function shared(): Promise<{ clock: ManualClock; open: (host: string) => Promise<Store> }> {
+async function shared(): Promise<{ clock: ManualClock; open: (host: string) => Promise<Store>; url: string }> {
   const database = await freshPgDatabase();
   const clock = new ManualClock();
   const stores: Store[] = [];
@@ -44,12 +45,12 @@ async function shared(): Promise<{ clock: ManualClock; open: (host: string) => P
   const first = await PgStore.open(database.url, clock);
   stores.push(first);
   await first.syncPlan(MANIFEST, KEYS.map((key) => newJob(key)));
-  return { clock, open };
+  return { clock, open, url: database.url };
 }
 
 /** The first member (the manifest's lock) and a second that joined it. */
 async function twoMembers() {
-  const { clock, open } = await shared();
+  const { clock, open, url } = await shared();
   const lead = await open('host-a');
   await lead.takeLock(taker(MANIFEST, 't-a', 'host-a'));
   const member = await open('host-b');
@@ -57,7 +58,7 @@ async function twoMembers() {
   const name = memberLockName(MANIFEST, member.runId!);
   await lead.members!.declare(TERMS);
   expect(await member.members!.join(taker(name, 't-b', 'host-b'), TERMS)).toEqual({ runId: lead.runId, host: 'host-a' });
-  return { clock, open, lead, member, name };
+  return { clock, open, url, lead, member, name };
 }
 
 describe('a run several processes share (PostgreSQL)', () => {
@@ -87,6 +88,31 @@ describe('a run several processes share (PostgreSQL)', () => {
     await expect(bring(member, theirs[1]!.key, 'submitted')).rejects.toBeInstanceOf(LockLostError);
   });
 
+  test('a claim that waited on a lapsed member\'s lock takes its jobs over, even those another process changed meanwhile', async () => {
+    // A claim deletes the lapsed member's lock before it picks: here it waits for that lock's
+    // row (a beat holds it), and meanwhile one of the member's jobs changes. The pick must see
+    // the job as it is now, and the takeover must still happen in the claim's transaction.
+    const { clock, url, lead, member, name } = await twoMembers();
+    const theirs = (await member.claim(3)).map((c) => c.key);
+    clock.advance(LEASE + 1);
+    expect(await lead.beatLock(MANIFEST, 't-a')).toBe(true);
+    const beat = new pg.Client({ connectionString: url });
+    const other = new pg.Client({ connectionString: url });
+    await Promise.all([beat.connect(), other.connect()]);
+    try {
+      await other.query("SET lock_timeout = '5s'");
+      await beat.query('BEGIN');
+      await beat.query('SELECT 1 FROM locks WHERE name = $1 FOR UPDATE', [name]);
+      const claiming = lead.claim(10);
+      await untilWaiting(other);
+      await other.query('UPDATE jobs SET in_plan = in_plan WHERE manifest = $1 AND key = $2', [MANIFEST, theirs[2]]);
+      await beat.query('COMMIT');
+      expect((await claiming).map((c) => c.key).sort()).toEqual(KEYS);
+    } finally {
+      await Promise.all([beat.end(), other.end()]);
+    }
+  });
+
   test('while a live member holds the run, the manifest cannot be locked (commands beside the run exit 75 naming it), even once its first member left', async () => {
     const { lead, open } = await twoMembers();
     expect(await lead.members!.leave(MANIFEST, 't-a')).toBe(false);
@@ -112,3 +138,13 @@ describe('a run several processes share (PostgreSQL)', () => {
     expect(await lead.members!.leave(MANIFEST, 't-a')).toBe(true);
   });
 });
+
+/** Resolves once a statement on the database waits for a row lock (polled: the wait is the server's). */
+async function untilWaiting(client: pg.Client): Promise<void> {
+  for (let tries = 0; tries < 500; tries += 1) {
+    const { rows } = await client.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
+    if (rows.length > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('no statement came to wait for a lock within 500 polls');
+}
