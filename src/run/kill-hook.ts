@@ -4,7 +4,8 @@
  * nothing and pays for nothing twice. Unset (always, outside tests), every call is a no-op.
  *
  * Points: `before-post` (intent committed, POST not sent), `after-post` (POST answered, remote id
- * not committed), `after-poll` (a read answered, not committed), `mid-download` (part of a file
+ * not committed), `after-submit` (the answer committed: the job is at the service, tracked from
+ * now on), `after-poll` (a read answered, not committed), `mid-download` (part of a file
  * written), `after-download` (file in place, checksum not committed), `before-hook` (an output
  * hook's `running` row committed, its command not started), `after-hook` (the command ended, its
  * result not committed).
@@ -12,7 +13,7 @@
  * `REELPIPE_TEST_KILL_SIGNAL=SIGSTOP` pauses the process there instead (the paused-run tests: a run
  * frozen at that instant, its lease running out, then resumed with SIGCONT).
  */
-export const KILL_POINTS = ['before-post', 'after-post', 'after-poll', 'mid-download', 'after-download', 'before-hook', 'after-hook'] as const;
+export const KILL_POINTS = ['before-post', 'after-post', 'after-submit', 'after-poll', 'mid-download', 'after-download', 'before-hook', 'after-hook'] as const;
 export type KillPoint = (typeof KILL_POINTS)[number];
 
 export type KillHook = (point: KillPoint) => void;

@@ -99,7 +99,9 @@ describe.each(STORES)('on %s', (store) => {
 
   describe('reelpipe runs', () => {
     test('lists past runs: start, end, outcome, exit code, jobs per state and credits; a killed run shows as died', async () => {
-      const killed = await project.cli(['run', 'crashy.yaml', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: 'after-poll:1' });
+      // Killed once its three jobs are recorded at the service (a kill at its first read could come
+      // before the third POST's answer was committed, and leave that job in doubt).
+      const killed = await project.cli(['run', 'crashy.yaml', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: 'after-submit:3' });
       expect(killed.signal).toBe('SIGKILL');
       const died = JSON.parse((await project.cli(['runs', 'crashy.yaml', '--json'])).stdout) as { runs: Record<string, unknown>[] };
       expect(died.runs).toEqual([expect.objectContaining({ state: 'died', finishedAt: null, outcome: null, exitCode: null, jobs: null })]);

@@ -39,8 +39,8 @@ describe('a saved plan', () => {
     expect(lines.slice(1, -1).map((j) => [j.label, j.action])).toEqual([['short-A', 'create'], ['short-B', 'create'], ['short-C', 'create']]);
     expect(lines.at(-1)).toMatchObject({ end: true, jobs: 3 });
 
-    // Killed after its first read: the same plan, run again, resumes it.
-    const killed = await project.cli(['run', 'm.yaml', '--plan', 'p.ndjson', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: 'after-poll:1' });
+    // Killed once its three jobs are at the service: the same plan, run again, resumes it.
+    const killed = await project.cli(['run', 'm.yaml', '--plan', 'p.ndjson', '--time-scale', TIME_SCALE], { REELPIPE_TEST_KILL_AT: 'after-submit:3' });
     expect(killed.signal).toBe('SIGKILL');
     const resumed = await project.cli(['run', 'm.yaml', '--plan', 'p.ndjson', '--time-scale', TIME_SCALE]);
     expect(resumed.exitCode, resumed.stderr).toBe(0);

@@ -93,14 +93,17 @@ async function create(ctx: RunContext, planned: PlannedJob, adapter: KindAdapter
     }
     return recordFailure(ctx, planned, attemptId, judgeSubmitError(error));
   }
+  let recorded: Awaited<ReturnType<typeof recordAnswer>>;
   try {
     ctx.kill('after-post');
     ctx.limiter.succeeded();
-    return await recordAnswer(ctx, planned, adapter, attemptId, resource, input);
+    recorded = await recordAnswer(ctx, planned, adapter, attemptId, resource, input);
   } catch (error) {
     await keepAnswer(ctx, planned.key, adapter, attemptId, resource, input, error);
     throw error;
   }
+  ctx.kill('after-submit');
+  return recorded;
 }
 
 /**
