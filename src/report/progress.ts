@@ -30,9 +30,14 @@ export interface ProgressOptions {
   statusEveryMs?: number;
 }
 
+/** What progress counts of a job found recorded as the run starts. */
+type FoundRow = Pick<JobFacts, 'key' | 'status' | 'creditsUsed' | 'creditsPrior' | 'submittedAt' | 'finishedAt'>;
+
 export interface Progress {
-  /** The plan, and its jobs as the state database has them when the run starts: the counting begins. */
-  begin(plan: PlanShape, rows: readonly Pick<JobFacts, 'key' | 'status' | 'creditsUsed' | 'creditsPrior' | 'submittedAt' | 'finishedAt'>[], start?: { joined: boolean }): void;
+  /** Some of the plan's jobs as the state database has them when the run starts (a page of them; begin may give the rest). */
+  found(plan: PlanShape, rows: readonly FoundRow[]): void;
+  /** The plan, and the last of its jobs as the state database has them when the run starts: the counting begins. */
+  begin(plan: PlanShape, rows: readonly FoundRow[], start?: { joined: boolean }): void;
   /**
    * The run is over: the jobs it began with in doubt and still holds there said in one line (each
    * printed on its own only when it changes), a last redraw (live), and every timer stopped.
@@ -90,11 +95,24 @@ export function startProgress(events: RunEvents, options: ProgressOptions): Prog
   always('run:stopping', say.stoppingText);
   always('run:note', say.noteText);
   let closed = false;
-  return {
-    begin: (plan, rows, start = { joined: false }) => {
+  // The plan counted from: the pages found and begin count one plan's jobs.
+  let counted: PlanShape | undefined;
+  const found = (plan: PlanShape, rows: readonly FoundRow[]): ProgressTally => {
+    if (counted !== plan || !tally) {
+      counted = plan;
       labels = jobIndex(plan);
-      tally = new ProgressTally(plan, concurrency, rows);
-      for (const row of rows) if (row.status === 'in_doubt' && labels.ordinal(row.key) !== undefined) doubtedBefore.add(row.key);
+      tally = new ProgressTally(plan, concurrency, []);
+    }
+    for (const row of rows) {
+      tally.update(row);
+      if (row.status === 'in_doubt' && labels!.ordinal(row.key) !== undefined) doubtedBefore.add(row.key);
+    }
+    return tally;
+  };
+  return {
+    found,
+    begin: (plan, rows, start = { joined: false }) => {
+      const tally = found(plan, rows);
       // What the run starts from, right after the header, when the run before it left work. A
       // member that joined a live run resumes nothing: the run before its row is, at best, another
       // member starting at the same moment, its lock not yet taken — not a run that died.

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { pino } from 'pino';
 import type { RunEvents, RunEventMap } from '../run/run-events.js';
 import type { StateFiles } from '../state/index.js';
-import { countWords, stateWord, type StateWord } from '../state/vocabulary.js';
+import { stateWord, wordCountsOf } from '../state/vocabulary.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import { stoppingWords } from './progress/lines.js';
 
@@ -132,7 +132,12 @@ function recordEvents(events: RunEvents, logger: Logger, labelOf: (key: string) 
     'job:read-failed': (e) => logger.warn({ ...job(e.key, e.step), error: e.message, giveUp: e.giveUp }, e.giveUp ? 'read given up' : 'read failed'),
     'run:stopping': (e) => logger.warn({ reason: e.reason }, stoppingWords(e)),
     'run:note': (e) => logger.info(e.message),
-    'run:jobs': (e) => logger.info({ jobs: e.jobs.length + e.planned, states: countWords([...e.jobs.map((j) => stateWord(j.status)), ...Array<StateWord>(e.planned).fill(stateWord('planned'))]) }, 'jobs at start'),
+    // The jobs found at start are one line, from the counts that follow the pages.
+    'run:jobs-page': () => undefined,
+    'run:jobs': (e) => {
+      const counts = { ...e.counts, planned: e.planned + (e.counts.planned ?? 0) };
+      logger.info({ jobs: Object.values(counts).reduce((sum, n) => sum + n, 0), states: wordCountsOf(counts) }, 'jobs at start');
+    },
     'run:finished': (e) => logger[e.outcome === 'OK' ? 'info' : 'warn']({ outcome: e.outcome }, 'run finished'),
   };
   const names = Object.keys(listeners) as (keyof RunEventMap)[];

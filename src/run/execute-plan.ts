@@ -4,7 +4,7 @@ import { OutputFolders } from '../download/index.js';
 import { scopedJobs } from '../plan/job-index.js';
 import { planFeed, toNewJob } from '../plan/planned-record.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
-import type { JobStatus, NewJob, Store } from '../state/index.js';
+import type { JobState, JobStatus, NewJob, Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
@@ -92,7 +92,16 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   // and each job's first look at itself come from here, not from a query per job (a finished
   // 10,000-job manifest re-runs with two queries, not 20,000).
   const ctx = buildContext(plan, deps, options, await ledgerFor(deps.store, plan, options), await accountGateFor(deps.store, plan.manifestId, options.timeScale));
-  await readStart(ctx, plan);
+  const members = ctx.members;
+  // How each job settles, for the jobs that need it (a byte a job); a job another member drives
+  // settles there: a member reads how it ended (members.ts).
+  const upstreams = new Upstreams(plan, ctx.planned, members && ((key) => (ctx.drivenHere.has(key) ? null : members.settled(key))));
+  // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
+  const settled = new Uint8Array(plan.jobs.length);
+  const idle = await readStart(ctx, plan, (key) => {
+    upstreams.settle(key, 'ok');
+    settled[ctx.planned.ordinal(key) as number] = 1;
+  });
   if (options.resubmitInDoubt) {
     for (const row of await ctx.store.jobsWithStatus(['in_doubt'])) if (ctx.planned.ordinal(row.key) !== undefined) ctx.resubmit.add(row.key);
     // Said out loud, in the progress and the run's log: each of these may now be paid for twice.
@@ -101,25 +110,12 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   }
   const tracker = new Tracker(ctx);
   if (ctx.webhooks) ctx.webhooks.hint = (id, status) => void tracker.hint(id, status);
-  const members = ctx.members;
-  // How each job settles, for the jobs that need it (a byte a job); a job another member drives
-  // settles there: a member reads how it ended (members.ts).
-  const upstreams = new Upstreams(plan, ctx.planned, members && ((key) => (ctx.drivenHere.has(key) ? null : members.settled(key))));
   const slots = slotsFor(plan, options);
   const downloads = pLimit(options.downloadConcurrency);
   // Twice the slots, as many as wait for a slot (laneWidth): never reached while downloads keep up.
   const backlog = new DownloadBacklog(2 * options.concurrency);
   const deadline = watchDeadline(ctx, tracker);
   const unwatchFailures = watchHaltAfter(ctx.events, ctx.stop, options.haltAfter);
-  // A job already downloaded, its files unchanged, is settled at once; only the others are driven.
-  const idle: DriveKey[] = [];
-  const settled = new Uint8Array(plan.jobs.length);
-  for (const [key, row] of [...ctx.start.rows]) {
-    if (finishedAtStart(ctx, key)) {
-      upstreams.settle(key, 'ok');
-      settled[ctx.planned.ordinal(key) as number] = 1;
-    } else if (!needsSlot(row.status)) idle.push({ key, status: row.status });
-  }
   // `claims`: the jobs to drive come from the store's claims (the first drive); else they were
   // claimed already (a second pass, jobs taken over), and a claim would hand out others.
   const drive = async (jobs: Omit<DrivePass, 'settled'>) => {
@@ -185,20 +181,42 @@ export async function executePlan(plan: Plan, deps: RunDeps, options: ResolvedRu
   return { ...(await summarise(ctx, plan, tracker.reads)), endsRun, ...(deadline.at === undefined ? {} : { deadlineAt: deadline.at }) };
 }
 
+/** Jobs read at a time as a run starts (readStart): a page's rows and files are what it holds. */
+const START_PAGE = 2_000;
+
 /**
- * The rows of the jobs recorded past `planned` as the run starts, into ctx.start (each let go
- * once its job is driven): a job found planned needs no row to start from (its claim says so).
- * In a function of its own: a list of them held in executePlan's frame would live as long as the run.
+ * What the run starts from, read a page of jobs at a time (key order): the jobs recorded past
+ * `planned` (a job found planned needs no row: its claim says so). A job found finished —
+ * downloaded, its files unchanged — is settled (`settle`) and let go with its page; the others'
+ * rows and files wait in ctx.start for their first look (each let go once its job is driven), and
+ * those that need no slot are returned, to be driven first. A finished 100,000-job re-run holds a
+ * page, where it held every job's row and files at once (~170 MB).
  */
-async function readStart(ctx: RunContext, plan: Plan): Promise<void> {
-  const keys = { has: (key: string) => ctx.planned.ordinal(key) !== undefined };
-  for (const row of await ctx.store.recordedStates()) if (keys.has(row.key)) ctx.start.rows.set(row.key, row);
+async function readStart(ctx: RunContext, plan: Plan, settle: (key: string) => void): Promise<DriveKey[]> {
+  const inPlan = { has: (key: string) => ctx.planned.ordinal(key) !== undefined };
   // A job found `submitting` was being POSTed when an earlier run died: its intent is committed,
   // its answer is not. It may exist remotely, so it is in doubt, never simply resent. (Not a job
   // another member of the run holds: its POST may be on the wire. The store leaves those.)
-  for (const row of await ctx.store.recoverInterrupted(keys, 'found submitting at start-up: an earlier run died mid-POST')) ctx.start.rows.set(row.key, row);
-  ctx.start.outputs = await ctx.store.allOutputs();
-  ctx.events.emit('run:jobs', { jobs: [...ctx.start.rows.values()], planned: plan.jobs.length - ctx.start.rows.size, joined: ctx.members?.joined ?? false });
+  await ctx.store.recoverInterrupted(inPlan, 'found submitting at start-up: an earlier run died mid-POST');
+  const idle: DriveKey[] = [];
+  const counts: Partial<Record<JobStatus, number>> = {};
+  let found = 0;
+  for (let after: string | null = null, page: JobState[]; (page = await ctx.store.jobStatePage(after, START_PAGE, true)).length > 0; after = page.at(-1)!.key) {
+    const rows = page.filter((row) => inPlan.has(row.key));
+    ctx.events.emit('run:jobs-page', { jobs: rows });
+    const outputs = await ctx.store.outputsOf(rows.map((row) => row.key));
+    for (const row of rows) {
+      counts[row.status] = (counts[row.status] ?? 0) + 1;
+      ctx.start.rows.set(row.key, row);
+      const files = outputs.get(row.key);
+      if (files) ctx.start.outputs.set(row.key, files);
+      if (finishedAtStart(ctx, row.key)) settle(row.key);
+      else if (!needsSlot(row.status)) idle.push({ key: row.key, status: row.status });
+    }
+    found += rows.length;
+  }
+  ctx.events.emit('run:jobs', { counts, planned: plan.jobs.length - found, joined: ctx.members?.joined ?? false });
+  return idle;
 }
 
 /**

@@ -36,12 +36,16 @@ export interface RunEventMap {
   'run:finished': { runId: number; outcome: string };
   'run:note': { message: string };
   /**
-   * The plan's jobs as the run starts driving them: recorded, and those an earlier run left
-   * mid-POST already in doubt. Progress counts from here; the run's log gives their count per status.
-   * `joined`: this process joined a live run another member started — it resumes nothing.
+   * A page of the plan's jobs recorded past `planned` as the run starts (those an earlier run left
+   * mid-POST already in doubt): the pages come before `run:jobs`, each job in one. Progress counts from them.
    */
-  /** The jobs recorded past `planned` as the run starts (`planned`: how many others, found planned). */
-  'run:jobs': { jobs: readonly JobState[]; planned: number; joined: boolean };
+  'run:jobs-page': { jobs: readonly JobState[] };
+  /**
+   * Every page is read: how many of the plan's jobs were found in each status (`planned`: how
+   * many found planned), as the run's log gives them. `joined`: this process joined a live run
+   * another member started — it resumes nothing.
+   */
+  'run:jobs': { counts: Partial<Record<JobStatus, number>>; planned: number; joined: boolean };
 }
 
 /** The run as it starts: the facts a progress header and a log's first line name. */

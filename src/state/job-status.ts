@@ -54,6 +54,9 @@ export const JOB_STATUSES = [
 ] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
+/** Every status but `planned`, as SQL literals: `status IN (…)` goes through a (manifest, status) index, where `<> 'planned'` does not. */
+export const PAST_PLANNED = JOB_STATUSES.filter((status) => status !== 'planned').map((status) => `'${status}'`).join(', ');
+
 /**
  * A status as one byte, for what keeps a status per job in a typed array (a run's progress, its
  * drive): 1 + its index in JOB_STATUSES; 0 for none (not recorded yet).

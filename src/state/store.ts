@@ -196,15 +196,13 @@ export interface Store {
   /** Every job of the manifest, without its request and answer. */
   jobStates(): Promise<JobState[]>;
   /**
-   * The jobs of the manifest recorded past `planned`, as jobStates has them: what a run starts from
-   * (a planned job's claim says all it needs). A first run of 100,000 jobs read every row to keep none.
-   */
-  recordedStates(): Promise<JobState[]>;
-  /**
    * The manifest's job states in key order, the first `limit` after the key `after` (null: from the
    * first): the whole manifest read a page at a time, never held at once (a run's end counts them).
+   * `recorded`: only the jobs recorded past `planned`, what a run starts from (a planned job's claim
+   * says all it needs); when there is none, the first page says so without reading the jobs (a first
+   * run of 100,000 jobs read every row to keep none).
    */
-  jobStatePage(after: string | null, limit: number): Promise<JobState[]>;
+  jobStatePage(after: string | null, limit: number, recorded?: boolean): Promise<JobState[]>;
   jobsWithStatus(statuses: readonly JobStatus[]): Promise<JobRow[]>;
   /** The keys of jobs in doubt whose last attempt a webhook delivery named. */
   inDoubtNamedByDelivery(): Promise<string[]>;
@@ -212,8 +210,8 @@ export interface Store {
   attempts(key: string): Promise<AttemptRow[]>;
   attemptByHookToken(token: string): Promise<AttemptRow | undefined>;
   outputs(key: string): Promise<OutputRow[]>;
-  /** Every output of the manifest, by job. */
-  allOutputs(): Promise<Map<string, OutputRow[]>>;
+  /** The outputs of the jobs `keys` names, by job, each job's in place order (a job without one is absent). */
+  outputsOf(keys: readonly string[]): Promise<Map<string, OutputRow[]>>;
   /** The manifest's recorded outputs whose file is at `path` (relative to the outputs folder). */
   outputsAtPath(path: string): Promise<{ jobKey: string; idx: number }[]>;
   /** The items a job makes (an HTML ad per style), in their places' order. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { REDRAW_MIN_MS, startProgress, STATUS_EVERY_MS, type ProgressOptions } from '../../src/report/progress.js';
+import { REDRAW_MIN_MS, startProgress, STATUS_EVERY_MS, type Progress, type ProgressOptions } from '../../src/report/progress.js';
 import type { PlanShape } from '../../src/report/progress/tally.js';
 import { RunEvents, type RunStarted } from '../../src/run/run-events.js';
 import { ManualClock } from '../../src/util/clock.js';
@@ -204,12 +204,13 @@ describe('jobs in doubt', () => {
 
 describe('what the run resumes', () => {
   /** Plain progress of a run whose newest run before it has no end recorded (died, as far as its row says). */
-  const afterDied = (start?: { joined: boolean }) => {
+  const afterDied = (start?: { joined: boolean }, pages: Parameters<Progress['found']>[1][] = []) => {
     const clock = new ManualClock(Date.UTC(2026, 10, 23, 2, 0, 0));
     const events = new RunEvents();
     let out = '';
     const progress = startProgress(events, { mode: 'plain', write: (text) => (out += text), version: '9.9.9', clock });
     events.emit('run:started', { ...STARTED, previous: { runId: 11, state: 'died', outcome: null } });
+    for (const page of pages) progress.found(PLAN, page);
     progress.begin(PLAN, [], start);
     progress.close();
     return out.split('\n').slice(1).join('\n');
@@ -217,6 +218,12 @@ describe('what the run resumes', () => {
 
   test('a run that took the manifest says the run it resumes, right after its header', () => {
     expect(afterDied()).toMatch(new RegExp(`${ISO.source}resumes run 11, which died \\(no end recorded\\): 0 done`));
+  });
+
+  test('the jobs it found a page at a time are counted as one: each page adds to the line', () => {
+    const found = (key: string, status: 'downloaded' | 'in_doubt' | 'submitted') => ({ key, status, creditsUsed: null, creditsPrior: 0, submittedAt: 1, finishedAt: null });
+    const said = afterDied(undefined, [[found('shorts:1', 'downloaded'), found('shorts:2', 'in_doubt')], [found('clones:1', 'submitted')]]);
+    expect(said).toMatch(/resumes run 11, which died \(no end recorded\): 1 done, 1 at the service, 1 in doubt, 0 to send/);
   });
 
   test('a member that joined a live run says none: the run before its row is another member starting, not one that died', () => {

@@ -11,7 +11,7 @@ import type { OutputFlags } from './output-flags.js';
 /** Seconds between plain progress's status lines, for tests and for logs that want more or less. @default 30 (STATUS_EVERY_MS) */
 export const STATUS_EVERY_ENV = 'REELPIPE_STATUS_EVERY';
 
-const SILENT: Progress = { begin: () => undefined, close: () => undefined };
+const SILENT: Progress = { found: () => undefined, begin: () => undefined, close: () => undefined };
 
 /** The run's progress on stderr, in the mode progress/mode.ts decides; none with `--quiet`. */
 export function startRunProgress(io: CliIo, events: RunEvents, flags: OutputFlags): Progress {

@@ -54,7 +54,8 @@ export async function runWithSignals(io: CliIo, manifestFile: string, input: Run
       planned = plan;
     };
     // Progress counts from the jobs as the drive begins (recorded, recovered): the run reads them once.
-    events.on('run:jobs', ({ jobs, joined }) => planned && progress.begin(planned, jobs, { joined }));
+    events.on('run:jobs-page', ({ jobs }) => planned && progress.found(planned, jobs));
+    events.on('run:jobs', ({ joined }) => planned && progress.begin(planned, [], { joined }));
     const openLog: RunManifestInput['openLog'] = (run) =>
       openRunLog({ files: run.files, runId: run.id, host: thisHost(io.env), env: io.env, events, labelOf: (key) => labels?.get(key)?.label, version: VERSION });
     // A plain run joins a live run of its manifest on a shared state; `retry` (which resets jobs first) does not.

@@ -3,7 +3,7 @@ import { byJob } from '../by-job.js';
 import { ITEM_COLUMNS, itemOf, type ItemValues, type JobItemRow } from '../item-rows.js';
 import type { PlannedRecord } from '../job-change.js';
 import type { AttemptRow, JobRow, JobState, OutputRow } from '../job-row.js';
-import type { JobStatus } from '../job-status.js';
+import { PAST_PLANNED, type JobStatus } from '../job-status.js';
 import type { MoneySums } from '../money-sums.js';
 import type { StateIdentity } from '../outputs-owner.js';
 import { planScope, type PlanJobs } from '../plan-scope.js';
@@ -70,13 +70,18 @@ export class PgReads {
     return this.states('');
   }
 
-  recordedStates(): Promise<JobState[]> {
-    return this.states(` AND status <> 'planned'`);
-  }
-
-  /** Store.jobStatePage: through the (manifest, key) key, from the key after `after` (the index's own order, so the pages meet). */
-  jobStatePage(after: string | null, limit: number): Promise<JobState[]> {
-    return after === null ? this.states(' ORDER BY key LIMIT $2', [limit]) : this.states(' AND key > $2 ORDER BY key LIMIT $3', [after, limit]);
+  /**
+   * Store.jobStatePage: through the (manifest, key) key, from the key after `after` (the index's own
+   * order, so the pages meet). `recorded`: the first page asks the (manifest, status) index first
+   * whether any job is past planned.
+   */
+  async jobStatePage(after: string | null, limit: number, recorded = false): Promise<JobState[]> {
+    if (recorded && after === null) {
+      const [any] = await this.db.values(`SELECT 1 FROM jobs WHERE manifest = $1 AND status IN (${PAST_PLANNED}) LIMIT 1`, [this.manifest()]);
+      if (any === undefined) return [];
+    }
+    const past = recorded ? ` AND status <> 'planned'` : '';
+    return after === null ? this.states(`${past} ORDER BY key LIMIT $2`, [limit]) : this.states(`${past} AND key > $2 ORDER BY key LIMIT $3`, [after, limit]);
   }
 
   /** The manifest's job states, with a further condition on the rows (its parameters from $2). */
@@ -121,8 +126,8 @@ export class PgReads {
     return rows.map(outputFromValues);
   }
 
-  async allOutputs(): Promise<Map<string, OutputRow[]>> {
-    const rows = await this.db.values<unknown[]>(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = $1 ORDER BY job_key COLLATE "C", idx`, [this.manifest()]);
+  async outputsOf(keys: readonly string[]): Promise<Map<string, OutputRow[]>> {
+    const rows = await this.db.values<unknown[]>(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = $1 AND job_key = ANY($2::text[]) ORDER BY job_key COLLATE "C", idx`, [this.manifest(), keys]);
     return byJob(rows.map(outputFromValues), (output) => [output.jobKey, output]);
   }
 

@@ -346,12 +346,8 @@ export class PgStore implements Store {
     return this.memo.jobStates(() => this.reads.jobStates());
   }
 
-  jobStatePage(after: string | null, limit: number) {
-    return this.reads.jobStatePage(after, limit);
-  }
-
-  recordedStates() {
-    return this.reads.recordedStates();
+  jobStatePage(after: string | null, limit: number, recorded?: boolean) {
+    return this.reads.jobStatePage(after, limit, recorded);
   }
 
   jobsWithStatus(statuses: readonly JobStatus[]) {
@@ -378,8 +374,8 @@ export class PgStore implements Store {
     return (this.scope !== null && this.held.takeFiles(this.scope, key)) || this.reads.outputs(key);
   }
 
-  allOutputs() {
-    return this.reads.allOutputs();
+  outputsOf(keys: readonly string[]) {
+    return this.reads.outputsOf(keys);
   }
 
   async outputsAtPath(path: string) {

@@ -6,7 +6,7 @@ import { systemClock } from '../../util/clock.js';
 import type { EventType } from './events.js';
 import type { AttemptRow, AttemptState, JobRow, RawJobRow } from './job-row.js';
 import { JOB_ROWS, lastReadOf, STATE_COLUMNS, stateFromValues, toAttempt, toJobRow, type JobState } from './job-row.js';
-import { JOB_STATUSES, type JobStatus } from '../job-status.js';
+import { PAST_PLANNED, type JobStatus } from '../job-status.js';
 import { openStateDb } from './open-db.js';
 import { statement } from './statements.js';
 import { identityOf } from './state-identity.js';
@@ -182,15 +182,14 @@ export class StateStore extends StoreCore {
     return this.states('', []);
   }
 
-  /** Store.recordedStates: through the (manifest, status) index, every status but `planned` asked for. */
-  recordedStates(): JobState[] {
-    const past = JOB_STATUSES.filter((status) => status !== 'planned');
-    return this.states(` AND status IN (${past.map(() => '?').join(', ')})`, past);
-  }
-
-  /** Store.jobStatePage: through the (manifest, key) index, from the key after `after`. */
-  jobStatePage(after: string | null, limit: number): JobState[] {
-    return after === null ? this.states(' ORDER BY key LIMIT ?', [limit]) : this.states(' AND key > ? ORDER BY key LIMIT ?', [after, limit]);
+  /**
+   * Store.jobStatePage: through the (manifest, key) index, from the key after `after`. `recorded`:
+   * the first page asks the (manifest, status) index first whether any job is past planned.
+   */
+  jobStatePage(after: string | null, limit: number, recorded = false): JobState[] {
+    if (recorded && after === null && statement(this.db, `SELECT 1 FROM jobs WHERE manifest = ? AND status IN (${PAST_PLANNED}) LIMIT 1`).get(this.manifest) === undefined) return [];
+    const past = recorded ? ` AND status <> 'planned'` : '';
+    return after === null ? this.states(`${past} ORDER BY key LIMIT ?`, [limit]) : this.states(`${past} AND key > ? ORDER BY key LIMIT ?`, [after, limit]);
   }
 
   /** The manifest's job states, with a further condition on the rows (and its parameters). */

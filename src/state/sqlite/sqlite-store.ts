@@ -327,12 +327,8 @@ export class SqliteStore implements Store {
     return this.memo.jobStates(async () => this.engine.jobStates());
   }
 
-  async jobStatePage(after: string | null, limit: number) {
-    return this.engine.jobStatePage(after, limit);
-  }
-
-  async recordedStates() {
-    return this.engine.recordedStates();
+  async jobStatePage(after: string | null, limit: number, recorded?: boolean) {
+    return this.engine.jobStatePage(after, limit, recorded);
   }
 
   async jobsWithStatus(statuses: readonly JobStatus[]) {
@@ -359,8 +355,8 @@ export class SqliteStore implements Store {
     return this.engine.outputs(key);
   }
 
-  async allOutputs() {
-    return this.engine.allOutputs();
+  async outputsOf(keys: readonly string[]) {
+    return this.engine.outputsOf(keys);
   }
 
   async outputsAtPath(path: string) {

@@ -8,7 +8,6 @@ import type { OutputRow } from './job-row.js';
 import { OUTPUT_COLUMNS, outputFromValues } from './job-row.js';
 import { sameOutput } from './same-output.js';
 import { statement } from './statements.js';
-import { inPlaceOrder, mostOfState, tableRead } from './table-order.js';
 
 const VERSION = "SELECT data_version || ':' || total_changes() FROM pragma_data_version()";
 
@@ -161,16 +160,13 @@ export abstract class StoreCore {
     return (select.all(this.manifest, key) as unknown[][]).map(outputFromValues);
   }
 
-  /** Every output of the manifest, by job, in one query (a re-run checks them all). */
-  allOutputs(): Map<string, OutputRow[]> {
-    // Most of the state: the table in its own order, each job's files put in place order after (table-order.ts).
-    const scan = mostOfState(this.db, this.manifest);
-    const select = statement(this.db, `SELECT ${OUTPUT_COLUMNS} FROM ${tableRead('outputs', scan)} WHERE manifest = ?${scan ? '' : ' ORDER BY job_key, idx'}`, { raw: true });
-    // Row by row, as jobStates reads: no 10,000 arrays held at once.
-    const out = byJob(select.iterate(this.manifest) as Iterable<unknown[]>, (values) => {
+  /** The outputs of the jobs `keys` names, by job, in one query through the (manifest, job) key (a run's start reads a page of jobs' so). */
+  outputsOf(keys: readonly string[]): Map<string, OutputRow[]> {
+    const select = statement(this.db, `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE manifest = ? AND job_key IN (SELECT value FROM json_each(?)) ORDER BY job_key, idx`, { raw: true });
+    // Row by row: no page of arrays held at once.
+    return byJob(select.iterate(this.manifest, JSON.stringify(keys)) as Iterable<unknown[]>, (values) => {
       const row = outputFromValues(values);
       return [row.jobKey, row];
     });
-    return scan ? inPlaceOrder(out) : out;
   }
 }

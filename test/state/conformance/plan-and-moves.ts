@@ -63,15 +63,18 @@ export function planAndMoves(subject: Subject): void {
       expect(states.find((s) => s.key === 'b')).toMatchObject({ remoteId: remoteIdOf('b'), creditsUsed: 5, attemptCount: 1 });
     });
 
-    test('recordedStates lists only the jobs recorded past planned, as jobStates has them', async () => {
+    test('jobStatePage of the recorded jobs pages through those past planned only, as jobStates has them; none recorded, no page', async () => {
       const { store } = subject;
-      await store.syncPlan(MANIFEST, [newJob('a'), newJob('b'), newJob('c'), newJob('d')]);
+      await store.syncPlan(MANIFEST, ['a', 'b', 'c', 'd', 'e'].map((key) => newJob(key)));
+      expect(await store.jobStatePage(null, 10, true)).toEqual([]);
       await bring(store, 'b', 'done');
       await bring(store, 'd', 'submitting');
-      const recorded = await store.recordedStates();
-      expect(recorded.map((s) => [s.key, s.status]).sort()).toEqual([['b', 'done'], ['d', 'submitting']]);
+      await bring(store, 'e', 'in_doubt');
+      const pages: [string, string][][] = [];
+      for (let after: string | null = null, page: JobState[]; (page = await store.jobStatePage(after, 2, true)).length > 0; after = page.at(-1)!.key) pages.push(page.map((s) => [s.key, s.status]));
+      expect(pages).toEqual([[['b', 'done'], ['d', 'submitting']], [['e', 'in_doubt']]]);
       const all = await store.jobStates();
-      for (const state of recorded) expect(state).toEqual(all.find((s) => s.key === state.key));
+      expect((await store.jobStatePage('b', 1, true))[0]).toEqual(all.find((s) => s.key === 'd'));
     });
 
     test('jobStatePage reads the manifest a page at a time in key order: the pages meet, each job once, none of another manifest', async () => {
