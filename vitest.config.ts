@@ -14,7 +14,8 @@ export default defineConfig({
     maxWorkers: 3,
     // Each worker keeps its modules from one test file to the next: isolated, every file imported
     // src/ afresh (142 s of CPU in a 10-minute suite, 25 s without: the whole suite 624 → 585 s).
-    // The tests share no global state to isolate (no module mocks, no global dispatcher, no env).
+    // The tests share no global state to isolate: no module mocks, no global dispatcher, and no
+    // environment variable left changed (the one test that sets TZ puts it back).
     isolate: false,
     reporters: ['default', new PlainSummaryReporter()],
     // The longest files first, by a whole run's measured durations: on a clean clone vitest has no

@@ -81,13 +81,23 @@ export function jobsWhere(jobs: PlanJobs, test: (job: PlannedJob) => boolean): P
   return out;
 }
 
+/** Each streamed plan's scoped jobs, made once: the state's read memo knows a plan's jobs by identity. */
+const SCOPED = new WeakMap<PlanIndex, ScopedJobs>();
+
 /**
  * The plan's jobs as the state's readers are told of them (key, step, output name): from a streamed
- * plan, read from its index (no job made, and a key looked up there); else its jobs.
+ * plan, read from its index (no job made, and a key looked up there); else its jobs. The same
+ * object for the same plan, so a run's start and end ask the state for the same jobs' money.
  */
 export function scopedJobs(plan: { readonly jobs: PlanJobs; readonly index?: PlanIndex }): ScopedJobs {
   const { index } = plan;
   if (!index) return plan.jobs;
+  let scoped = SCOPED.get(index);
+  if (!scoped) SCOPED.set(index, (scoped = scopedByIndex(index)));
+  return scoped;
+}
+
+function scopedByIndex(index: PlanIndex): ScopedJobs {
   return {
     length: index.size,
     has: (key) => index.ordinal(key) !== undefined,

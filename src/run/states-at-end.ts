@@ -1,11 +1,10 @@
-import { JOB_STATUSES, type JobState, type JobStatus, type Store } from '../state/index.js';
+import { statusCode, type JobState, type JobStatus, type Store } from '../state/index.js';
 
 /** How many job states a run's end reads at once: a page's rows live only while it is counted. */
 export const STATE_PAGE = 2_000;
 
-const NO_ROW = 0xff;
-const CODES = new Map<JobStatus, number>(JOB_STATUSES.map((status, code) => [status, code]));
 const DOWNLOADED = 'downloaded' satisfies JobStatus;
+const DOWNLOADED_CODE = statusCode(DOWNLOADED);
 
 /**
  * The plan's jobs as the state database has them at a run's end, read a page at a time: each
@@ -24,7 +23,8 @@ export class StatesAtEnd {
   anyUsed = false;
 
   private constructor(private readonly placeOf: (key: string) => number | undefined, places: number) {
-    this.status = new Uint8Array(places).fill(NO_ROW);
+    // By statusCode: 0 for a job without a row.
+    this.status = new Uint8Array(places);
     this.used = new Float64Array(places).fill(Number.NaN);
   }
 
@@ -41,7 +41,7 @@ export class StatesAtEnd {
     const place = this.placeOf(row.key);
     if (place === undefined) return;
     this.counts[row.status] = (this.counts[row.status] ?? 0) + 1;
-    this.status[place] = CODES.get(row.status)!;
+    this.status[place] = statusCode(row.status);
     if (row.creditsUsed !== null) {
       this.used[place] = row.creditsUsed;
       this.anyUsed = true;
@@ -54,7 +54,7 @@ export class StatesAtEnd {
     const kept = this.kept.get(key);
     if (kept) return kept;
     const place = this.placeOf(key);
-    return place !== undefined && this.status[place] === CODES.get(DOWNLOADED) ? { key, status: DOWNLOADED, remoteId: null, failedReason: null } : undefined;
+    return place !== undefined && this.status[place] === DOWNLOADED_CODE ? { key, status: DOWNLOADED, remoteId: null, failedReason: null } : undefined;
   }
 
   /** The job's recorded cost (null: none recorded, or no row). */

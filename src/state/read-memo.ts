@@ -1,11 +1,10 @@
-import type { JobState } from './job-row.js';
 import type { MoneySums } from './money-sums.js';
 
 /**
- * The two reads of a whole manifest a run makes as it starts and again as it ends — every job's
- * state, the manifest's money — answered again from memory when the store can tell that nothing
- * was written since. A finished 10,000-job manifest run again writes nothing in between, and each
- * read is 10,000 rows.
+ * The read of a whole manifest a run makes as it starts and again as it ends — the manifest's
+ * money — answered again from memory when the store can tell that nothing was written since. A
+ * finished 10,000-job manifest run again writes nothing in between, and the read is 10,000 rows.
+ * (Every job's state is read a page at a time, never whole: Store.jobStatePage.)
  *
  * `version()` is the store's word on what the database holds, taken before each read: equal
  * versions mean no write, by this store or any other, happened between them; null means it cannot
@@ -18,38 +17,26 @@ import type { MoneySums } from './money-sums.js';
  * is kept for one plan's jobs (the same array, by identity).
  *
  * After each write the store makes, what is kept is let go once the version moved (`dropStale`):
- * it could never be answered again, and a run that writes would otherwise hold every job's row,
- * and every job's money, from its start to its end (at 100,000 jobs, tens of megabytes nobody
- * reads). A write that changed nothing (a finished manifest's run again) keeps it.
+ * it could never be answered again, and a run that writes would otherwise hold every job's money
+ * from its start to its end (at 100,000 jobs, megabytes nobody reads). A write that changed
+ * nothing (a finished manifest's run again) keeps it.
  */
 export class ReadMemo {
-  private readonly kept = new Map<'states' | 'money', { version: string; key: object | null; value: unknown }>();
+  private kept: { version: string; jobs: object; money: MoneySums } | undefined;
 
   constructor(private readonly version: () => string | null) {}
 
-  jobStates(read: () => Promise<JobState[]>): Promise<JobState[]> {
-    return this.remembered('states', null, read);
-  }
-
-  moneyOf(jobs: Iterable<{ key: string }>, read: () => Promise<MoneySums>): Promise<MoneySums> {
-    return this.remembered('money', jobs, read);
+  async moneyOf(jobs: Iterable<{ key: string }>, read: () => Promise<MoneySums>): Promise<MoneySums> {
+    const version = this.version();
+    if (version !== null && this.kept?.version === version && this.kept.jobs === jobs) return this.kept.money;
+    const money = await read();
+    this.kept = version === null ? undefined : { version, jobs, money };
+    return money;
   }
 
   /** Drops what is kept at a version no longer current (a write moved it on); nothing to do when nothing is kept. */
   dropStale(): void {
-    if (this.kept.size === 0) return;
-    const version = this.version();
-    for (const [slot, kept] of this.kept) if (kept.version !== version) this.kept.delete(slot);
-  }
-
-  private async remembered<T>(slot: 'states' | 'money', key: object | null, read: () => Promise<T>): Promise<T> {
-    const version = this.version();
-    const kept = this.kept.get(slot);
-    if (version !== null && kept?.version === version && kept.key === key) return kept.value as T;
-    const value = await read();
-    if (version === null) this.kept.delete(slot);
-    else this.kept.set(slot, { version, key, value });
-    return value;
+    if (this.kept && this.kept.version !== this.version()) this.kept = undefined;
   }
 }
 

@@ -193,8 +193,6 @@ export interface Store {
   job(key: string): Promise<JobRow | undefined>;
   /** Jobs by key, in the order given; unknown keys are skipped. */
   jobs(keys: readonly string[]): Promise<JobRow[]>;
-  /** Every job of the manifest, without its request and answer. */
-  jobStates(): Promise<JobState[]>;
   /**
    * The manifest's job states in key order, the first `limit` after the key `after` (null: from the
    * first): the whole manifest read a page at a time, never held at once (a run's end counts them).

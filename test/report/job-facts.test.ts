@@ -4,6 +4,7 @@ import { planManifest, type ListedPlan } from '../../src/plan/index.js';
 import { readJobFacts } from '../../src/report/job-facts.js';
 import { toNewJobs } from '../../src/run/execute-plan.js';
 import { openStore, type JobState } from '../../src/state/index.js';
+import { allStates } from '../state/conformance/harness.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
 
@@ -46,7 +47,7 @@ describe('the facts of an edited row', () => {
       const history = [['short-A', 'not submitted', [[oldKey, 5]]], ['short-B', 'not submitted', []]];
       expect(await states(statePath, after)).toEqual(history);
       // A run's end hands its rows over (every job of the plan): the earlier version is read all the same.
-      expect(await states(statePath, after, await store.jobStates())).toEqual(history);
+      expect(await states(statePath, after, await allStates(store))).toEqual(history);
     } finally {
       await store.close();
     }

@@ -6,6 +6,7 @@ import { planManifest, type Plan } from '../../src/plan/index.js';
 import { writeRunReport } from '../../src/report/write-report.js';
 import { toNewJobs } from '../../src/run/execute-plan.js';
 import { openStore, type JobState } from '../../src/state/index.js';
+import { allStates } from '../state/conformance/harness.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { load, manifestWith } from '../manifest/helpers/temp-tree.js';
 
@@ -87,7 +88,7 @@ describe('writeRunReport', () => {
     const endRead = async (statePath: string, plan: Plan): Promise<JobState[]> => {
       const store = await openStore(statePath, new ManualClock(Date.UTC(2026, 0, 1)));
       try {
-        return await store.useManifest(plan.manifestId).jobStates();
+        return await allStates(store.useManifest(plan.manifestId));
       } finally {
         await store.close();
       }

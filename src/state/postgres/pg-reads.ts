@@ -66,10 +66,6 @@ export class PgReads {
     return raw && { row: toJobRow(raw), outputs: (raw.outputs ?? []).map(outputFromValues) };
   }
 
-  jobStates(): Promise<JobState[]> {
-    return this.states('');
-  }
-
   /**
    * Store.jobStatePage: through the (manifest, key) key, from the key after `after` (the index's own
    * order, so the pages meet). `recorded`: the first page asks the (manifest, status) index first

@@ -342,10 +342,6 @@ export class PgStore implements Store {
     return this.reads.plannedJobs(keys);
   }
 
-  jobStates() {
-    return this.memo.jobStates(() => this.reads.jobStates());
-  }
-
   jobStatePage(after: string | null, limit: number, recorded?: boolean) {
     return this.reads.jobStatePage(after, limit, recorded);
   }

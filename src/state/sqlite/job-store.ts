@@ -175,14 +175,6 @@ export class StateStore extends StoreCore {
   }
 
   /**
-   * Every job of the manifest, without its request and answer (the two large columns): for what
-   * only counts and reads statuses, costs and reasons — a run's summary and end — one light scan.
-   */
-  jobStates(): JobState[] {
-    return this.states('', []);
-  }
-
-  /**
    * Store.jobStatePage: through the (manifest, key) index, from the key after `after`. `recorded`:
    * the first page asks the (manifest, status) index first whether any job is past planned.
    */

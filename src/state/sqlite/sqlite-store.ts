@@ -323,10 +323,6 @@ export class SqliteStore implements Store {
     return this.engine.plannedJobs(keys);
   }
 
-  jobStates() {
-    return this.memo.jobStates(async () => this.engine.jobStates());
-  }
-
   async jobStatePage(after: string | null, limit: number, recorded?: boolean) {
     return this.engine.jobStatePage(after, limit, recorded);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { stateAt, type Store } from '../../../src/state/index.js';
-import { bring, fileOf, newJob, placeOf, type Subject } from './harness.js';
+import { allStates, bring, fileOf, newJob, placeOf, type Subject } from './harness.js';
 import { itemOf } from './plan-and-moves.js';
 
 /** Where an older reelpipe's rows of the manifest `x` were keyed: its file's real path. */
@@ -15,7 +15,7 @@ const identities = (known: Record<string, string>) => async (key: string) => kno
 const taker = (name: string, token: string) => ({ name, token, pid: 100, host: 'h', pidNamespace: 'ns-1', isAlive: () => true, heartbeatMs: 10_000, staleAfterMs: 60_000 });
 
 /** The jobs `store` scoped to `manifest` knows, by key and status. */
-const jobsOf = async (store: Store, manifest: string) => (await store.useManifest(manifest).jobStates()).map((j) => [j.key, j.status]).sort();
+const jobsOf = async (store: Store, manifest: string) => (await allStates(store.useManifest(manifest))).map((j) => [j.key, j.status]).sort();
 
 /**
  * StateReader.adoptIdentity: the rows an older reelpipe kept under a manifest's real path become

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { bring, fileOf, MANIFEST, newJob, placeOf, remoteIdOf, sentRequest, type Subject } from './harness.js';
+import { allStates, bring, fileOf, MANIFEST, newJob, placeOf, remoteIdOf, sentRequest, type Subject } from './harness.js';
 import { itemOf } from './plan-and-moves.js';
 import type { Store } from '../../../src/state/index.js';
 
@@ -196,7 +196,7 @@ export function readers(subject: Subject): void {
   // (src/state/read-memo.ts): only while nothing was written since, whoever wrote it.
   describe('whole-manifest reads read again', () => {
     const lockOf = (token: string) => ({ name: MANIFEST, token, pid: 100, host: 'h', pidNamespace: 'ns-1', isAlive: () => true, heartbeatMs: 10_000, staleAfterMs: 60_000 });
-    const statesOf = async (store: Store) => (await store.jobStates()).map((row) => [row.key, row.status]).sort();
+    const statesOf = async (store: Store) => (await allStates(store)).map((row) => [row.key, row.status]).sort();
     /** Jobs a (done, 4 credits) and b (planned), the store holding the manifest's run lock. */
     const underLockWithOneDone = async () => {
       const { store } = subject;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { bring, MANIFEST, newJob, placeOf, remoteIdOf, sentRequest, type Subject } from './harness.js';
+import { allStates, bring, MANIFEST, newJob, placeOf, remoteIdOf, sentRequest, type Subject } from './harness.js';
 import { itemOf } from './plan-and-moves.js';
 
 /** Recovery of jobs a dead run left mid-POST, what survives a reopen, the state's identity and its schema. */
@@ -139,7 +139,7 @@ export function recoveryAndIdentity(subject: Subject): void {
     test('a fresh location opens at the newest schema: empty, with an identity, and every part of the state answering', async () => {
       const { store, location } = subject;
       store.useManifest(MANIFEST);
-      expect(await store.jobStates()).toEqual([]);
+      expect(await allStates(store)).toEqual([]);
       expect(await store.identity(location)).toMatchObject({ path: location, jobsKnown: 0 });
       // What the newest migrations made: plan order and priorities (claims), items, hooks, charges, attempts' runs.
       await store.syncPlan(MANIFEST, [newJob('a'), newJob('b', { priority: 3, plannedItems: { from: 'b0', items: ['s1'] } })]);
@@ -155,11 +155,11 @@ export function recoveryAndIdentity(subject: Subject): void {
       const { store, location, clock } = subject;
       await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')]);
       await bring(store, 'a', 'done');
-      const before = { states: await store.jobStates(), identity: await store.identity(location), a: await store.job('a') };
+      const before = { states: await allStates(store), identity: await store.identity(location), a: await store.job('a') };
       clock.advance(60_000);
       let reopened = await subject.restart();
       reopened = await subject.restart();
-      expect(await reopened.jobStates()).toEqual(before.states);
+      expect(await allStates(reopened)).toEqual(before.states);
       expect(await reopened.job('a')).toEqual(before.a);
       expect(await reopened.identity(location)).toEqual(before.identity);
     });

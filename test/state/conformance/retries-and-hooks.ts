@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { HookResult, JobStatus } from '../../../src/state/index.js';
-import { bring, fileOf, MANIFEST, newJob, placeOf, remoteIdOf, type Subject } from './harness.js';
+import { allStates, bring, fileOf, MANIFEST, newJob, placeOf, remoteIdOf, type Subject } from './harness.js';
 import { itemOf } from './plan-and-moves.js';
 
 const ended = (ok: boolean, extra: Partial<HookResult> = {}): HookResult => ({
@@ -94,7 +94,7 @@ export function retriesAndHooks(subject: Subject): void {
       await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')]);
       expect(await store.forget('a', { user: 'test' })).toEqual({ forgotten: expect.objectContaining({ key: 'a', status: 'planned' }), attempts: 0, outputs: 0 });
       expect(await store.job('a')).toBeUndefined();
-      expect((await store.jobStates()).map((s) => s.key)).toEqual(['b']);
+      expect((await allStates(store)).map((s) => s.key)).toEqual(['b']);
       expect(await store.syncPlan(MANIFEST, [newJob('a'), newJob('b')])).toEqual({ added: 1, known: 1 });
       expect(await store.forget('nope', {})).toBeUndefined();
     });
