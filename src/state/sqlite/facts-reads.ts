@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { ATTEMPT_RECORD_COLUMNS, attemptRecordOf, type AttemptValues } from '../attempt-records.js';
+import { ATTEMPT_RECORD_COLUMNS, attemptRecordOf, type AttemptRecord, type AttemptValues } from '../attempt-records.js';
 import { byJob } from '../by-job.js';
 import { emptyFacts, FACTS_COLUMNS, factsRowsOf, RECORDED_OUTPUT_COLUMNS, recordedOutputsOf, type FactsRead, type FactsValues, type FactsWanted, type OutputValues, type RecordedOutput } from '../facts-rows.js';
 import { anyPlaces, outlinePlaces, placesOf, placesWanted, placesWantedOfKeys } from '../facts-places.js';
@@ -107,11 +107,19 @@ function readWindow(db: Database.Database, manifest: string, keys: readonly stri
     items: any('job_items WHERE manifest = ?')
       ? byJob(values<ItemValues>(`SELECT ${ITEM_COLUMNS} FROM job_items WHERE manifest = ? AND job_key ${IN_KEYS} ORDER BY job_key, idx`), (v) => [v[0], itemOf(v)])
       : new Map(),
-    attempts: byJob(values<AttemptValues>(`SELECT ${ATTEMPT_RECORD_COLUMNS} FROM attempts a LEFT JOIN charges c ON c.attempt_id = a.id
-      WHERE a.manifest = ? AND a.job_key ${IN_KEYS} ORDER BY a.id`), (v) => [v[0], attemptRecordOf(v)]),
+    // Not `ORDER BY a.id`: the window's attempts sorted in a temporary b-tree were a fifth of the
+    // read (0.4 s of a 100,000-job report); each job's few are put oldest first after.
+    attempts: oldestFirst(byJob(values<AttemptValues>(`SELECT ${ATTEMPT_RECORD_COLUMNS} FROM attempts a LEFT JOIN charges c ON c.attempt_id = a.id
+      WHERE a.manifest = ? AND a.job_key ${IN_KEYS}`), (v) => [v[0], attemptRecordOf(v)])),
     hooks: any("hook_runs WHERE manifest = ? AND hook = 'on_output'")
       ? hookRunsByJob(db.prepare(`SELECT * FROM hook_runs WHERE id IN (SELECT max(id) FROM hook_runs
         WHERE manifest = ? AND hook = 'on_output' AND job_key ${IN_KEYS} GROUP BY job_key, output_idx) ORDER BY job_key, output_idx`).iterate(manifest, list) as Iterable<RawHookRun>)
       : new Map(),
   };
+}
+
+/** Each job's attempts oldest first (by id), once read in no promised order. */
+function oldestFirst(byJob: Map<string, AttemptRecord[]>): Map<string, AttemptRecord[]> {
+  for (const attempts of byJob.values()) if (attempts.length > 1) attempts.sort((a, b) => a.id - b.id);
+  return byJob;
 }

@@ -75,6 +75,10 @@ export function factReads(subject: Subject): void {
         expect(read?.outputs.get('b')?.map((o) => o.path)).toEqual(['b/0.mp4']);
         expect(read?.attempts.get('a')?.map((a) => [a.ended, a.charge?.credits])).toEqual([['failed', 5], ['done', 3]]);
         expect([...(read?.attempts.keys() ?? [])].sort()).toEqual(['a', 'b']);
+        // A window of them (the report's read) gives each job's the same, in the same order.
+        const window = await stateAt(subject.location).facts(MANIFEST, jobs.map(placeOf), { rows: true, money: false, part: { keys: ['b', 'a'] } });
+        expect(window?.attempts.get('a')).toEqual(read?.attempts.get('a'));
+        expect(window?.outputs.get('a')).toEqual(read?.outputs.get('a'));
       });
     }
 
