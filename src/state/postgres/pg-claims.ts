@@ -3,9 +3,8 @@ import { lastReadOf, type RawJobRow } from '../sqlite/job-row.js';
 import type { Clock } from '../../util/clock.js';
 import { TX_MARK_COLUMNS, markOf, type StoreTx } from './pg-commit.js';
 import { appendEvents, type OpScope } from './pg-events.js';
-import { lockNow } from './pg-lock.js';
 import { CLAIMED_STATUSES, READY_INDEX_STATUSES } from '../sqlite/claims.js';
-import { brokenEvents, LAPSED, RUN_LOCKS } from './pg-members.js';
+import { brokenEvents, deleteLapsed, RUN_LOCKS } from './pg-members.js';
 
 /** The one ready order (run/ready-order.ts), as SQLite's claims.ts orders it (NULL plan orders first, keys byte-wise). */
 const READY_ORDER = `status = 'planned', CASE WHEN status = 'planned' THEN -priority ELSE 0 END, plan_order NULLS FIRST, key COLLATE "C"`;
@@ -30,11 +29,7 @@ export async function claimReady(
   // whenever a picked row had changed since the snapshot: PostgreSQL re-checks that row
   // (EvalPlanQual) and cannot re-run a data-modifying CTE there ("ModifyTable should not be
   // called during EvalPlanQual"). Same transaction, so the claim and the takeover stay one.
-  const lockParams: unknown[] = [scope.manifest, runId];
-  const gone = await tx.query<{ name: string; host: string; pid: number }>(
-    `DELETE FROM locks WHERE ${RUN_LOCKS('$1')} AND run_id IS DISTINCT FROM $2::bigint AND ${LAPSED(lockNow(clock, lockParams))} RETURNING name, host, pid`,
-    lockParams,
-  );
+  const gone = await deleteLapsed(tx, scope.manifest, clock, runId);
   const rows = await tx.query<RawJobRow & { tx_xid: string; tx_pid: number }>(
     `WITH picked AS (
        SELECT * FROM jobs

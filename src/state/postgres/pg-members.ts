@@ -102,12 +102,22 @@ export async function leaveRun(tx: StoreTx, scope: OpScope & { manifest: string 
   tx.marked(markOf(rows));
   await serialise(tx, scope.manifest);
   await tx.query('DELETE FROM locks WHERE name = $1 AND token = $2', [lock, token]);
-  const params: unknown[] = [scope.manifest];
-  const gone = await tx.query<{ name: string; host: string; pid: number }>(`DELETE FROM locks WHERE ${RUN_LOCKS('$1')} AND ${LAPSED(lockNow(clock, params))} RETURNING name, host, pid`, params);
+  const gone = await deleteLapsed(tx, scope.manifest, clock);
   const [left] = await tx.query<{ n: string }>(`SELECT count(*) AS n FROM locks WHERE ${RUN_LOCKS('$1')}`, [scope.manifest]);
   const last = Number(left?.n ?? 0) === 0;
   await appendEvents(tx, scope, [...brokenEvents(gone), { key: null, type: 'run:left', data: { lock, last } }]);
   return last;
+}
+
+/**
+ * Deletes the locks of the manifest's run members whose lease lapsed (all but run `except`'s, a
+ * claiming run's own) and answers whose they were: a claim takes their jobs over, a leave leaves
+ * them to the next run. A statement of its own, never a CTE of a pick (pg-claims.ts says why).
+ */
+export async function deleteLapsed(tx: StoreTx, manifest: string, clock: Clock, except: number | null = null): Promise<{ name: string; host: string; pid: number }[]> {
+  const params: unknown[] = [manifest];
+  const others = except === null ? '' : ` AND run_id IS DISTINCT FROM $${params.push(except)}::bigint`;
+  return tx.query<{ name: string; host: string; pid: number }>(`DELETE FROM locks WHERE ${RUN_LOCKS('$1')}${others} AND ${LAPSED(lockNow(clock, params))} RETURNING name, host, pid`, params);
 }
 
 /** The events of members' locks a claim or a leave deleted, their leases lapsed. */
