@@ -4,7 +4,7 @@ import { OutputFolders } from '../download/index.js';
 import { scopedJobs } from '../plan/job-index.js';
 import { planFeed, toNewJob } from '../plan/planned-record.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
-import type { JobState, JobStatus, NewJob, Store } from '../state/index.js';
+import { jobStatePages, type JobStatus, type NewJob, type Store } from '../state/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import type { Random } from '../util/random.js';
@@ -201,7 +201,7 @@ async function readStart(ctx: RunContext, plan: Plan, settle: (key: string) => v
   const idle: DriveKey[] = [];
   const counts: Partial<Record<JobStatus, number>> = {};
   let found = 0;
-  for (let after: string | null = null, page: JobState[]; (page = await ctx.store.jobStatePage(after, START_PAGE, true)).length > 0; after = page.at(-1)!.key) {
+  for await (const page of jobStatePages(ctx.store, START_PAGE, true)) {
     const rows = page.filter((row) => inPlan.has(row.key));
     ctx.events.emit('run:jobs-page', { jobs: rows });
     const outputs = await ctx.store.outputsOf(rows.map((row) => row.key));

@@ -1,4 +1,4 @@
-import { statusCode, type JobState, type JobStatus, type Store } from '../state/index.js';
+import { jobStatePages, statusCode, type JobState, type JobStatus, type Store } from '../state/index.js';
 
 /** How many job states a run's end reads at once: a page's rows live only while it is counted. */
 export const STATE_PAGE = 2_000;
@@ -31,9 +31,7 @@ export class StatesAtEnd {
   /** Reads the manifest's states (only the jobs of the plan: `placeOf` knows them). */
   static async read(store: Pick<Store, 'jobStatePage'>, placeOf: (key: string) => number | undefined, places: number): Promise<StatesAtEnd> {
     const states = new StatesAtEnd(placeOf, places);
-    for (let after: string | null = null, page: JobState[]; (page = await store.jobStatePage(after, STATE_PAGE)).length > 0; after = page.at(-1)!.key) {
-      for (const row of page) states.add(row);
-    }
+    for await (const page of jobStatePages(store, STATE_PAGE)) for (const row of page) states.add(row);
     return states;
   }
 

@@ -8,6 +8,7 @@ export * from './open-store.js';
 export * from './state-reader.js';
 export * from './stale-write.js';
 export * from './job-status.js';
+export * from './job-state-pages.js';
 export * from './job-row.js';
 export * from './job-change.js';
 export * from './locate.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach } from 'vitest';
-import type { JobRow, JobState, JobStatus, NewJob, Store } from '../../../src/state/index.js';
+import { jobStatePages, type JobRow, type JobState, type JobStatus, type NewJob, type Store } from '../../../src/state/index.js';
 import { ManualClock } from '../../../src/util/clock.js';
 
 /**
@@ -187,6 +187,6 @@ export async function bring(store: Store, key: string, to: JobStatus, options: B
 /** Every job state of the store's manifest, in key order, read a page at a time (Store.jobStatePage) as the run reads them. */
 export async function allStates(store: Pick<Store, 'jobStatePage'>): Promise<JobState[]> {
   const states: JobState[] = [];
-  for (let after: string | null = null, page: JobState[]; (page = await store.jobStatePage(after, 3)).length > 0; after = page.at(-1)!.key) states.push(...page);
+  for await (const page of jobStatePages(store, 3)) states.push(...page);
   return states;
 }
