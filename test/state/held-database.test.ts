@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, test } from 'vitest';
+import { StateBusyError } from '../../src/errors.js';
+import { BUSY_TIMEOUT_MS } from '../../src/state/sqlite/busy.js';
 import { StateStore } from '../../src/state/sqlite/job-store.js';
+import { SqliteStore } from '../../src/state/sqlite/sqlite-store.js';
 import { ManualClock } from '../../src/util/clock.js';
 
 /**
@@ -34,4 +37,26 @@ test('a database held mid-write by another connection opens at once and its runs
     holder.exec('ROLLBACK');
     holder.close();
   }
+});
+
+test('a write refused after the whole busy timeout leaves the connection waiting no more until a write gets through', async () => {
+  const path = join(dir, 'reelpipe.db');
+  const engine = StateStore.open(path, new ManualClock(1_000));
+  const store = new SqliteStore(engine).useManifest('m');
+  const holder = new Database(path);
+  holder.exec('BEGIN IMMEDIATE');
+  try {
+    await expect(store.startRun('host-a', 1, null)).rejects.toThrow(StateBusyError);
+    // The holder is stopped, not committing: the next write is refused without another ten seconds' wait…
+    expect(engine.db.pragma('busy_timeout', { simple: true })).toBe(0);
+    await expect(store.startRun('host-a', 1, null)).rejects.toThrow(/is held by another process/);
+  } finally {
+    holder.exec('ROLLBACK');
+    holder.close();
+  }
+  // …and once the holder has let go, a write gets through and the wait is as before.
+  await store.startRun('host-a', 1, null);
+  expect(engine.db.pragma('busy_timeout', { simple: true })).toBe(BUSY_TIMEOUT_MS);
+  expect(engine.db.prepare('SELECT count(*) FROM runs').pluck().get()).toBe(1);
+  await store.close();
 });

@@ -64,7 +64,7 @@ export abstract class StoreCore {
    * process has held that lock past the busy timeout.
    */
   protected immediately<T>(fn: () => T): T {
-    return unlessHeld(this.db.name, () => this.transact.immediate(fn) as T);
+    return unlessHeld(this.db, () => this.transact.immediate(fn) as T);
   }
 
   /**
