@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'state/', 'out/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'state/', 'out/', 'coverage/', 'bench/.exp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
