@@ -17,8 +17,15 @@ import { downloadUrl, findJob, jobBasics, outputUrl, putOutput, subsetWebhook, t
 const INIT_SECONDS = 1;
 const FILE_EXTENSION = { image: 'png', video: 'mp4', audio: 'm4a', text: 'txt' } as const;
 
-const ajv = new Ajv({ allErrors: true });
-const validators = new Map<string, ValidateFunction>(ASSET_MODELS.map((m) => [m.model_name, ajv.compile(m.input_params_schema as object)]));
+// Each model's validator compiled on its first asset, not when the sandbox loads: compiling them
+// all (and JSON Schema's meta-schema) cost every sandbox start about 100 ms, asset jobs or not.
+let ajv: Ajv | undefined;
+const validators = new Map<string, ValidateFunction>();
+function validatorOf(model: SandboxAssetModel): ValidateFunction {
+  let validate = validators.get(model.model_name);
+  if (!validate) validators.set(model.model_name, (validate = (ajv ??= new Ajv({ allErrors: true })).compile(model.input_params_schema as object)));
+  return validate;
+}
 
 /** An ajv message, naming the accepted values of an enum. */
 function schemaMessage(e: ErrorObject): string {
@@ -83,7 +90,7 @@ export const registerAssets: Registrar = (router, core) => {
     const body = ctx.parse(AssetCreate);
     const model = ASSET_MODELS.find((m) => m.model_name === body.model_name);
     if (!model) throw nonFieldError('AI model not found');
-    const validate = validators.get(model.model_name)!;
+    const validate = validatorOf(model);
     if (!validate(body.input_params)) throw fieldError({ input_params: inputErrors(validate.errors ?? []) });
     const count = body.output_nums ?? 1;
     const job = core.create({
