@@ -29,6 +29,11 @@ export function openStateDb(path: string): Database.Database {
     // each write of a run is a savepoint in the group commit's transaction, whose sub-journal was
     // a file (created, written page by page, deleted): 48 of a job's 83 page writes (strace).
     opened.pragma('temp_store = MEMORY');
+    // The WAL copied into the database every 10,000 pages (40 MB), not every 1,000: a checkpoint
+    // runs inside the commit that crosses the mark, on the run's one thread, and writes each page
+    // changed since the last once. At 1,000, 2,000 jobs checkpointed 43 times (7,671 page writes,
+    // 43 fsyncs); at 10,000, 6 times (2,739 writes): 0.5–0.8 ms of CPU less a job (three pairs).
+    opened.pragma('wal_autocheckpoint = 10000');
     opened.pragma('foreign_keys = ON');
     const applied = whileBusy(() => migrate(opened));
     compactAfter(opened, applied);
