@@ -27,7 +27,7 @@ export function openStateDb(path: string): Database.Database {
     opened.pragma('synchronous = NORMAL');
     // Savepoints' sub-journals and sorts' temporary b-trees in memory, not in files in /var/tmp:
     // each write of a run is a savepoint in the group commit's transaction, whose sub-journal was
-    // a file (created, written page by page, deleted): 48 of a job's 83 page writes (strace).
+    // a file (created, written page by page, deleted): 48 of a job's 86 pwrites (strace).
     opened.pragma('temp_store = MEMORY');
     // The WAL copied into the database every 10,000 pages (40 MB), not every 1,000: a checkpoint
     // runs inside the commit that crosses the mark, on the run's one thread, and writes each page
