@@ -101,6 +101,7 @@ function scopedByIndex(index: PlanIndex): ScopedJobs {
   return {
     length: index.size,
     has: (key) => index.ordinal(key) !== undefined,
+    ordinal: (key) => index.ordinal(key),
     *[Symbol.iterator]() {
       for (let place = 0; place < index.size; place++) yield { key: index.key(place), step: index.step(place), outputName: index.outputName(place) };
     },

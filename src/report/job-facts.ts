@@ -1,7 +1,7 @@
 import { scopedJobs } from '../plan/job-index.js';
 import type { PlanIndex } from '../plan/plan-index.js';
 import type { Plan } from '../plan/types.js';
-import { slotOf as slot, stateAt, type AttemptRecord, type CreditPair, type MoneySums, type FactsRow as Row, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
+import { slotOf as slot, stateAt, type AttemptRecord, type CreditPair, type MoneySums, type FactsRow as Row, type JobFigures, type JobItemRow, type JobRow, type JobStatus, type MoneyTotals, type RecordedOutput } from '../state/index.js';
 import { attemptFacts, type AttemptFact } from './attempt-facts.js';
 import { stateWord, type StateWord } from '../state/vocabulary.js';
 import { oneLine } from '../util/one-line.js';
@@ -115,7 +115,7 @@ export interface FactsFound {
   items: ReadonlyMap<string, readonly JobItemRow[]>;
   attempts: ReadonlyMap<string, readonly AttemptRecord[]>;
   /** Each job's own money (MoneySums.byJob): null, a cost not known. */
-  byJob: ReadonlyMap<string, number | null>;
+  byJob: JobFigures;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { keysOf, scopedJobs } from '../plan/job-index.js';
-import { stateAt, type MemberRow, type MoneyTotals } from '../state/index.js';
+import { stateAt, type JobCosts, type MemberRow, type MoneyTotals } from '../state/index.js';
 import { NO_MONEY } from './job-facts.js';
 import type { ReportHead, ReportInput, ReportRun } from './report-data.js';
 import { readLastWork, readRun, wholeRun, type RunInfo } from './run-info.js';
@@ -65,7 +65,7 @@ function shownRun({ jobKeys: _keys, ...run }: RunInfo): ReportRun {
  * money's map of every job's cost (~100 bytes a job, 100,000 of them for a night's run). One pass
  * over the plan's keys (from its index: no job made).
  */
-function byPlace(plan: ReportInput['plan'], runKeys: ReadonlySet<string> | undefined, byJob: ReadonlyMap<string, number | null> | undefined) {
+function byPlace(plan: ReportInput['plan'], runKeys: ReadonlySet<string> | undefined, byJob: JobCosts | undefined) {
   const bits = new Uint8Array(runKeys?.size ? Math.ceil(plan.jobs.length / 8) : 0);
   const costs = new Float64Array(byJob?.size ? plan.jobs.length : 0);
   let place = 0;
@@ -86,7 +86,7 @@ function byPlace(plan: ReportInput['plan'], runKeys: ReadonlySet<string> | undef
 }
 
 /** What each earlier version cost (a job without a charge, 0). */
-function usedBefore(earlier: ReadonlyMap<string, readonly string[]> | undefined, byJob: ReadonlyMap<string, number | null> | undefined): Map<string, number | null> {
+function usedBefore(earlier: ReadonlyMap<string, readonly string[]> | undefined, byJob: JobCosts | undefined): Map<string, number | null> {
   const costs = new Map<string, number | null>();
   for (const keys of earlier?.values() ?? []) for (const key of keys) costs.set(key, byJob?.has(key) ? (byJob.get(key) as number | null) : 0);
   return costs;

@@ -29,6 +29,7 @@ export { FORGET_REFUSED, type ForgetResult } from './sqlite/forget-job.js';
 export type { HookName, HookResult, HookRunRow, HookRunState, HookTarget } from './hook-run-rows.js';
 export type { JobItemRow } from './item-rows.js';
 export type { CreditPair, MoneySums, MoneyTotals } from './money-sums.js';
+export type { JobCosts, JobFigures } from './job-costs.js';
 export type { RecordedJobMoney, JobMoneyRow } from './recorded-money.js';
 export type { CachedCatalogue } from './catalogue-rows.js';
 export type { RefusedStart } from './sqlite/refused-start.js';

@@ -9,6 +9,8 @@ export type PlanJob = { key: string; step: string; outputName: string | null };
 export interface PlanJobs extends Iterable<PlanJob> {
   readonly length: number;
   has?(key: string): boolean;
+  /** The place of the job of `key` in the plan (0 for the first), undefined when the plan has none. */
+  ordinal?(key: string): number | undefined;
 }
 
 /** A job's place among its step's outputs (step, output name): two jobs in one place are versions of one row. */
@@ -18,6 +20,8 @@ export const slotOf = (step: string, outputName: string | null): string => `${st
 export interface PlanScope {
   keys: { has(key: string): boolean; readonly size: number };
   slots: ReadonlySet<string>;
+  /** A job's place in the plan, when the plan can tell it (money-sums.ts keeps each job's figure by it). */
+  place?: (key: string) => number | undefined;
 }
 
 /**
@@ -30,6 +34,7 @@ export function planScope(jobs: PlanJobs): PlanScope {
   let slots: Set<string> | undefined;
   return {
     keys,
+    ...(jobs.ordinal ? { place: (key: string) => jobs.ordinal!(key) } : {}),
     get slots() {
       if (!slots) {
         slots = new Set<string>();

@@ -155,8 +155,22 @@ export function readers(subject: Subject): void {
       expect(totals.counted).toBe(6.5);
       expect(totals.held.size).toBe(0);
       expect(totals.apart).toEqual({ superseded: 0, removed: 0, forgotten: 0 });
-      expect([...byJob].sort()).toEqual([['a', 4.5], ['b', 2]]);
+      expect([byJob.get('a'), byJob.get('b'), byJob.size]).toEqual([4.5, 2, 2]);
       expect(runs).toEqual(new Map([[runId, { known: 6.5, unknown: 0 }]]));
+    });
+
+    test("a plan that tells its jobs' places gets the same figures, a job outside it by its key", async () => {
+      const { store } = subject;
+      const [a, b, c] = [newJob('a'), newJob('b'), newJob('c')];
+      await store.syncPlan(MANIFEST, [a, b, c]);
+      await bring(store, 'a', 'done', { reserved: 9, creditsUsed: 4.5 });
+      await bring(store, 'b', 'failed', { reserved: 7, creditsUsed: null });
+      await bring(store, 'c', 'done', { reserved: 9, creditsUsed: 3 });
+      // A streamed plan's scope (plan/job-index.ts scopedJobs) of a and b, as their index tells them.
+      const keys = ['b', 'a'];
+      const placed = Object.assign([b, a].map(placeOf), { ordinal: (key: string) => (keys.includes(key) ? keys.indexOf(key) : undefined) });
+      const { byJob } = await store.money(placed);
+      expect([byJob.get('a'), byJob.get('b'), byJob.get('c'), byJob.has('d'), byJob.size]).toEqual([4.5, null, 3, false, 3]);
     });
 
     test('a job that ended without a reported cost is of unknown cost, and counted at its reservation', async () => {
